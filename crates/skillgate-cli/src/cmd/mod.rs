@@ -1,0 +1,5 @@
+//! One module per subcommand group; each returns an exit code or an error (exit 2).
+
+pub mod interface;
+pub mod io;
+pub mod jcs;

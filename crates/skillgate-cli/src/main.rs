@@ -1,0 +1,55 @@
+//! `skillgate`: schema-governed A2A skills from the command line.
+//!
+//! Exit codes (every subcommand): 0 ok / valid, 1 invalid, not composable or a draft error
+//! code, 2 usage error, unreadable input, transport or protocol failure.
+
+mod cmd;
+mod exit;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Schema interfaces for A2A agent skills (draft-huang-ainetops-agent-schema-interfaces-00).
+#[derive(Parser)]
+#[command(name = "skillgate", version, about, long_about = None)]
+#[command(after_help = "Exit codes: 0 ok/valid, 1 invalid or a draft error code, \
+2 usage error, unreadable input, transport or protocol failure.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the RFC 8785 canonical form of a JSON file (no trailing newline).
+    Canonicalize(cmd::jcs::CanonicalizeArgs),
+    /// Print the sha256 digest of a JSON file's canonical form.
+    Digest(cmd::jcs::DigestArgs),
+    /// Check and compose Skill Interface Documents.
+    #[command(subcommand)]
+    Interface(cmd::interface::InterfaceCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Canonicalize(a) => cmd::jcs::canonicalize(a),
+        Command::Digest(a) => cmd::jcs::digest(a),
+        Command::Interface(c) => cmd::interface::run(c),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("skillgate: {e:#}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! `sha256:` digests over RFC 8785 canonical JSON.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+
+use crate::jcs;
+
+const PREFIX: &str = "sha256:";
+
+/// A SHA-256 fingerprint written as `sha256:` + 64 lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Digest([u8; 32]);
+
+/// A string that is not `sha256:` followed by exactly 64 lowercase hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid digest {shown:?}: expected \"sha256:\" followed by 64 lowercase hex digits")]
+pub struct DigestParseError {
+    shown: String,
+}
+
+impl Digest {
+    /// The SHA-256 of raw bytes (callers pass canonical JSON).
+    pub fn of_bytes(bytes: &[u8]) -> Self {
+        Digest(Sha256::digest(bytes).into())
+    }
+
+    /// The 32 raw digest bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// Parses the wire form, rejecting uppercase hex, other algorithms and wrong lengths.
+    pub fn parse(s: &str) -> Result<Self, DigestParseError> {
+        let err = || DigestParseError {
+            shown: s.chars().take(80).collect(),
+        };
+        let hex = s.strip_prefix(PREFIX).ok_or_else(err)?;
+        if hex.len() != 64 {
+            return Err(err());
+        }
+        let mut out = [0u8; 32];
+        for (i, pair) in hex.as_bytes().chunks_exact(2).enumerate() {
+            let hi = lower_hex_value(pair[0]).ok_or_else(err)?;
+            let lo = lower_hex_value(pair[1]).ok_or_else(err)?;
+            out[i] = (hi << 4) | lo;
+        }
+        Ok(Digest(out))
+    }
+}
+
+fn lower_hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// `sha256:` digest of the RFC 8785 serialization of `value`.
+pub fn digest(value: &Value) -> Digest {
+    let mut hasher = Sha256::new();
+    jcs::write_canonical(value, &mut HashSink(&mut hasher));
+    Digest(hasher.finalize().into())
+}
+
+struct HashSink<'a>(&'a mut Sha256);
+
+impl jcs::Sink for HashSink<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 71];
+        buf[..7].copy_from_slice(PREFIX.as_bytes());
+        for (i, b) in self.0.iter().enumerate() {
+            buf[7 + 2 * i] = HEX[(b >> 4) as usize];
+            buf[8 + 2 * i] = HEX[(b & 0xf) as usize];
+        }
+        // The buffer holds only ASCII.
+        f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({self})")
+    }
+}
+
+impl FromStr for Digest {
+    type Err = DigestParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Digest::parse(s)
+    }
+}
+
+impl Serialize for Digest {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Digest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Digest::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn digest_of_known_value() {
+        // sha256("{}") computed independently with coreutils: printf '{}' | sha256sum
+        let d = digest(&json!({}));
+        assert_eq!(
+            d.to_string(),
+            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+        assert_eq!(Digest::parse(&d.to_string()).unwrap(), d);
+    }
+
+    #[test]
+    fn digest_ignores_order_and_whitespace() {
+        let a: Value = serde_json::from_str(r#"{"b": [1, 2], "a": "x"}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"a":"x","b":[1,2]}"#).unwrap();
+        assert_eq!(digest(&a), digest(&b));
+        assert_ne!(digest(&a), digest(&json!({"a": "y", "b": [1, 2]})));
+    }
+
+    #[test]
+    fn parse_rejects_everything_but_the_exact_form() {
+        let good = "sha256:".to_owned() + &"a".repeat(64);
+        assert!(Digest::parse(&good).is_ok());
+        for bad in [
+            "".to_owned(),
+            "sha256:".to_owned(),
+            "sha256:".to_owned() + &"A".repeat(64),
+            "sha256:".to_owned() + &"a".repeat(63),
+            "sha256:".to_owned() + &"a".repeat(65),
+            "sha512:".to_owned() + &"a".repeat(64),
+            "SHA256:".to_owned() + &"a".repeat(64),
+            " sha256:".to_owned() + &"a".repeat(64),
+            "sha256:".to_owned() + &"g".repeat(64),
+            "sha256:".to_owned() + &"é".repeat(32),
+        ] {
+            assert!(Digest::parse(&bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}
