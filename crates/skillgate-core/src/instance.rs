@@ -1,0 +1,380 @@
+//! Compiled domain schemas and draft-style validation details.
+//!
+//! A schema is compiled once (JSON Schema 2020-12, `format` asserted, no reference ever
+//! retrieved) and then validates many instances. Failures become [`ErrorDetail`]s that name the
+//! JSON type found, never the value, so diagnostics cannot leak caller data.
+
+use std::sync::Arc;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{Draft, Retrieve, Uri, ValidationError};
+use serde_json::Value;
+
+use crate::jcs;
+use crate::refs;
+use crate::wire::ErrorDetail;
+
+/// Upper bound on details reported for one instance, so a hostile instance cannot make the
+/// error object larger than the request.
+pub const MAX_DETAILS: usize = 32;
+
+/// A domain schema that could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    /// A `$ref` points outside the embedded schema; nothing was fetched.
+    #[error("reference {reference:?} at {path} leaves the embedded schema (nothing is fetched)")]
+    ExternalReference {
+        /// The `$ref` value.
+        reference: String,
+        /// JSON Pointer of the `$ref` member inside the schema.
+        path: String,
+    },
+    /// `$schema` names a dialect other than 2020-12.
+    #[error("$schema {0:?} is not JSON Schema 2020-12")]
+    WrongDialect(String),
+    /// The validator refused the schema.
+    #[error("schema does not compile: {0}")]
+    Invalid(String),
+}
+
+/// A compiled JSON Schema 2020-12 validator; cheap to clone and shareable across threads.
+#[derive(Clone)]
+pub struct CompiledSchema {
+    validator: Arc<jsonschema::Validator>,
+}
+
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CompiledSchema")
+    }
+}
+
+/// A retriever that refuses every URI: version 1.0 schemas are self-contained and a client
+/// must never be made to open a connection or a file by a schema it received.
+struct RefuseAll;
+
+impl Retrieve for RefuseAll {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!("retrieval of {} refused: schemas must be self-contained", uri.as_str()).into())
+    }
+}
+
+impl CompiledSchema {
+    /// Checks that every reference stays inside the schema, then compiles it.
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
+        if let Some(dialect) = schema.get("$schema").and_then(Value::as_str) {
+            if dialect.trim_end_matches('#') != crate::wire::DIALECT_2020_12 {
+                return Err(SchemaError::WrongDialect(dialect.to_owned()));
+            }
+        }
+        if let Some(ext) = refs::external_references(schema).into_iter().next() {
+            return Err(SchemaError::ExternalReference {
+                reference: ext.reference,
+                path: ext.path,
+            });
+        }
+        Self::compile_unchecked(schema)
+    }
+
+    /// Compiles without our own reference pre-check; the validator's retriever still refuses
+    /// everything. Kept separate so tests can prove the second line of defence holds.
+    pub(crate) fn compile_unchecked(schema: &Value) -> Result<Self, SchemaError> {
+        let validator = jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .should_validate_formats(true)
+            .with_retriever(RefuseAll)
+            .build(schema)
+            .map_err(|e| SchemaError::Invalid(e.to_string()))?;
+        Ok(Self {
+            validator: Arc::new(validator),
+        })
+    }
+
+    /// True when the instance conforms (fast path, no details built).
+    #[inline]
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
+    /// Validates and, on failure, returns at most [`MAX_DETAILS`] draft-style details.
+    pub fn validate(&self, instance: &Value) -> Result<(), Vec<ErrorDetail>> {
+        if self.validator.is_valid(instance) {
+            return Ok(());
+        }
+        let mut details: Vec<ErrorDetail> = self
+            .validator
+            .iter_errors(instance)
+            .flat_map(|e| details_of(&e))
+            .take(MAX_DETAILS)
+            .collect();
+        if details.is_empty() {
+            // is_valid and iter_errors disagree only if the validator has a bug; still fail closed.
+            details.push(ErrorDetail {
+                instance_path: String::new(),
+                schema_path: None,
+                keyword: None,
+                expected: None,
+                actual: Some(json_type(instance).to_owned()),
+            });
+        }
+        Err(details)
+    }
+}
+
+/// The JSON Schema type name of a value; a number with no fraction is an `integer`.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) => {
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
+                "integer"
+            } else {
+                "number"
+            }
+        }
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn pointer_push(base: &str, token: &str) -> String {
+    let mut out = String::with_capacity(base.len() + token.len() + 1);
+    out.push_str(base);
+    out.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn schema_text(v: &Value) -> String {
+    let s = jcs::to_canonical_string(v);
+    if s.len() > 200 {
+        let mut cut = 200;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}…", &s[..cut])
+    } else {
+        s
+    }
+}
+
+fn details_of(e: &ValidationError<'_>) -> Vec<ErrorDetail> {
+    let instance_path = e.instance_path().as_str().to_owned();
+    let schema_path = e.schema_path().as_str().to_owned();
+    let keyword = e.kind().keyword().to_owned();
+    let actual = json_type(e.instance()).to_owned();
+    let one = |instance_path: String, expected: Option<String>, actual: String| ErrorDetail {
+        instance_path,
+        schema_path: Some(schema_path.clone()),
+        keyword: Some(keyword.clone()),
+        expected,
+        actual: Some(actual),
+    };
+    let expected = match e.kind() {
+        ValidationErrorKind::Type { kind } => Some(match kind {
+            TypeKind::Single(t) => t.to_string(),
+            TypeKind::Multiple(set) => set
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" or "),
+        }),
+        ValidationErrorKind::Required { property } => {
+            // Point at the member that is missing, so a caller knows exactly what to add.
+            let name = property.as_str().unwrap_or_default();
+            return vec![one(
+                pointer_push(&instance_path, name),
+                Some("present".to_owned()),
+                "missing".to_owned(),
+            )];
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            return unexpected
+                .iter()
+                .map(|name| {
+                    one(
+                        pointer_push(&instance_path, name),
+                        Some("absent".to_owned()),
+                        "present".to_owned(),
+                    )
+                })
+                .collect();
+        }
+        ValidationErrorKind::Enum { options } => Some(format!("one of {}", schema_text(options))),
+        ValidationErrorKind::Constant { expected_value } => {
+            Some(format!("exactly {}", schema_text(expected_value)))
+        }
+        ValidationErrorKind::Minimum { limit } => Some(format!(">= {limit}")),
+        ValidationErrorKind::Maximum { limit } => Some(format!("<= {limit}")),
+        ValidationErrorKind::ExclusiveMinimum { limit } => Some(format!("> {limit}")),
+        ValidationErrorKind::ExclusiveMaximum { limit } => Some(format!("< {limit}")),
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            Some(format!("a multiple of {multiple_of}"))
+        }
+        ValidationErrorKind::MinLength { limit } => Some(format!("length >= {limit}")),
+        ValidationErrorKind::MaxLength { limit } => Some(format!("length <= {limit}")),
+        ValidationErrorKind::MinItems { limit } => Some(format!("at least {limit} items")),
+        ValidationErrorKind::MaxItems { limit } => Some(format!("at most {limit} items")),
+        ValidationErrorKind::MinProperties { limit } => {
+            Some(format!("at least {limit} properties"))
+        }
+        ValidationErrorKind::MaxProperties { limit } => {
+            Some(format!("at most {limit} properties"))
+        }
+        ValidationErrorKind::Pattern { pattern } => Some(format!("matches {pattern}")),
+        ValidationErrorKind::Format { format } => Some(format!("format {format}")),
+        ValidationErrorKind::UniqueItems => Some("unique items".to_owned()),
+        ValidationErrorKind::FalseSchema => Some("nothing (false schema)".to_owned()),
+        ValidationErrorKind::AnyOf { .. } => Some("match of at least one subschema".to_owned()),
+        ValidationErrorKind::OneOfNotValid { .. } => {
+            Some("match of exactly one subschema".to_owned())
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            Some("match of exactly one subschema, several matched".to_owned())
+        }
+        ValidationErrorKind::Not { .. } => Some("no match of the negated subschema".to_owned()),
+        ValidationErrorKind::Contains => Some("an item matching contains".to_owned()),
+        _ => None,
+    };
+    vec![one(instance_path, expected, actual)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn threshold_schema() -> Value {
+        json!({
+            "type": "object",
+            "required": ["threshold", "unit"],
+            "additionalProperties": false,
+            "properties": {
+                "threshold": {"type": "number"},
+                "count": {"type": "integer", "minimum": 0},
+                "unit": {"enum": ["percent", "count"]},
+                "at": {"type": "string", "format": "date-time"}
+            }
+        })
+    }
+
+    #[test]
+    fn draft_example_threshold_must_be_numeric() {
+        let s = CompiledSchema::compile(&threshold_schema()).unwrap();
+        let d = s
+            .validate(&json!({"threshold": "secret-80", "unit": "percent"}))
+            .unwrap_err();
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].instance_path, "/threshold");
+        assert_eq!(d[0].keyword.as_deref(), Some("type"));
+        assert_eq!(d[0].expected.as_deref(), Some("number"));
+        assert_eq!(d[0].actual.as_deref(), Some("string"));
+        assert_eq!(d[0].schema_path.as_deref(), Some("/properties/threshold/type"));
+        let text = serde_json::to_string(&d).unwrap();
+        assert!(!text.contains("secret"), "value leaked: {text}");
+    }
+
+    #[test]
+    fn missing_and_unexpected_members_are_pointed_at() {
+        let s = CompiledSchema::compile(&threshold_schema()).unwrap();
+        let d = s.validate(&json!({"threshold": 1, "x/y": 2})).unwrap_err();
+        let paths: Vec<_> = d.iter().map(|d| d.instance_path.as_str()).collect();
+        assert!(paths.contains(&"/unit"), "{d:?}");
+        assert!(paths.contains(&"/x~1y"), "{d:?}");
+    }
+
+    #[test]
+    fn python_style_floats_are_integers() {
+        let s = CompiledSchema::compile(&threshold_schema()).unwrap();
+        let v: Value = serde_json::from_str(r#"{"threshold": 80, "count": 3.0, "unit": "count"}"#)
+            .unwrap();
+        assert!(s.is_valid(&v));
+        let v: Value =
+            serde_json::from_str(r#"{"threshold": 80, "count": 3.5, "unit": "count"}"#).unwrap();
+        assert!(!s.is_valid(&v));
+    }
+
+    #[test]
+    fn date_time_format_is_asserted() {
+        let s = CompiledSchema::compile(&threshold_schema()).unwrap();
+        let ok = json!({"threshold": 1, "unit": "count", "at": "2026-08-11T12:00:01Z"});
+        assert!(s.is_valid(&ok));
+        let bad = json!({"threshold": 1, "unit": "count", "at": "yesterday"});
+        let d = s.validate(&bad).unwrap_err();
+        assert_eq!(d[0].keyword.as_deref(), Some("format"));
+        assert_eq!(d[0].expected.as_deref(), Some("format date-time"));
+    }
+
+    #[test]
+    fn internal_references_resolve() {
+        let schema = json!({
+            "$defs": {"pct": {"type": "number", "maximum": 100}},
+            "properties": {"u": {"$ref": "#/$defs/pct"}}
+        });
+        let s = CompiledSchema::compile(&schema).unwrap();
+        assert!(s.is_valid(&json!({"u": 50})));
+        assert!(!s.is_valid(&json!({"u": 500})));
+    }
+
+    /// A listener that would see any attempt to fetch a referenced schema.
+    fn watched_url() -> (std::net::TcpListener, String) {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/schema.json", l.local_addr().unwrap());
+        (l, url)
+    }
+
+    fn no_connection_attempted(l: &std::net::TcpListener) {
+        match l.accept() {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            other => panic!("a connection reached the listener: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn remote_and_file_references_are_refused_without_any_access() {
+        let (listener, url) = watched_url();
+        let dir = std::env::temp_dir().join(format!("skillgate-ref-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("s.json");
+        std::fs::write(&file, r#"{"type":"string"}"#).unwrap();
+        let file_url = format!("file://{}", file.display());
+        for reference in [url.as_str(), file_url.as_str(), "other.json", "/abs.json"] {
+            let schema = json!({"properties": {"a": {"$ref": reference}}});
+            let err = CompiledSchema::compile(&schema).unwrap_err();
+            assert!(matches!(err, SchemaError::ExternalReference { .. }), "{err}");
+            // The validator's own retriever is the second line of defence.
+            assert!(CompiledSchema::compile_unchecked(&schema).is_err(), "{reference}");
+        }
+        no_connection_attempted(&listener);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn wrong_dialect_is_refused_before_any_metaschema_lookup() {
+        let (listener, url) = watched_url();
+        let err = CompiledSchema::compile(&json!({"$schema": url})).unwrap_err();
+        assert!(matches!(err, SchemaError::WrongDialect(_)));
+        no_connection_attempted(&listener);
+    }
+
+    #[test]
+    fn details_are_bounded() {
+        let schema = json!({"type": "array", "items": {"type": "string"}});
+        let s = CompiledSchema::compile(&schema).unwrap();
+        let many = Value::Array((0..1000).map(|i| json!(i)).collect());
+        assert_eq!(s.validate(&many).unwrap_err().len(), MAX_DETAILS);
+    }
+}
