@@ -1,0 +1,509 @@
+//! Core A2A objects: Message, Part, Task, TaskStatus, Artifact, stream events.
+
+use crate::de::{is_false, nullable, present};
+use serde::de::Error as _;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// A JSON object (`google.protobuf.Struct`).
+pub type Struct = Map<String, Value>;
+
+macro_rules! proto_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $num:literal => $wire:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+        impl $name {
+            /// The proto enum value name, as emitted in JSON.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $wire,)+ }
+            }
+            /// The proto enum number.
+            pub fn number(self) -> i32 {
+                match self { $(Self::$variant => $num,)+ }
+            }
+            /// Looks up a value by proto number.
+            pub fn from_number(n: i64) -> Option<Self> {
+                match n { $($num => Some(Self::$variant),)+ _ => None }
+            }
+            /// Looks up a value by proto name.
+            pub fn from_name(s: &str) -> Option<Self> {
+                match s { $($wire => Some(Self::$variant),)+ _ => None }
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                if let Some(v) = Self::from_name(s) {
+                    return Ok(v);
+                }
+                s.parse::<i64>().ok().and_then(Self::from_number)
+                    .ok_or_else(|| format!("unknown {} value {s:?}", stringify!($name)))
+            }
+        }
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                match Value::deserialize(d)? {
+                    Value::Null => Ok(Self::default()),
+                    Value::String(s) => Self::from_name(&s)
+                        .ok_or_else(|| D::Error::custom(format!("unknown {} name {s:?}", stringify!($name)))),
+                    Value::Number(n) => n.as_i64().and_then(Self::from_number)
+                        .ok_or_else(|| D::Error::custom(format!("unknown {} number {n}", stringify!($name)))),
+                    _ => Err(D::Error::custom(concat!("expected a ", stringify!($name), " name or number"))),
+                }
+            }
+        }
+    };
+}
+
+proto_enum! {
+    /// Sender of a message.
+    Role {
+        /// `ROLE_UNSPECIFIED` (0).
+        #[default]
+        Unspecified = 0 => "ROLE_UNSPECIFIED",
+        /// `ROLE_USER` (1): the client.
+        User = 1 => "ROLE_USER",
+        /// `ROLE_AGENT` (2): the server.
+        Agent = 2 => "ROLE_AGENT",
+    }
+}
+
+proto_enum! {
+    /// Lifecycle state of a task.
+    TaskState {
+        /// `TASK_STATE_UNSPECIFIED` (0).
+        #[default]
+        Unspecified = 0 => "TASK_STATE_UNSPECIFIED",
+        /// `TASK_STATE_SUBMITTED` (1).
+        Submitted = 1 => "TASK_STATE_SUBMITTED",
+        /// `TASK_STATE_WORKING` (2).
+        Working = 2 => "TASK_STATE_WORKING",
+        /// `TASK_STATE_COMPLETED` (3, terminal).
+        Completed = 3 => "TASK_STATE_COMPLETED",
+        /// `TASK_STATE_FAILED` (4, terminal).
+        Failed = 4 => "TASK_STATE_FAILED",
+        /// `TASK_STATE_CANCELED` (5, terminal).
+        Canceled = 5 => "TASK_STATE_CANCELED",
+        /// `TASK_STATE_INPUT_REQUIRED` (6, interrupted).
+        InputRequired = 6 => "TASK_STATE_INPUT_REQUIRED",
+        /// `TASK_STATE_REJECTED` (7, terminal).
+        Rejected = 7 => "TASK_STATE_REJECTED",
+        /// `TASK_STATE_AUTH_REQUIRED` (8, interrupted).
+        AuthRequired = 8 => "TASK_STATE_AUTH_REQUIRED",
+    }
+}
+
+impl TaskState {
+    /// Completed, failed, canceled or rejected: no further transitions.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            Self::Completed | Self::Failed | Self::Canceled | Self::Rejected
+        )
+    }
+    /// Input or auth required: the task waits for the client.
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, Self::InputRequired | Self::AuthRequired)
+    }
+}
+
+/// The content of a Part: exactly one of the oneof `content` members.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartContent {
+    /// `text`: a string.
+    Text(String),
+    /// `raw`: file bytes, kept in their base64 JSON form.
+    Raw(String),
+    /// `url`: a reference to file content.
+    Url(String),
+    /// `data`: any JSON value, kept untouched.
+    Data(Value),
+}
+
+impl PartContent {
+    /// The oneof member name.
+    pub fn member(&self) -> &'static str {
+        match self {
+            Self::Text(_) => "text",
+            Self::Raw(_) => "raw",
+            Self::Url(_) => "url",
+            Self::Data(_) => "data",
+        }
+    }
+}
+
+/// A content part of a Message or Artifact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    /// The part's content (exactly one member on the wire).
+    pub content: PartContent,
+    /// Optional metadata object.
+    pub metadata: Option<Struct>,
+    /// Optional file name (empty = unset).
+    pub filename: String,
+    /// Optional media type (empty = unset).
+    pub media_type: String,
+}
+
+impl Part {
+    /// A text part.
+    pub fn text(s: impl Into<String>) -> Self {
+        Self::from_content(PartContent::Text(s.into()))
+    }
+    /// A Data Part with `mediaType: application/json`.
+    pub fn data(v: Value) -> Self {
+        let mut p = Self::from_content(PartContent::Data(v));
+        p.media_type = crate::MEDIA_TYPE_JSON.to_string();
+        p
+    }
+    /// A part with the given content and no metadata.
+    pub fn from_content(content: PartContent) -> Self {
+        Self {
+            content,
+            metadata: None,
+            filename: String::new(),
+            media_type: String::new(),
+        }
+    }
+    /// The Data Part payload, if this is a Data Part.
+    pub fn as_data(&self) -> Option<&Value> {
+        match &self.content {
+            PartContent::Data(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The text, if this is a text part.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.content {
+            PartContent::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for Part {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match &self.content {
+            PartContent::Text(t) => m.serialize_entry("text", t)?,
+            PartContent::Raw(r) => m.serialize_entry("raw", r)?,
+            PartContent::Url(u) => m.serialize_entry("url", u)?,
+            PartContent::Data(d) => m.serialize_entry("data", d)?,
+        }
+        if let Some(md) = &self.metadata {
+            m.serialize_entry("metadata", md)?;
+        }
+        if !self.filename.is_empty() {
+            m.serialize_entry("filename", &self.filename)?;
+        }
+        if !self.media_type.is_empty() {
+            m.serialize_entry("mediaType", &self.media_type)?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Deserialize)]
+struct PartRepr {
+    #[serde(default, deserialize_with = "nullable")]
+    text: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    raw: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    url: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    data: Option<Value>,
+    #[serde(default, deserialize_with = "nullable")]
+    metadata: Option<Struct>,
+    #[serde(default, deserialize_with = "nullable")]
+    filename: String,
+    #[serde(
+        default,
+        rename = "mediaType",
+        alias = "media_type",
+        deserialize_with = "nullable"
+    )]
+    media_type: String,
+}
+
+impl<'de> Deserialize<'de> for Part {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut r = PartRepr::deserialize(d)?;
+        let mut contents = Vec::with_capacity(1);
+        if let Some(t) = r.text.take() {
+            contents.push(PartContent::Text(t));
+        }
+        if let Some(t) = r.raw.take() {
+            contents.push(PartContent::Raw(t));
+        }
+        if let Some(t) = r.url.take() {
+            contents.push(PartContent::Url(t));
+        }
+        if let Some(t) = r.data.take() {
+            contents.push(PartContent::Data(t));
+        }
+        if contents.len() != 1 {
+            return Err(D::Error::custom(format!(
+                "a Part must have exactly one of text, raw, url, data (found {})",
+                contents.len()
+            )));
+        }
+        let content = contents
+            .pop()
+            .ok_or_else(|| D::Error::custom("empty Part"))?;
+        Ok(Part {
+            content,
+            metadata: r.metadata,
+            filename: r.filename,
+            media_type: r.media_type,
+        })
+    }
+}
+
+/// A message between client and agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    /// Unique message id (REQUIRED).
+    #[serde(alias = "message_id")]
+    pub message_id: String,
+    /// Conversation context id.
+    #[serde(
+        default,
+        alias = "context_id",
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub context_id: String,
+    /// Task this message belongs to.
+    #[serde(
+        default,
+        alias = "task_id",
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub task_id: String,
+    /// Sender (REQUIRED).
+    pub role: Role,
+    /// Content parts (REQUIRED, at least one).
+    pub parts: Vec<Part>,
+    /// Optional metadata.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub metadata: Option<Struct>,
+    /// Extension URIs present in or contributing to this message.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub extensions: Vec<String>,
+    /// Tasks this message refers to.
+    #[serde(
+        default,
+        alias = "reference_task_ids",
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub reference_task_ids: Vec<String>,
+}
+
+/// Status of a task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskStatus {
+    /// Current state (REQUIRED).
+    pub state: TaskState,
+    /// Optional message about this status.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub message: Option<Message>,
+    /// ISO-8601 UTC timestamp of the status.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub timestamp: Option<String>,
+}
+
+/// An output of a task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Artifact {
+    /// Id unique within the task (REQUIRED).
+    #[serde(alias = "artifact_id")]
+    pub artifact_id: String,
+    /// Human-readable name.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub name: String,
+    /// Human-readable description.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub description: String,
+    /// Content parts (REQUIRED, at least one).
+    pub parts: Vec<Part>,
+    /// Optional metadata.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub metadata: Option<Struct>,
+    /// Extension URIs that contributed to this artifact.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub extensions: Vec<String>,
+}
+
+/// A unit of work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// Server-generated id (REQUIRED).
+    pub id: String,
+    /// Context id.
+    #[serde(
+        default,
+        alias = "context_id",
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub context_id: String,
+    /// Current status (REQUIRED).
+    pub status: TaskStatus,
+    /// Outputs so far.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub artifacts: Vec<Artifact>,
+    /// Message history.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub history: Vec<Message>,
+    /// Optional metadata.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub metadata: Option<Struct>,
+}
+
+/// A status change of a task, sent on streams.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskStatusUpdateEvent {
+    /// Task id (REQUIRED).
+    #[serde(alias = "task_id")]
+    pub task_id: String,
+    /// Context id (REQUIRED).
+    #[serde(alias = "context_id")]
+    pub context_id: String,
+    /// New status (REQUIRED).
+    pub status: TaskStatus,
+    /// Optional metadata.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub metadata: Option<Struct>,
+}
+
+/// A new or updated artifact, sent on streams.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskArtifactUpdateEvent {
+    /// Task id (REQUIRED).
+    #[serde(alias = "task_id")]
+    pub task_id: String,
+    /// Context id (REQUIRED).
+    #[serde(alias = "context_id")]
+    pub context_id: String,
+    /// The artifact (REQUIRED).
+    pub artifact: Artifact,
+    /// Whether the parts append to an earlier artifact with the same id.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "is_false"
+    )]
+    pub append: bool,
+    /// Whether this is the last chunk of the artifact.
+    #[serde(
+        default,
+        alias = "last_chunk",
+        deserialize_with = "nullable",
+        skip_serializing_if = "is_false"
+    )]
+    pub last_chunk: bool,
+    /// Optional metadata.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub metadata: Option<Struct>,
+}
+
+/// Result of `SendMessage`: `{"task":..}` or `{"message":..}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SendMessageResponse {
+    /// The task created or updated.
+    Task(Task),
+    /// A direct message from the agent.
+    Message(Message),
+}
+
+/// One event of a stream: exactly one of `task`, `message`, `statusUpdate`, `artifactUpdate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StreamResponse {
+    /// The current task.
+    Task(Task),
+    /// A direct message (only event of a message-only stream).
+    Message(Message),
+    /// A status update.
+    #[serde(alias = "status_update")]
+    StatusUpdate(TaskStatusUpdateEvent),
+    /// An artifact update.
+    #[serde(alias = "artifact_update")]
+    ArtifactUpdate(TaskArtifactUpdateEvent),
+}
