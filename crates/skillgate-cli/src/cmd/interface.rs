@@ -1,0 +1,202 @@
+//! `skillgate interface check` and `skillgate interface compose`.
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{json, Value};
+use skillgate_core::compose::direct_composition;
+use skillgate_core::document::{validate_document, Expectations, Finding, ValidatedDocument};
+use skillgate_core::{digest, Digest};
+
+use super::io::read_json;
+use crate::exit;
+
+/// Output format of the interface commands.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object on stdout.
+    Json,
+}
+
+/// `skillgate interface ...`
+#[derive(Subcommand)]
+pub enum InterfaceCommand {
+    /// Validate a Skill Interface Document (exit 0 valid, 1 invalid, 2 unreadable).
+    ///
+    /// Checks the document against the built-in skill-interface-v1.json, the version rules,
+    /// every embedded schema's digest, meta-schema and self-containment (no $ref leaves a
+    /// schema; nothing is fetched), record kinds, and the optional expectations.
+    Check(CheckArgs),
+    /// Decide whether UPSTREAM's output feeds DOWNSTREAM's input by direct composition
+    /// (exit 0 composable, 1 not, 2 unreadable).
+    Compose(ComposeArgs),
+}
+
+/// Arguments of `interface check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The document (JSON file, or `-` for stdin).
+    file: String,
+    /// Require this skill id.
+    #[arg(long)]
+    skill_id: Option<String>,
+    /// Require this skill version.
+    #[arg(long)]
+    skill_version: Option<String>,
+    /// Require this interface digest (`sha256:` + 64 lowercase hex).
+    #[arg(long, value_parser = parse_digest)]
+    digest: Option<Digest>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// Arguments of `interface compose`.
+#[derive(Args)]
+pub struct ComposeArgs {
+    /// Document of the skill whose output is transferred.
+    upstream: String,
+    /// Document of the skill that receives it as input.
+    downstream: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+fn parse_digest(s: &str) -> Result<Digest, String> {
+    Digest::parse(s).map_err(|e| e.to_string())
+}
+
+/// Runs an interface subcommand.
+pub fn run(cmd: InterfaceCommand) -> Result<u8> {
+    match cmd {
+        InterfaceCommand::Check(a) => check(a),
+        InterfaceCommand::Compose(a) => compose(a),
+    }
+}
+
+fn findings_json(findings: &[Finding]) -> Vec<Value> {
+    findings
+        .iter()
+        .map(|f| json!({"code": f.code, "path": f.path, "message": f.message}))
+        .collect()
+}
+
+fn check(a: CheckArgs) -> Result<u8> {
+    let value = read_json(&a.file)?;
+    let expect = Expectations {
+        skill_id: a.skill_id,
+        skill_version: a.skill_version,
+        interface_digest: a.digest,
+    };
+    let findings = validate_document(&value, &expect);
+    let valid = findings.is_empty();
+    let interface_digest = valid.then(|| digest(&value));
+    match a.format {
+        Format::Json => {
+            let out = json!({
+                "valid": valid,
+                "interface_digest": interface_digest.map(|d| d.to_string()),
+                "findings": findings_json(&findings),
+            });
+            println!("{out}");
+        }
+        Format::Text => {
+            if let Some(d) = interface_digest {
+                let id = value.get("skill_id").and_then(Value::as_str).unwrap_or("?");
+                let v = value.get("skill_version").and_then(Value::as_str).unwrap_or("?");
+                println!("valid: {id} {v}");
+                println!("interface_digest: {d}");
+            } else {
+                println!("invalid: {} finding(s)", findings.len());
+                for f in &findings {
+                    println!("  {f}");
+                }
+            }
+        }
+    }
+    Ok(if valid { exit::OK } else { exit::INVALID })
+}
+
+fn load(path: &str) -> Result<std::result::Result<ValidatedDocument, Vec<Finding>>> {
+    let value = read_json(path)?;
+    Ok(ValidatedDocument::from_value(&value, &Expectations::default()).map_err(|e| e.findings))
+}
+
+fn side(doc: &ValidatedDocument) -> Value {
+    json!({
+        "skill_id": doc.skill_id(),
+        "skill_version": doc.skill_version(),
+        "interface_digest": doc.interface_digest().to_string(),
+    })
+}
+
+fn compose(a: ComposeArgs) -> Result<u8> {
+    let up = load(&a.upstream).with_context(|| "upstream document".to_owned())?;
+    let down = load(&a.downstream).with_context(|| "downstream document".to_owned())?;
+    let (up, down) = match (up, down) {
+        (Ok(u), Ok(d)) => (u, d),
+        (u, d) => {
+            let mut all = Vec::new();
+            for (which, r) in [("upstream", u), ("downstream", d)] {
+                if let Err(findings) = r {
+                    for f in findings {
+                        all.push((which, f));
+                    }
+                }
+            }
+            match a.format {
+                Format::Json => {
+                    let list: Vec<Value> = all
+                        .iter()
+                        .map(|(w, f)| json!({"document": w, "code": f.code, "path": f.path, "message": f.message}))
+                        .collect();
+                    println!(
+                        "{}",
+                        json!({"composable": false, "reason": "invalid_document", "findings": list})
+                    );
+                }
+                Format::Text => {
+                    println!("not composable: a document is invalid");
+                    for (w, f) in &all {
+                        println!("  {w}: {f}");
+                    }
+                }
+            }
+            return Ok(exit::INVALID);
+        }
+    };
+    let result = direct_composition(&up.document().output_schema, &down.document().input_schema);
+    match a.format {
+        Format::Json => {
+            let mut out = json!({
+                "composable": result.is_ok(),
+                "upstream": side(&up),
+                "downstream": side(&down),
+            });
+            if let Err(e) = &result {
+                out["field"] = json!(e.field.as_str());
+                out["upstream_value"] = json!(e.upstream);
+                out["downstream_value"] = json!(e.downstream);
+                out["message"] = json!(e.to_string());
+            }
+            println!("{out}");
+        }
+        Format::Text => match &result {
+            Ok(()) => println!(
+                "composable: {} output -> {} input ({} {})",
+                up.skill_id(),
+                down.skill_id(),
+                up.document().output_schema.schema_uri,
+                up.document().output_schema.version
+            ),
+            Err(e) => {
+                println!("not composable: {} differs", e.field);
+                println!("  upstream   {}: {}", up.skill_id(), e.upstream);
+                println!("  downstream {}: {}", down.skill_id(), e.downstream);
+            }
+        },
+    }
+    Ok(if result.is_ok() { exit::OK } else { exit::INVALID })
+}

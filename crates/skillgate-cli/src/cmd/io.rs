@@ -1,0 +1,37 @@
+//! Reading the CLI's inputs: a file path or `-` for stdin, bounded in size.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+use skillgate_core::jcs;
+
+/// Largest input the CLI reads (64 MiB); anything bigger is refused, not truncated.
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads `path` (or stdin for `-`) completely, refusing inputs above [`MAX_INPUT_BYTES`].
+pub fn read_input(path: &str) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    let reader: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(
+            std::fs::File::open(Path::new(path)).with_context(|| format!("cannot read {path}"))?,
+        )
+    };
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut buf)
+        .with_context(|| format!("cannot read {path}"))?;
+    if buf.len() as u64 > MAX_INPUT_BYTES {
+        bail!("{path} is larger than {MAX_INPUT_BYTES} bytes");
+    }
+    Ok(buf)
+}
+
+/// Reads and strictly parses a JSON input (I-JSON; duplicates and lone surrogates refused).
+pub fn read_json(path: &str) -> Result<Value> {
+    let bytes = read_input(path)?;
+    jcs::parse_strict(&bytes).with_context(|| format!("{path} is not valid I-JSON"))
+}

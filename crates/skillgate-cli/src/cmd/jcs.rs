@@ -1,0 +1,44 @@
+//! `skillgate canonicalize` and `skillgate digest`.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use skillgate_core::{jcs, Digest};
+
+use super::io::read_input;
+use crate::exit;
+
+/// Arguments of `skillgate canonicalize`.
+#[derive(Args)]
+pub struct CanonicalizeArgs {
+    /// JSON file to canonicalize, or `-` for stdin.
+    #[arg(default_value = "-")]
+    file: String,
+}
+
+/// Arguments of `skillgate digest`.
+#[derive(Args)]
+pub struct DigestArgs {
+    /// JSON file to digest, or `-` for stdin.
+    #[arg(default_value = "-")]
+    file: String,
+}
+
+/// Writes the canonical bytes to stdout with no trailing newline.
+pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
+    let bytes = read_input(&args.file)?;
+    let canonical = jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&canonical).context("cannot write to stdout")?;
+    out.flush().context("cannot write to stdout")?;
+    Ok(exit::OK)
+}
+
+/// Prints `sha256:<hex>` of the canonical form and a newline.
+pub fn digest(args: DigestArgs) -> Result<u8> {
+    let bytes = read_input(&args.file)?;
+    let canonical = jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    println!("{}", Digest::of_bytes(&canonical));
+    Ok(exit::OK)
+}
