@@ -429,10 +429,26 @@ pub fn assess(args: &Value, assessed_at: SystemTime) -> Result<Value, NetopsErro
         "down"
     } else {
         let checks = [
-            ("rx error", ratio(m.rx_errors, m.rx_packets), ERROR_RATIO_THRESHOLD),
-            ("tx error", ratio(m.tx_errors, m.tx_packets), ERROR_RATIO_THRESHOLD),
-            ("rx drop", ratio(m.rx_dropped, m.rx_packets), DROP_RATIO_THRESHOLD),
-            ("tx drop", ratio(m.tx_dropped, m.tx_packets), DROP_RATIO_THRESHOLD),
+            (
+                "rx error",
+                ratio(m.rx_errors, m.rx_packets),
+                ERROR_RATIO_THRESHOLD,
+            ),
+            (
+                "tx error",
+                ratio(m.tx_errors, m.tx_packets),
+                ERROR_RATIO_THRESHOLD,
+            ),
+            (
+                "rx drop",
+                ratio(m.rx_dropped, m.rx_packets),
+                DROP_RATIO_THRESHOLD,
+            ),
+            (
+                "tx drop",
+                ratio(m.tx_dropped, m.tx_packets),
+                DROP_RATIO_THRESHOLD,
+            ),
         ];
         for (what, r, limit) in checks {
             if r > limit {

@@ -67,9 +67,7 @@ impl NetopsError {
             NetopsError::Host(_)
             | NetopsError::CounterReset(_)
             | NetopsError::Vanished(_)
-            | NetopsError::Encode(_) => {
-                ErrorCode::ExecutionFailed
-            }
+            | NetopsError::Encode(_) => ErrorCode::ExecutionFailed,
         }
     }
 

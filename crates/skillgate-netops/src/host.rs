@@ -84,13 +84,14 @@ pub fn parse_net_dev(text: &str) -> Result<Vec<InterfaceCounters>, ParseError> {
         for (column, slot) in values.iter_mut().enumerate() {
             let field = fields.next().ok_or_else(|| ParseError {
                 line,
-                message: format!(
-                    "interface {name}: {column} counters, expected {NET_DEV_COLUMNS}"
-                ),
+                message: format!("interface {name}: {column} counters, expected {NET_DEV_COLUMNS}"),
             })?;
             *slot = field.parse().map_err(|_| ParseError {
                 line,
-                message: format!("interface {name}: counter {} is not an unsigned integer", column + 1),
+                message: format!(
+                    "interface {name}: counter {} is not an unsigned integer",
+                    column + 1
+                ),
             })?;
         }
         if out.iter().any(|c| c.interface == name) {
@@ -307,7 +308,8 @@ impl Default for SysfsHost {
 fn read_bounded(path: &Path) -> Result<String, io::Error> {
     let file = std::fs::File::open(path)?;
     let mut text = String::new();
-    file.take(MAX_HOST_FILE_BYTES + 1).read_to_string(&mut text)?;
+    file.take(MAX_HOST_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
     Ok(text)
 }
 
@@ -356,7 +358,12 @@ impl HostSource for SysfsHost {
                 limit: MAX_HOST_FILE_BYTES,
             }),
             Ok(text) => Ok(Some(text)),
-            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::InvalidInput) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::InvalidInput
+                ) =>
+            {
                 Ok(None)
             }
             // EINVAL is what the kernel answers for `speed` on a link that has none.
@@ -454,7 +461,10 @@ mod tests {
         let c = parse_net_dev(SAMPLE).unwrap();
         assert_eq!(c.len(), 2);
         assert_eq!(c[0].interface, "lo");
-        assert_eq!((c[0].rx_bytes, c[0].rx_packets, c[0].tx_bytes), (3193, 29, 3193));
+        assert_eq!(
+            (c[0].rx_bytes, c[0].rx_packets, c[0].tx_bytes),
+            (3193, 29, 3193)
+        );
         let e = &c[1];
         assert_eq!(e.interface, "eth0");
         assert_eq!(
@@ -469,7 +479,10 @@ mod tests {
 
     #[test]
     fn accepts_u64_max_and_extra_columns() {
-        let text = format!("x: {} 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n", u64::MAX);
+        let text = format!(
+            "x: {} 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n",
+            u64::MAX
+        );
         let c = parse_net_dev(&text).unwrap();
         assert_eq!(c[0].rx_bytes, u64::MAX);
         assert_eq!(c[0].tx_dropped, 11);
@@ -544,7 +557,7 @@ mod tests {
         let all = read_counters(&host).unwrap();
         assert!(all.iter().any(|c| c.interface == "lo"), "{all:?}");
         let lo = read_link(&host, "lo").unwrap();
-        assert_eq!(lo.mtu > 0, true);
+        assert!(lo.mtu > 0);
         // Loopback has no link speed: the kernel answers EINVAL, which must read as unknown.
         assert_eq!(lo.speed_mbps, None);
     }

@@ -16,6 +16,7 @@ pub mod clock;
 pub mod domain;
 pub mod error;
 pub mod host;
+pub mod interfaces;
 pub mod schemas;
 
 pub use error::NetopsError;

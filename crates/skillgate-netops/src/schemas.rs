@@ -112,6 +112,9 @@ mod tests {
                 "{name} must declare 2020-12"
             );
         }
-        assert_eq!(interface_counters()["title"], "interface counters measurement");
+        assert_eq!(
+            interface_counters()["title"],
+            "interface counters measurement"
+        );
     }
 }
