@@ -18,6 +18,31 @@ pub mod error;
 pub mod host;
 pub mod interfaces;
 pub mod schemas;
+pub mod skills;
+
+use std::sync::Arc;
 
 pub use error::NetopsError;
 pub use host::{HostSource, SysfsHost};
+pub use skills::skills;
+
+/// The agent's name in its Agent Card.
+pub const AGENT_NAME: &str = "skillgate netops agent";
+/// The agent's description in its Agent Card.
+pub const AGENT_DESCRIPTION: &str = "Observes this host's network interfaces (/proc/net/dev, \
+    /sys/class/net) through observe-only, schema-governed skills: threshold checks, counter \
+    measurements and health assessments.";
+
+/// The netops agent on the real host (`/`), ready for `AgentBuilder::build`.
+pub fn agent() -> skillgate_server::AgentBuilder {
+    agent_with(Arc::new(SysfsHost::new()))
+}
+
+/// The netops agent reading host facts from `source` (e.g. `SysfsHost::with_root(fixture)`).
+pub fn agent_with(source: Arc<dyn HostSource>) -> skillgate_server::AgentBuilder {
+    skills(source).into_iter().fold(
+        skillgate_server::Agent::builder(AGENT_NAME, AGENT_DESCRIPTION, env!("CARGO_PKG_VERSION"))
+            .provider("skillgate", "https://example.invalid/skillgate"),
+        skillgate_server::AgentBuilder::skill,
+    )
+}

@@ -1,0 +1,92 @@
+//! The three netops skills as runtime [`Skill`]s: each handler is a thin wrapper that runs a
+//! [`crate::domain`] function and maps its error onto a draft error code.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use serde_json::Value;
+use skillgate_server::{Skill, SkillContext, SkillError, SkillOutput, SupportingRecord};
+
+use crate::domain::{self, RESOURCE_OBSERVATION};
+use crate::error::NetopsError;
+use crate::host::HostSource;
+use crate::interfaces::{self, SkillSpec};
+
+impl From<NetopsError> for SkillError {
+    fn from(e: NetopsError) -> Self {
+        SkillError::new(e.code(), e.to_string())
+    }
+}
+
+/// A [`Skill`] builder with everything the spec declares, waiting for its handler.
+fn declared(spec: &SkillSpec) -> skillgate_server::SkillBuilder {
+    let mut b = Skill::builder(spec.id, spec.version)
+        .name(spec.name)
+        .description(spec.description)
+        .tags(spec.tags.iter().copied())
+        .examples(spec.examples.iter().copied())
+        .input_schema(
+            spec.input.schema_uri,
+            spec.input.version,
+            spec.input.schema.clone(),
+        )
+        .output_schema(
+            spec.output.schema_uri,
+            spec.output.version,
+            spec.output.schema.clone(),
+        )
+        .interaction(spec.interaction.clone())
+        .authority(spec.authority.clone())
+        .constraints(spec.constraints.clone());
+    for (kind, s) in &spec.records {
+        b = b.record_schema(*kind, s.schema_uri, s.version, s.schema.clone());
+    }
+    b
+}
+
+/// Runs `evaluate_resource_condition` for the runtime: the record's id is a fresh artifactId,
+/// so the output's `supporting_record_refs` names the record's Artifact.
+pub async fn evaluate_handler(
+    source: Arc<dyn HostSource>,
+    args: Value,
+    ctx: SkillContext,
+) -> Result<SkillOutput, SkillError> {
+    let artifact_id = ctx.new_record_artifact_id();
+    let (output, record) = domain::evaluate(&args, source.as_ref(), artifact_id.clone()).await?;
+    Ok(SkillOutput::new(output).with_record(SupportingRecord {
+        artifact_id,
+        kind: RESOURCE_OBSERVATION.to_owned(),
+        data: record,
+    }))
+}
+
+/// Runs `collect_interface_counters` for the runtime.
+pub async fn collect_handler(
+    source: Arc<dyn HostSource>,
+    args: Value,
+    _ctx: SkillContext,
+) -> Result<SkillOutput, SkillError> {
+    Ok(SkillOutput::new(
+        domain::collect(&args, source.as_ref()).await?,
+    ))
+}
+
+/// Runs `assess_interface_health` for the runtime.
+pub async fn assess_handler(args: Value, _ctx: SkillContext) -> Result<SkillOutput, SkillError> {
+    Ok(SkillOutput::new(domain::assess(&args, SystemTime::now())?))
+}
+
+/// The three skills, reading the host through `source`.
+pub fn skills(source: Arc<dyn HostSource>) -> Vec<Skill> {
+    let evaluate_source = Arc::clone(&source);
+    let evaluate = declared(&interfaces::evaluate_resource_condition())
+        .handler(move |args, ctx| evaluate_handler(Arc::clone(&evaluate_source), args, ctx))
+        .build();
+    let collect = declared(&interfaces::collect_interface_counters())
+        .handler(move |args, ctx| collect_handler(Arc::clone(&source), args, ctx))
+        .build();
+    let assess = declared(&interfaces::assess_interface_health())
+        .handler(assess_handler)
+        .build();
+    vec![evaluate, collect, assess]
+}
