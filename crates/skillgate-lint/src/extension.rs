@@ -1,0 +1,247 @@
+//! Schema-interface extension checks (every profile whose card has `capabilities.extensions`).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+use skillgate_core::wire::{self, names, DESCRIBE_SKILL, EXTENSION_URI, INTERFACE_VERSION};
+use skillgate_core::Digest;
+
+use crate::common::{idx, ptr, type_name, Ctx};
+use crate::rules;
+use crate::AdvertisedSkill;
+
+/// Whether `uri` is a near-miss of the extension URI (so almost certainly meant to be it):
+/// equal up to case, surrounding whitespace, a trailing slash or http-for-https, or on the
+/// draft's site with the extension's path name.
+fn near_miss(uri: &str) -> bool {
+    if uri == EXTENSION_URI {
+        return false;
+    }
+    let norm = |s: &str| {
+        s.trim()
+            .trim_end_matches('/')
+            .to_ascii_lowercase()
+            .replacen("http://", "https://", 1)
+    };
+    let lower = uri.to_ascii_lowercase();
+    norm(uri) == norm(EXTENSION_URI)
+        || (lower.contains("agentic-network-management") && lower.contains("schema-interface"))
+        || lower.trim_end_matches('/').ends_with("/schema-interface/v1")
+}
+
+fn is_version(s: &str) -> bool {
+    crate::a2a10::is_major_minor(s)
+}
+
+pub(crate) fn lint(ctx: &mut Ctx, card: &Map<String, Value>) {
+    let Some(exts) = card
+        .get("capabilities")
+        .and_then(|c| c.get("extensions"))
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
+    let mut exact = Vec::new();
+    for (i, e) in exts.iter().enumerate() {
+        let Some(uri) = e.get("uri").and_then(Value::as_str) else {
+            continue;
+        };
+        let base = idx("/capabilities/extensions", i);
+        if uri == EXTENSION_URI {
+            exact.push(i);
+            advertisement(ctx, &base, e, card);
+        } else if near_miss(uri) {
+            ctx.report(
+                &rules::SI_001,
+                ptr(&base, "uri"),
+                format!("{uri:?} is not the schema-interface extension URI; clients match it exactly"),
+            );
+            advertisement(ctx, &base, e, card);
+        }
+    }
+    if exact.len() > 1 {
+        for i in &exact[1..] {
+            ctx.report(
+                &rules::SI_002,
+                idx("/capabilities/extensions", *i),
+                format!(
+                    "the schema-interface extension is already declared at /capabilities/extensions/{}",
+                    exact[0]
+                ),
+            );
+        }
+    }
+}
+
+fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Value>) {
+    if ext.get("required") == Some(&Value::Bool(true)) {
+        ctx.report(
+            &rules::SI_014,
+            ptr(base, "required"),
+            "the schema-interface extension is declared required".into(),
+        );
+    }
+    let pp = ptr(base, "params");
+    let Some(params) = ext.get("params").and_then(Value::as_object) else {
+        let found = ext.get("params").map_or("nothing", type_name);
+        ctx.report(&rules::SI_003, pp, format!("params must be an object, found {found}"));
+        return;
+    };
+    match params.get(names::INTERFACE_VERSION) {
+        Some(Value::String(v)) if v == INTERFACE_VERSION => {}
+        Some(v) => ctx.report(
+            &rules::SI_004,
+            ptr(&pp, names::INTERFACE_VERSION),
+            format!("interface_version is {v}, expected \"{INTERFACE_VERSION}\""),
+        ),
+        None => ctx.report(
+            &rules::SI_004,
+            ptr(&pp, names::INTERFACE_VERSION),
+            "params has no interface_version".into(),
+        ),
+    }
+    for k in params.keys() {
+        if k != names::INTERFACE_VERSION && k != names::SKILLS {
+            ctx.report(
+                &rules::SI_015,
+                ptr(&pp, k),
+                format!("params member {k:?} is not defined by the profile"),
+            );
+        }
+    }
+    let sp = ptr(&pp, names::SKILLS);
+    let entries = match params.get(names::SKILLS) {
+        Some(Value::Array(a)) => a,
+        Some(other) => {
+            ctx.report(&rules::SI_005, sp, format!("skills must be an array, found {}", type_name(other)));
+            return;
+        }
+        None => {
+            ctx.report(&rules::SI_005, sp, "params has no skills".into());
+            return;
+        }
+    };
+    if entries.is_empty() {
+        ctx.report(&rules::SI_006, sp.clone(), "no skill is advertised".into());
+    }
+    let card_skills: HashSet<&str> = card
+        .get("skills")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("id").and_then(Value::as_str))
+        .collect();
+    if !card_skills.contains(DESCRIBE_SKILL) {
+        ctx.report(
+            &rules::SI_012,
+            "/skills",
+            format!("no skill with id {DESCRIBE_SKILL:?} although the schema-interface extension is declared"),
+        );
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let ep = idx(&sp, i);
+        let Some(o) = entry.as_object() else {
+            ctx.report(&rules::SI_007, ep, format!("an advertised skill must be an object, found {}", type_name(entry)));
+            continue;
+        };
+        let mut strs: HashMap<&str, &str> = HashMap::new();
+        for m in [names::SKILL_ID, names::SKILL_VERSION, names::INTERFACE_DIGEST] {
+            match o.get(m) {
+                Some(Value::String(s)) => {
+                    strs.insert(m, s);
+                }
+                Some(other) => ctx.report(
+                    &rules::SI_007,
+                    ptr(&ep, m),
+                    format!("{m} must be a string, found {}", type_name(other)),
+                ),
+                None => ctx.report(&rules::SI_007, ptr(&ep, m), format!("the entry has no {m}")),
+            }
+        }
+        for k in o.keys() {
+            if ![names::SKILL_ID, names::SKILL_VERSION, names::INTERFACE_DIGEST].contains(&k.as_str()) {
+                ctx.report(&rules::SI_015, ptr(&ep, k), format!("entry member {k:?} is not defined by the profile"));
+            }
+        }
+        if let Some(v) = strs.get(names::SKILL_VERSION) {
+            if !is_version(v) {
+                ctx.report(
+                    &rules::SI_008,
+                    ptr(&ep, names::SKILL_VERSION),
+                    format!("skill_version {v:?} does not match {}", wire::VERSION_PATTERN),
+                );
+            }
+        }
+        if let Some(d) = strs.get(names::INTERFACE_DIGEST) {
+            if Digest::parse(d).is_err() {
+                ctx.report(
+                    &rules::SI_009,
+                    ptr(&ep, names::INTERFACE_DIGEST),
+                    format!("interface_digest {d:?} does not match {}", wire::DIGEST_PATTERN),
+                );
+            }
+        }
+        if let Some(id) = strs.get(names::SKILL_ID) {
+            if *id == DESCRIBE_SKILL {
+                ctx.report(
+                    &rules::SI_013,
+                    ptr(&ep, names::SKILL_ID),
+                    "describe_skill is the retrieval skill, not an advertised interface".into(),
+                );
+            } else if !card_skills.contains(id) {
+                ctx.report(
+                    &rules::SI_011,
+                    ptr(&ep, names::SKILL_ID),
+                    format!("skill {id:?} is advertised but not in skills[]"),
+                );
+            }
+            if let Some(first) = seen.get(id) {
+                ctx.report(
+                    &rules::SI_010,
+                    ptr(&ep, names::SKILL_ID),
+                    format!("skill {id:?} is already advertised at {sp}/{first}"),
+                );
+            } else {
+                seen.insert(id, i);
+            }
+        }
+    }
+}
+
+/// Well-formed entries of the exact extension (for `--deep`).
+pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
+    let mut out = Vec::new();
+    let exts = card
+        .pointer("/capabilities/extensions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    for e in exts {
+        if e.get("uri").and_then(Value::as_str) != Some(EXTENSION_URI) {
+            continue;
+        }
+        let entries = e
+            .pointer("/params/skills")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        for s in entries {
+            let get = |m: &str| s.get(m).and_then(Value::as_str).map(str::to_string);
+            if let (Some(skill_id), Some(skill_version), Some(interface_digest)) = (
+                get(names::SKILL_ID),
+                get(names::SKILL_VERSION),
+                get(names::INTERFACE_DIGEST),
+            ) {
+                if skill_id != DESCRIBE_SKILL && !out.iter().any(|a: &AdvertisedSkill| a.skill_id == skill_id) {
+                    out.push(AdvertisedSkill {
+                        skill_id,
+                        skill_version,
+                        interface_digest,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
