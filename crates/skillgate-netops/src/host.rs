@@ -56,6 +56,12 @@ const NET_DEV_COLUMNS: usize = 16;
 /// the colon (`eth0:1234567890 ...`), so the line is split at its first colon (an interface name
 /// cannot contain one), not at whitespace. Additional trailing columns are tolerated so a future
 /// kernel that appends one does not break us; fewer than 16 is an error.
+///
+/// ```
+/// use skillgate_netops::host::parse_net_dev;
+/// let c = parse_net_dev("  eth0:38529776 1877 0 0 0 0 0 0 157661 1468 0 0 0 0 0 0\n").unwrap();
+/// assert_eq!((c[0].interface.as_str(), c[0].rx_bytes, c[0].tx_packets), ("eth0", 38529776, 1468));
+/// ```
 pub fn parse_net_dev(text: &str) -> Result<Vec<InterfaceCounters>, ParseError> {
     let mut out: Vec<InterfaceCounters> = Vec::new();
     for (index, raw) in text.lines().enumerate() {

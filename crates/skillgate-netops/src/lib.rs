@@ -9,6 +9,34 @@
 //!
 //! The crate is a user of the runtime, not part of it: everything it does goes through the
 //! public Skill API of `skillgate-server`.
+//!
+//! Build the agent (this assembles and validates the three Skill Interface Documents):
+//! ```
+//! let agent = skillgate_netops::agent().build().expect("the netops documents are valid");
+//! let ids: Vec<&str> = agent.skill_ids().collect();
+//! assert!(ids.contains(&"evaluate_resource_condition"));
+//! ```
+//!
+//! Serve it on an ephemeral loopback port until Ctrl-C:
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let agent = skillgate_netops::agent().build().expect("valid documents");
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! println!("listening on http://{}", listener.local_addr()?);
+//! skillgate_server::serve(agent, listener, Default::default(), async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await
+//! # }
+//! ```
+//!
+//! Point it at another tree laid out like `/` (a container's host mount, a test fixture):
+//! ```
+//! use std::sync::Arc;
+//! use skillgate_netops::{agent_with, SysfsHost};
+//! let builder = agent_with(Arc::new(SysfsHost::with_root("/host")));
+//! assert!(builder.build().is_ok());
+//! ```
 
 #![warn(missing_docs)]
 

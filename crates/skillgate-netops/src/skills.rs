@@ -90,3 +90,53 @@ pub fn skills(source: Arc<dyn HostSource>) -> Vec<Skill> {
         .build();
     vec![evaluate, collect, assess]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillgate_core::ErrorCode;
+
+    #[test]
+    fn errors_keep_their_code_and_message() {
+        let e: SkillError = NetopsError::UnknownLinkSpeed {
+            interface: "lo".into(),
+        }
+        .into();
+        assert_eq!(e.code, ErrorCode::ConstraintRejected);
+        assert!(e.message.starts_with("link speed of lo is unknown"));
+        let e: SkillError = NetopsError::Vanished("eth9".into()).into();
+        assert_eq!(e.code, ErrorCode::ExecutionFailed);
+        let e: SkillError = NetopsError::InvalidArguments {
+            skill: "assess_interface_health",
+        }
+        .into();
+        assert_eq!(e.code, ErrorCode::InputInvalid);
+    }
+
+    #[test]
+    fn skills_are_declared_in_order_and_the_agent_builds() {
+        let source: Arc<dyn HostSource> = Arc::new(crate::SysfsHost::new());
+        let ids: Vec<String> = skills(Arc::clone(&source))
+            .iter()
+            .map(|s| s.id().to_owned())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "evaluate_resource_condition",
+                "collect_interface_counters",
+                "assess_interface_health"
+            ]
+        );
+        let agent = crate::agent_with(source).build().unwrap();
+        for id in ids {
+            let gate = agent.gate(&id).unwrap();
+            assert!(!gate.cancelable());
+            assert!(!gate.is_execute());
+            assert_eq!(
+                gate.max_duration(),
+                Some(std::time::Duration::from_secs(10))
+            );
+        }
+    }
+}

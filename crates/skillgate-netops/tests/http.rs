@@ -356,3 +356,92 @@ async fn fixture_backed_agent_reports_fixture_counters() {
     );
     s.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_stream_and_poll_modes_work() {
+    let s = start().await;
+    let card = s.card().await;
+    let rest = Server::interface_url(&card, "HTTP+JSON");
+    let rest = rest.trim_end_matches('/');
+    let digest = card["capabilities"]["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["uri"] == EXTENSION_URI)
+        .unwrap()["params"]["skills"][0]["interface_digest"]
+        .clone();
+    let request = json!({"skill": "evaluate_resource_condition", "skill_version": "1.0",
+        "interface_digest": digest,
+        "arguments": {"resource_id": "lo", "window_ms": 100,
+            "condition": {"metric": "tx_bytes_per_second", "operator": "lt", "threshold": 1e12, "unit": "bytes_per_second"}}});
+
+    // stream: the record arrives as an artifact update before the primary result, then the
+    // terminal status.
+    let r = s
+        .client
+        .post(format!("{rest}/message:stream"))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": Server::message(request.clone())}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let text = r.text().await.unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect();
+    let artifacts: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e["artifactUpdate"]["artifact"]["name"].as_str())
+        .collect();
+    assert_eq!(
+        artifacts,
+        ["resource-observation", "evaluate_resource_condition"],
+        "{text}"
+    );
+    let last = events.last().unwrap();
+    assert_eq!(
+        last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{text}"
+    );
+
+    // poll: the task comes back before the 100 ms window is over, then GetTask sees it finish.
+    let r = s
+        .client
+        .post(format!("{rest}/message:send"))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"message": Server::message(request), "configuration": {"returnImmediately": true}}))
+        .send()
+        .await
+        .unwrap();
+    let task: Value = r.json().await.unwrap();
+    let task = &task["task"];
+    assert_ne!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    let id = task["id"].as_str().unwrap();
+    let mut state = Value::Null;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let t: Value = s
+            .client
+            .get(format!("{rest}/tasks/{id}"))
+            .header("A2A-Version", "1.0")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        state = t["status"]["state"].clone();
+        if state == "TASK_STATE_COMPLETED" {
+            assert_eq!(
+                data(artifact(&t, "evaluate_resource_condition"))["result"],
+                "condition_met"
+            );
+            break;
+        }
+    }
+    assert_eq!(state, "TASK_STATE_COMPLETED");
+    s.stop().await;
+}
