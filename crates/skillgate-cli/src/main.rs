@@ -29,6 +29,9 @@ enum Command {
     /// Check and compose Skill Interface Documents.
     #[command(subcommand)]
     Interface(cmd::interface::InterfaceCommand),
+    /// Lint Agent Cards.
+    #[command(subcommand)]
+    Card(cmd::card::CardCommand),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Canonicalize(a) => cmd::jcs::canonicalize(a),
         Command::Digest(a) => cmd::jcs::digest(a),
         Command::Interface(c) => cmd::interface::run(c),
+        Command::Card(c) => cmd::card::run(c),
     };
     match result {
         Ok(code) => ExitCode::from(code),

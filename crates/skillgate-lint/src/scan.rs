@@ -189,6 +189,8 @@ impl Scanner<'_> {
             let saved = pointer.len();
             pointer.push('/');
             pointer.push_str(&escape_token(&key));
+            // A member is located by its name, where editors and code-scanning UIs point.
+            self.out.positions.entry(pointer.clone()).or_insert(key_pos);
             if !seen.insert(key.clone()) {
                 let first = first_pos.get(&key).copied().unwrap_or(key_pos);
                 self.out.duplicates.push(Duplicate {

@@ -1,0 +1,125 @@
+//! `skillgate card lint`: the Agent Card linter (crate `skillgate-lint`) on a file, stdin or URL.
+
+use std::io::{Read, Write};
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use skillgate_lint::fetch::{fetch_card, looks_like_url, FetchLimits};
+use skillgate_lint::{lint_bytes, output, InputError, ProfileChoice, MAX_CARD_BYTES};
+
+use crate::exit;
+
+/// `skillgate card ...`.
+#[derive(Subcommand)]
+pub enum CardCommand {
+    /// Lint an Agent Card: A2A 1.0, legacy A2A 0.3, AgentVault v1.0 and the schema-interface
+    /// extension. Exit 0 without errors, 1 with errors, 2 when the input is unreadable or not
+    /// JSON.
+    Lint(LintArgs),
+}
+
+/// Output format of `card lint`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// Human-readable findings with line and column.
+    Text,
+    /// `{"profile", "errors", "warnings", "findings": [...]}`.
+    Json,
+    /// SARIF 2.1.0 for code-scanning UIs.
+    Sarif,
+}
+
+/// Arguments of `skillgate card lint`.
+#[derive(Args)]
+pub struct LintArgs {
+    /// Card file, http(s) URL, or `-` for stdin.
+    input: String,
+    /// Profile to lint with; `auto` detects it from the card's members.
+    #[arg(long, default_value = "auto",
+          value_parser = ["auto", "a2a-1.0", "a2a-0.3", "agentvault-1.0"])]
+    profile: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// With a URL: call describe_skill for every advertised skill and check the three-way
+    /// digest and the returned document.
+    #[arg(long)]
+    deep: bool,
+}
+
+/// Runs a `card` subcommand and returns its exit code.
+pub fn run(cmd: CardCommand) -> Result<u8> {
+    match cmd {
+        CardCommand::Lint(args) => lint(args),
+    }
+}
+
+fn read_local(input: &str) -> Result<Vec<u8>> {
+    let reader: Box<dyn Read> = if input == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(input).with_context(|| format!("cannot read {input}"))?)
+    };
+    let mut buf = Vec::new();
+    reader
+        .take(MAX_CARD_BYTES as u64 + 1)
+        .read_to_end(&mut buf)
+        .with_context(|| format!("cannot read {input}"))?;
+    Ok(buf)
+}
+
+/// The artifact URI for SARIF: the URL, `stdin`, or the path as a relative URI reference.
+fn artifact_uri(input: &str) -> String {
+    if input == "-" {
+        "stdin".to_string()
+    } else if looks_like_url(input) {
+        input.to_string()
+    } else {
+        let p = input.replace('\\', "/");
+        match p.strip_prefix('/') {
+            Some(abs) => format!("file:///{abs}"),
+            None => p,
+        }
+    }
+}
+
+fn lint(args: LintArgs) -> Result<u8> {
+    let choice: ProfileChoice = args.profile.parse().map_err(|e| anyhow!("{e}"))?;
+    let is_url = looks_like_url(&args.input);
+    if args.deep && !is_url {
+        bail!("--deep needs the card's URL (describe_skill is called on the agent)");
+    }
+    if args.deep {
+        bail!("--deep is not available in this build: the describe_skill client is not linked into the linter yet");
+    }
+    let bytes = if is_url {
+        fetch_card(&args.input, FetchLimits::default())
+            .with_context(|| format!("cannot fetch {}", args.input))?
+    } else {
+        read_local(&args.input)?
+    };
+    let source = if args.input == "-" { "stdin" } else { args.input.as_str() };
+    let report = match lint_bytes(&bytes, choice) {
+        Ok(r) => r,
+        Err(e @ InputError::NotJson { .. }) => bail!("{source}: {e}"),
+        Err(e @ InputError::TooLarge { .. }) => bail!("{source}: {e}"),
+    };
+    let text = match args.format {
+        Format::Text => output::to_text(&report, source),
+        Format::Json => pretty(&output::to_json(&report))?,
+        Format::Sarif => pretty(&output::to_sarif(&report, &artifact_uri(&args.input)))?,
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")?;
+    Ok(if report.errors() > 0 {
+        exit::INVALID
+    } else {
+        exit::OK
+    })
+}
+
+fn pretty(v: &serde_json::Value) -> Result<String> {
+    Ok(serde_json::to_string_pretty(v).context("cannot serialize the report")? + "\n")
+}
