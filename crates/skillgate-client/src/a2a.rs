@@ -1,0 +1,753 @@
+//! The A2A 1.0 side of the client: one selected interface (JSON-RPC or HTTP+JSON), blocking
+//! `SendMessage`, `SendStreamingMessage` over server-sent events with artifact assembly, and
+//! `GetTask` polling. Every body is parsed with the strict I-JSON parser.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use skillgate_a2a::{
+    methods, Artifact, JsonRpcId, JsonRpcRequest, JsonRpcResponse, Message, Part, RestErrorBody,
+    Role, SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
+    TaskState,
+};
+use skillgate_core::jcs;
+use skillgate_core::wire::SkillRequest;
+use url::Url;
+
+use crate::error::{ClientError, Step};
+use crate::http::{Body, Http};
+
+/// A protocol binding this client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binding {
+    /// JSON-RPC 2.0 over HTTP (`JSONRPC`).
+    JsonRpc,
+    /// HTTP+JSON / REST (`HTTP+JSON`).
+    HttpJson,
+}
+
+impl Binding {
+    /// The card's `protocolBinding` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Binding::JsonRpc => skillgate_a2a::BINDING_JSONRPC,
+            Binding::HttpJson => skillgate_a2a::BINDING_HTTP_JSON,
+        }
+    }
+}
+
+/// The interface selected from the card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectedInterface {
+    /// Endpoint URL (scheme policy already applied).
+    pub url: Url,
+    /// Binding.
+    pub binding: Binding,
+    /// Tenant to put in every request (empty = none).
+    pub tenant: String,
+}
+
+/// Whether to use the blocking or the streaming send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Blocking `SendMessage` (polls `GetTask` if the agent returns early).
+    #[default]
+    Sync,
+    /// `SendStreamingMessage` over server-sent events.
+    Stream,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn fresh_id(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let n = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}-{:x}-{:x}-{n}", nanos, std::process::id())
+}
+
+/// A connection to one selected interface.
+#[derive(Debug, Clone)]
+pub struct A2aConn {
+    http: Http,
+    interface: SelectedInterface,
+}
+
+fn not_a2a(step: Step, body: &Body, what: &str) -> ClientError {
+    let ct = if body.content_type.is_empty() {
+        "no content type".to_owned()
+    } else {
+        body.content_type.clone()
+    };
+    ClientError::protocol(
+        step,
+        format!(
+            "not an A2A agent: {what} (HTTP {}, {ct})",
+            body.status.as_u16()
+        ),
+    )
+}
+
+/// Parses a body strictly as I-JSON, naming the failure as a protocol error.
+pub fn parse_body(step: Step, body: &Body, what: &str) -> Result<Value, ClientError> {
+    jcs::parse_strict(&body.bytes).map_err(|e| {
+        not_a2a(
+            step,
+            body,
+            &format!(
+                "{what} is not valid I-JSON ({}: {} at {}:{})",
+                e.kind.as_str(),
+                e.message,
+                e.line,
+                e.column
+            ),
+        )
+    })
+}
+
+impl A2aConn {
+    /// A connection over `http` to `interface`.
+    pub fn new(http: Http, interface: SelectedInterface) -> Self {
+        Self { http, interface }
+    }
+
+    /// The selected interface.
+    pub fn interface(&self) -> &SelectedInterface {
+        &self.interface
+    }
+
+    fn rest_url(&self, path: &str) -> Result<Url, ClientError> {
+        let mut base = self.interface.url.as_str().trim_end_matches('/').to_owned();
+        if !self.interface.tenant.is_empty() {
+            base.push('/');
+            base.push_str(&self.interface.tenant);
+        }
+        let s = format!("{base}{path}");
+        Url::parse(&s)
+            .map_err(|e| ClientError::protocol(Step::Delegate, format!("bad REST URL {s:?}: {e}")))
+    }
+
+    fn request(
+        &self,
+        skill_request: &SkillRequest,
+        stream: bool,
+    ) -> Result<SendMessageRequest, ClientError> {
+        let data = serde_json::to_value(skill_request)
+            .map_err(|e| ClientError::usage(format!("cannot encode the skill request: {e}")))?;
+        let message = Message {
+            message_id: fresh_id("msg"),
+            role: Role::User,
+            parts: vec![Part::data(data)],
+            extensions: vec![skillgate_core::wire::EXTENSION_URI.to_owned()],
+            ..Message::default()
+        };
+        Ok(SendMessageRequest {
+            tenant: self.interface.tenant.clone(),
+            message,
+            configuration: if stream {
+                None
+            } else {
+                Some(SendMessageConfiguration {
+                    return_immediately: false,
+                    ..SendMessageConfiguration::default()
+                })
+            },
+            metadata: None,
+        })
+    }
+
+    /// Sends one schema-governed request and returns the task as the agent reported it, at a
+    /// terminal or interrupted state (polling `GetTask` if a blocking send returned early).
+    pub async fn send(
+        &self,
+        step: Step,
+        skill_request: &SkillRequest,
+        mode: Mode,
+    ) -> Result<Task, ClientError> {
+        let task = match mode {
+            Mode::Sync => self.send_blocking(step, skill_request).await?,
+            Mode::Stream => self.send_streaming(step, skill_request).await?,
+        };
+        if task.status.state.is_terminal() || task.status.state.is_interrupted() {
+            return Ok(task);
+        }
+        self.poll(step, task).await
+    }
+
+    async fn send_blocking(
+        &self,
+        step: Step,
+        skill_request: &SkillRequest,
+    ) -> Result<Task, ClientError> {
+        let req = self.request(skill_request, false)?;
+        let params = serde_json::to_value(&req)
+            .map_err(|e| ClientError::usage(format!("cannot encode SendMessageRequest: {e}")))?;
+        let result = match self.interface.binding {
+            Binding::JsonRpc => self.jsonrpc(step, methods::SEND_MESSAGE, params).await?,
+            Binding::HttpJson => {
+                let url = self.rest_url("/message:send")?;
+                self.rest_post(step, &url, params).await?
+            }
+        };
+        let response: SendMessageResponse = serde_json::from_value(result).map_err(|e| {
+            ClientError::protocol(
+                step,
+                format!("SendMessage result is not a SendMessageResponse: {e}"),
+            )
+        })?;
+        match response {
+            SendMessageResponse::Task(t) => check_task(step, t),
+            SendMessageResponse::Message(_) => Err(ClientError::protocol(
+                step,
+                "the agent answered with a Message, not a Task; schema-governed skills run as tasks",
+            )),
+        }
+    }
+
+    async fn jsonrpc(&self, step: Step, method: &str, params: Value) -> Result<Value, ClientError> {
+        let id = fresh_id("req");
+        let req = JsonRpcRequest::new(JsonRpcId::String(id.clone()), method, params);
+        let bytes = serde_json::to_vec(&req)
+            .map_err(|e| ClientError::usage(format!("cannot encode the JSON-RPC request: {e}")))?;
+        let body = self
+            .http
+            .post_json(
+                step,
+                &self.interface.url,
+                skillgate_a2a::MEDIA_TYPE_JSON,
+                bytes,
+            )
+            .await?;
+        if !body.status.is_success() {
+            return Err(ClientError::transport(
+                step,
+                format!("HTTP {} from {}", body.status.as_u16(), self.interface.url),
+            ));
+        }
+        let value = parse_body(step, &body, "the JSON-RPC response")?;
+        let response =
+            JsonRpcResponse::from_value(value).map_err(|e| not_a2a(step, &body, &e.to_string()))?;
+        if response.id != JsonRpcId::String(id) {
+            return Err(ClientError::protocol(
+                step,
+                "JSON-RPC response id does not match the request id",
+            ));
+        }
+        response.outcome.map_err(|e| {
+            let reason = e
+                .error_info()
+                .map(|i| format!(" [{}]", i.reason))
+                .unwrap_or_default();
+            ClientError::protocol(
+                step,
+                format!(
+                    "{method} failed: JSON-RPC error {}: {}{reason}",
+                    e.code, e.message
+                ),
+            )
+        })
+    }
+
+    async fn rest_post(&self, step: Step, url: &Url, params: Value) -> Result<Value, ClientError> {
+        let bytes = serde_json::to_vec(&params)
+            .map_err(|e| ClientError::usage(format!("cannot encode the request: {e}")))?;
+        let body = self
+            .http
+            .post_json(step, url, skillgate_a2a::MEDIA_TYPE_A2A_JSON, bytes)
+            .await?;
+        self.rest_result(step, &body)
+    }
+
+    fn rest_result(&self, step: Step, body: &Body) -> Result<Value, ClientError> {
+        let json_ct = matches!(
+            body.content_type.as_str(),
+            skillgate_a2a::MEDIA_TYPE_JSON | skillgate_a2a::MEDIA_TYPE_A2A_JSON
+        );
+        if !body.status.is_success() {
+            if json_ct {
+                if let Ok(v) = jcs::parse_strict(&body.bytes) {
+                    if let Ok(err) = serde_json::from_value::<RestErrorBody>(v) {
+                        return Err(ClientError::protocol(
+                            step,
+                            format!(
+                                "HTTP {} {}: {}",
+                                err.error.code, err.error.status, err.error.message
+                            ),
+                        ));
+                    }
+                }
+            }
+            return Err(ClientError::transport(
+                step,
+                format!("HTTP {} from {}", body.status.as_u16(), self.interface.url),
+            ));
+        }
+        parse_body(step, body, "the HTTP+JSON response")
+    }
+
+    async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
+        let result = match self.interface.binding {
+            Binding::JsonRpc => {
+                let mut params = serde_json::json!({ "id": id });
+                if !self.interface.tenant.is_empty() {
+                    params["tenant"] = Value::from(self.interface.tenant.clone());
+                }
+                self.jsonrpc(step, methods::GET_TASK, params).await?
+            }
+            Binding::HttpJson => {
+                let mut url = self.rest_url("/tasks/")?;
+                url.path_segments_mut()
+                    .map_err(|_| ClientError::protocol(step, "interface URL cannot be a base"))?
+                    .pop_if_empty()
+                    .push(id);
+                let body = self.http.get_json(step, &url).await?;
+                self.rest_result(step, &body)?
+            }
+        };
+        let task: Task = serde_json::from_value(result).map_err(|e| {
+            ClientError::protocol(step, format!("GetTask result is not a Task: {e}"))
+        })?;
+        if task.id != id {
+            return Err(ClientError::protocol(step, "GetTask returned another task"));
+        }
+        check_task(step, task)
+    }
+
+    async fn poll(&self, step: Step, mut task: Task) -> Result<Task, ClientError> {
+        let deadline = Instant::now() + self.http.config().timeout;
+        let mut wait = Duration::from_millis(50);
+        while !(task.status.state.is_terminal() || task.status.state.is_interrupted()) {
+            if Instant::now() + wait > deadline {
+                return Err(ClientError::Transport {
+                    step,
+                    message: format!(
+                        "task {} still {} after {:?}",
+                        task.id,
+                        task.status.state,
+                        self.http.config().timeout
+                    ),
+                });
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(1));
+            task = self.get_task(step, &task.id.clone()).await?;
+        }
+        Ok(task)
+    }
+
+    async fn send_streaming(
+        &self,
+        step: Step,
+        skill_request: &SkillRequest,
+    ) -> Result<Task, ClientError> {
+        let req = self.request(skill_request, true)?;
+        let params = serde_json::to_value(&req)
+            .map_err(|e| ClientError::usage(format!("cannot encode SendMessageRequest: {e}")))?;
+        let id = fresh_id("req");
+        let (url, content_type, bytes) = match self.interface.binding {
+            Binding::JsonRpc => {
+                let rpc = JsonRpcRequest::new(
+                    JsonRpcId::String(id.clone()),
+                    methods::SEND_STREAMING_MESSAGE,
+                    params,
+                );
+                let bytes = serde_json::to_vec(&rpc)
+                    .map_err(|e| ClientError::usage(format!("cannot encode the request: {e}")))?;
+                (
+                    self.interface.url.clone(),
+                    skillgate_a2a::MEDIA_TYPE_JSON,
+                    bytes,
+                )
+            }
+            Binding::HttpJson => {
+                let bytes = serde_json::to_vec(&params)
+                    .map_err(|e| ClientError::usage(format!("cannot encode the request: {e}")))?;
+                (
+                    self.rest_url("/message:stream")?,
+                    skillgate_a2a::MEDIA_TYPE_A2A_JSON,
+                    bytes,
+                )
+            }
+        };
+        let mut open = self
+            .http
+            .post_open(
+                step,
+                &url,
+                content_type,
+                skillgate_a2a::MEDIA_TYPE_EVENT_STREAM,
+                bytes,
+            )
+            .await?;
+        if open.content_type != skillgate_a2a::MEDIA_TYPE_EVENT_STREAM {
+            // An error detected before streaming starts comes back as a plain JSON body.
+            let body = open.rest().await?;
+            let value = match self.interface.binding {
+                Binding::JsonRpc => {
+                    if !body.status.is_success() {
+                        return Err(ClientError::transport(
+                            step,
+                            format!("HTTP {} from {url}", body.status.as_u16()),
+                        ));
+                    }
+                    let v = parse_body(step, &body, "the streaming response")?;
+                    let r = JsonRpcResponse::from_value(v)
+                        .map_err(|e| not_a2a(step, &body, &e.to_string()))?;
+                    match r.outcome {
+                        Err(e) => {
+                            return Err(ClientError::protocol(
+                                step,
+                                format!(
+                                    "SendStreamingMessage failed: JSON-RPC error {}: {}",
+                                    e.code, e.message
+                                ),
+                            ))
+                        }
+                        Ok(v) => v,
+                    }
+                }
+                Binding::HttpJson => self.rest_result(step, &body)?,
+            };
+            return Err(ClientError::protocol(
+                step,
+                format!(
+                    "expected an event stream, got {} ({})",
+                    if body.content_type.is_empty() {
+                        "no content type"
+                    } else {
+                        &body.content_type
+                    },
+                    if value.is_object() {
+                        "a JSON object"
+                    } else {
+                        "JSON"
+                    }
+                ),
+            ));
+        }
+        if !open.status.is_success() {
+            return Err(ClientError::transport(
+                step,
+                format!("HTTP {} from {url}", open.status.as_u16()),
+            ));
+        }
+        let mut parser = SseParser::default();
+        let mut assembler = TaskAssembler::default();
+        while let Some(chunk) = open.chunk().await? {
+            for event in parser.push(&chunk) {
+                let stream_response = self.decode_event(step, &id, &event)?;
+                assembler.apply(step, stream_response)?;
+            }
+        }
+        for event in parser.finish() {
+            let stream_response = self.decode_event(step, &id, &event)?;
+            assembler.apply(step, stream_response)?;
+        }
+        assembler.finish(step)
+    }
+
+    fn decode_event(
+        &self,
+        step: Step,
+        id: &str,
+        event: &SseEvent,
+    ) -> Result<StreamResponse, ClientError> {
+        let value = jcs::parse_strict(event.data.as_bytes()).map_err(|e| {
+            ClientError::protocol(
+                step,
+                format!("stream event is not valid I-JSON: {}", e.message),
+            )
+        })?;
+        let result = match self.interface.binding {
+            Binding::JsonRpc => {
+                let r = JsonRpcResponse::from_value(value)
+                    .map_err(|e| ClientError::protocol(step, format!("stream event: {e}")))?;
+                if r.id != JsonRpcId::String(id.to_owned()) {
+                    return Err(ClientError::protocol(
+                        step,
+                        "stream event id does not match the request id",
+                    ));
+                }
+                r.outcome.map_err(|e| {
+                    ClientError::protocol(
+                        step,
+                        format!("stream error: JSON-RPC error {}: {}", e.code, e.message),
+                    )
+                })?
+            }
+            Binding::HttpJson => {
+                if event.event == "error" || value.get("error").is_some() {
+                    return Err(ClientError::protocol(
+                        step,
+                        format!("stream error event: {}", event.data),
+                    ));
+                }
+                value
+            }
+        };
+        if event.event == "error" {
+            return Err(ClientError::protocol(step, "stream error event"));
+        }
+        serde_json::from_value(result).map_err(|e| {
+            ClientError::protocol(step, format!("stream event is not a StreamResponse: {e}"))
+        })
+    }
+}
+
+fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
+    if task.id.is_empty() {
+        return Err(ClientError::protocol(
+            step,
+            "the agent returned a Task without an id",
+        ));
+    }
+    if task.status.state == TaskState::Unspecified {
+        return Err(ClientError::Protocol {
+            step,
+            message: "the task has no state".into(),
+            task_id: Some(task.id.clone()),
+            state: None,
+        });
+    }
+    Ok(task)
+}
+
+/// One server-sent event: its `event` type (empty = message) and its joined `data` lines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The `event:` field.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+}
+
+/// Incremental `text/event-stream` parser (bounded by the caller's stream limit).
+#[derive(Debug, Default)]
+pub struct SseParser {
+    buffer: Vec<u8>,
+    current: SseEvent,
+    has_data: bool,
+}
+
+impl SseParser {
+    /// Feeds bytes; returns the events completed by them.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+        self.buffer.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        while let Some(pos) = self.buffer.iter().position(|&b| b == b'\n') {
+            let mut line: Vec<u8> = self.buffer.drain(..=pos).collect();
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            self.line(&String::from_utf8_lossy(&line), &mut out);
+        }
+        out
+    }
+
+    /// Ends the stream; a final event without its blank line is still delivered.
+    pub fn finish(&mut self) -> Vec<SseEvent> {
+        let mut out = Vec::new();
+        if !self.buffer.is_empty() {
+            let rest = std::mem::take(&mut self.buffer);
+            self.line(&String::from_utf8_lossy(&rest), &mut out);
+        }
+        self.line("", &mut out);
+        out
+    }
+
+    fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
+        if line.is_empty() {
+            if self.has_data {
+                out.push(std::mem::take(&mut self.current));
+            }
+            self.current = SseEvent::default();
+            self.has_data = false;
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.current.data.push('\n');
+                }
+                self.current.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => self.current.event = value.to_owned(),
+            _ => {}
+        }
+    }
+}
+
+/// Builds the final Task from stream events; tolerates streams that do not start with a Task.
+#[derive(Debug, Default)]
+pub struct TaskAssembler {
+    task: Option<Task>,
+}
+
+impl TaskAssembler {
+    fn task_mut(
+        &mut self,
+        step: Step,
+        task_id: &str,
+        context_id: &str,
+    ) -> Result<&mut Task, ClientError> {
+        let task = self.task.get_or_insert_with(|| Task {
+            id: task_id.to_owned(),
+            context_id: context_id.to_owned(),
+            ..Task::default()
+        });
+        if task.id != task_id {
+            return Err(ClientError::protocol(
+                step,
+                format!("stream mixes tasks {:?} and {task_id:?}", task.id),
+            ));
+        }
+        Ok(task)
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, step: Step, event: StreamResponse) -> Result<(), ClientError> {
+        match event {
+            StreamResponse::Task(t) => {
+                if let Some(prev) = &self.task {
+                    if prev.id != t.id {
+                        return Err(ClientError::protocol(step, "stream mixes tasks"));
+                    }
+                }
+                let mut t = t;
+                if t.artifacts.is_empty() {
+                    if let Some(prev) = self.task.take() {
+                        t.artifacts = prev.artifacts;
+                    }
+                }
+                self.task = Some(t);
+            }
+            StreamResponse::Message(_) => {
+                return Err(ClientError::protocol(
+                    step,
+                    "the agent streamed a Message, not a Task; schema-governed skills run as tasks",
+                ))
+            }
+            StreamResponse::StatusUpdate(u) => {
+                let task = self.task_mut(step, &u.task_id, &u.context_id)?;
+                task.status = u.status;
+            }
+            StreamResponse::ArtifactUpdate(u) => {
+                let task = self.task_mut(step, &u.task_id, &u.context_id)?;
+                merge_artifact(&mut task.artifacts, u.artifact, u.append);
+            }
+        }
+        Ok(())
+    }
+
+    /// The assembled task; the stream must have reached a terminal or interrupted state.
+    pub fn finish(self, step: Step) -> Result<Task, ClientError> {
+        let Some(task) = self.task else {
+            return Err(ClientError::protocol(
+                step,
+                "the stream ended without any task event",
+            ));
+        };
+        let task = check_task(step, task)?;
+        if !(task.status.state.is_terminal() || task.status.state.is_interrupted()) {
+            return Err(ClientError::Protocol {
+                step,
+                message: format!("the stream ended while the task was {}", task.status.state),
+                task_id: Some(task.id.clone()),
+                state: Some(task.status.state),
+            });
+        }
+        Ok(task)
+    }
+}
+
+fn merge_artifact(artifacts: &mut Vec<Artifact>, artifact: Artifact, append: bool) {
+    match artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == artifact.artifact_id)
+    {
+        Some(existing) if append => existing.parts.extend(artifact.parts),
+        Some(existing) => *existing = artifact,
+        None => artifacts.push(artifact),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_parser_handles_split_chunks_crlf_and_comments() {
+        let mut p = SseParser::default();
+        let mut events = p.push(b": hi\r\ndata: {\"a\"");
+        assert!(events.is_empty());
+        events.extend(p.push(b":1}\r\n\r\nevent: error\ndata: x\ndata: y\n\n"));
+        events.extend(p.push(b"data: tail"));
+        events.extend(p.finish());
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[0].data, "{\"a\":1}");
+        assert_eq!(events[1].event, "error");
+        assert_eq!(events[1].data, "x\ny");
+        assert_eq!(events[2].data, "tail");
+    }
+
+    #[test]
+    fn assembler_tolerates_a_stream_without_initial_task_and_appends_parts() {
+        let mut a = TaskAssembler::default();
+        let ev = |v: serde_json::Value| serde_json::from_value::<StreamResponse>(v).unwrap();
+        a.apply(
+            Step::Delegate,
+            ev(
+                serde_json::json!({"artifactUpdate": {"taskId": "t", "contextId": "c",
+            "artifact": {"artifactId": "a1", "name": "s", "parts": [{"data": 1}]}}}),
+            ),
+        )
+        .unwrap();
+        a.apply(Step::Delegate, ev(serde_json::json!({"artifactUpdate": {"taskId": "t", "contextId": "c", "append": true,
+            "artifact": {"artifactId": "a1", "parts": [{"data": 2}]}}}))).unwrap();
+        a.apply(
+            Step::Delegate,
+            ev(
+                serde_json::json!({"statusUpdate": {"taskId": "t", "contextId": "c",
+            "status": {"state": "TASK_STATE_COMPLETED"}}}),
+            ),
+        )
+        .unwrap();
+        let t = a.finish(Step::Delegate).unwrap();
+        assert_eq!(t.id, "t");
+        assert_eq!(t.artifacts[0].parts.len(), 2);
+        let mut b = TaskAssembler::default();
+        b.apply(
+            Step::Delegate,
+            ev(
+                serde_json::json!({"statusUpdate": {"taskId": "t", "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING"}}}),
+            ),
+        )
+        .unwrap();
+        assert!(b
+            .apply(
+                Step::Delegate,
+                ev(
+                    serde_json::json!({"statusUpdate": {"taskId": "u", "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING"}}})
+                )
+            )
+            .is_err());
+        assert!(matches!(
+            b.finish(Step::Delegate),
+            Err(ClientError::Protocol { .. })
+        ));
+    }
+}

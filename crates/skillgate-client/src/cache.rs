@@ -1,0 +1,149 @@
+//! The interface cache: a validated document is reused only while the target identity, skill
+//! id, skill version and interface digest all equal what the current card advertises.
+//! In memory always; optionally on disk, where every file is validated again on load (digest
+//! recomputed, full document validation) and anything unreadable or corrupt is ignored.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use skillgate_core::document::{Expectations, ValidatedDocument};
+use skillgate_core::{jcs, Digest};
+
+use crate::steps::{Selection, Target};
+
+/// Largest cache file read back (a document is far smaller; anything bigger is not ours).
+pub const MAX_CACHE_FILE: u64 = 4 * 1024 * 1024;
+
+/// Everything a cache entry is bound to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CacheKey {
+    /// URL the card was fetched from.
+    pub card_url: String,
+    /// URL of the selected interface.
+    pub interface_url: String,
+    /// Tenant of the selected interface (empty = none).
+    pub tenant: String,
+    /// Skill id.
+    pub skill_id: String,
+    /// Advertised skill version.
+    pub skill_version: String,
+    /// Advertised interface digest.
+    pub interface_digest: String,
+}
+
+impl CacheKey {
+    /// The key for a target and the selection made from its current card.
+    pub fn new(target: &Target, selection: &Selection) -> Self {
+        let (card_url, interface_url, tenant) = target.identity();
+        Self {
+            card_url,
+            interface_url,
+            tenant,
+            skill_id: selection.skill_id.clone(),
+            skill_version: selection.skill_version.clone(),
+            interface_digest: selection.interface_digest.to_string(),
+        }
+    }
+
+    fn file_name(&self) -> String {
+        let v = serde_json::to_value(self).unwrap_or(Value::Null);
+        let d = Digest::of_bytes(&jcs::to_canonical_vec(&v)).to_string();
+        format!("{}.json", d.trim_start_matches("sha256:"))
+    }
+
+    fn expectations(&self) -> Option<Expectations> {
+        Some(Expectations {
+            skill_id: Some(self.skill_id.clone()),
+            skill_version: Some(self.skill_version.clone()),
+            interface_digest: Some(Digest::parse(&self.interface_digest).ok()?),
+        })
+    }
+}
+
+/// Where a cached document came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheHit {
+    /// This process validated it earlier.
+    Memory,
+    /// Read from the cache directory and validated again just now.
+    Disk,
+}
+
+/// The interface cache.
+#[derive(Debug, Default)]
+pub struct Cache {
+    memory: Mutex<HashMap<CacheKey, ValidatedDocument>>,
+    dir: Option<PathBuf>,
+}
+
+impl Cache {
+    /// A cache, on disk under `dir` when given.
+    pub fn new(dir: Option<PathBuf>) -> Self {
+        Self {
+            memory: Mutex::new(HashMap::new()),
+            dir,
+        }
+    }
+
+    /// The cache directory, if any.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The document bound to exactly this key, if one is cached and (from disk) validates.
+    pub fn get(&self, key: &CacheKey) -> Option<(ValidatedDocument, CacheHit)> {
+        if let Ok(m) = self.memory.lock() {
+            if let Some(doc) = m.get(key) {
+                return Some((doc.clone(), CacheHit::Memory));
+            }
+        }
+        let doc = self.load(key)?;
+        if let Ok(mut m) = self.memory.lock() {
+            m.insert(key.clone(), doc.clone());
+        }
+        Some((doc, CacheHit::Disk))
+    }
+
+    fn load(&self, key: &CacheKey) -> Option<ValidatedDocument> {
+        let path = self.dir.as_ref()?.join(key.file_name());
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path)
+            .ok()?
+            .take(MAX_CACHE_FILE + 1)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        if bytes.len() as u64 > MAX_CACHE_FILE {
+            return None;
+        }
+        let value = jcs::parse_strict(&bytes).ok()?;
+        let stored: CacheKey = serde_json::from_value(value.get("key")?.clone()).ok()?;
+        if &stored != key {
+            return None;
+        }
+        // Never trusted as stored: the digest is recomputed and the document fully validated.
+        ValidatedDocument::from_value(value.get("skill_interface")?, &key.expectations()?).ok()
+    }
+
+    /// Remembers a validated document under its key (and on disk, best effort: a cache that
+    /// cannot be written only costs a describe_skill next time). Returns the disk error, if any.
+    pub fn put(&self, key: &CacheKey, doc: &ValidatedDocument) -> Result<(), String> {
+        if let Ok(mut m) = self.memory.lock() {
+            m.insert(key.clone(), doc.clone());
+        }
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let entry = json!({ "key": key, "skill_interface": doc.value() });
+        let bytes = serde_json::to_vec_pretty(&entry).map_err(|e| e.to_string())?;
+        let path = dir.join(key.file_name());
+        let tmp = dir.join(format!(".{}.{}.tmp", key.file_name(), std::process::id()));
+        std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}

@@ -1,0 +1,364 @@
+//! Chains: a plan of skill calls where a step's input may be an earlier step's output.
+//!
+//! Before anything is delegated every step's interface is resolved (steps 1-6), every `from`
+//! link is checked for direct composition (upstream `output_schema` vs downstream
+//! `input_schema`, all four identity fields plus embedded digests) and every literal input is
+//! validated. Each step then runs as its own A2A task; the upstream -> downstream task
+//! correlation is recorded with both agents' endpoints.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use skillgate_core::compose::{direct_composition, CompositionError};
+
+use crate::a2a::Mode;
+use crate::client::{Client, Resolved};
+use crate::error::{ClientError, Step};
+use crate::steps::{self, SkillResult};
+
+/// A chain plan: `{"steps": [...]}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// The steps, run in order.
+    pub steps: Vec<PlanStep>,
+}
+
+/// One step: `{name, agent, skill, arguments}` or `{name, agent, skill, from}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanStep {
+    /// Unique step name.
+    pub name: String,
+    /// Base URL or card URL of the agent.
+    pub agent: String,
+    /// Skill id.
+    pub skill: String,
+    /// Literal arguments.
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// Name of an earlier step whose output becomes this step's arguments.
+    #[serde(default)]
+    pub from: Option<String>,
+}
+
+impl Plan {
+    /// Parses and checks a plan: unique non-empty names, exactly one of `arguments`/`from`
+    /// per step, every `from` naming an earlier step.
+    pub fn from_value(v: Value) -> Result<Self, String> {
+        let plan: Plan = serde_json::from_value(v).map_err(|e| format!("invalid plan: {e}"))?;
+        if plan.steps.is_empty() {
+            return Err("invalid plan: no steps".into());
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for s in &plan.steps {
+            if s.name.is_empty() {
+                return Err("invalid plan: a step has an empty name".into());
+            }
+            if seen.contains(&s.name.as_str()) {
+                return Err(format!(
+                    "invalid plan: step name {:?} is used twice",
+                    s.name
+                ));
+            }
+            match (&s.arguments, &s.from) {
+                (Some(_), None) => {}
+                (None, Some(f)) if seen.contains(&f.as_str()) => {}
+                (None, Some(f)) => {
+                    return Err(format!(
+                        "invalid plan: step {:?} takes its input from {f:?}, which is not an earlier step",
+                        s.name
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "invalid plan: step {:?} needs exactly one of \"arguments\" and \"from\"",
+                        s.name
+                    ))
+                }
+            }
+            seen.push(&s.name);
+        }
+        Ok(plan)
+    }
+}
+
+/// One executed step.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainStepResult {
+    /// Step name.
+    pub name: String,
+    /// Agent as given in the plan.
+    pub agent: String,
+    /// Skill id.
+    pub skill: String,
+    /// The validated result.
+    pub result: SkillResult,
+}
+
+/// One end of a correlation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskRef {
+    /// Step name.
+    pub step: String,
+    /// Agent card URL.
+    pub agent: String,
+    /// Endpoint the task ran on (task ids are scoped to it).
+    pub interface_url: String,
+    /// Task id.
+    pub task_id: String,
+}
+
+/// `upstream task -> downstream task`, qualified by agent endpoints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Correlation {
+    /// Upstream end.
+    pub upstream: TaskRef,
+    /// Downstream end.
+    pub downstream: TaskRef,
+}
+
+/// The outcome of a whole plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainReport {
+    /// Executed steps, in order.
+    pub steps: Vec<ChainStepResult>,
+    /// One entry per `from` link that ran.
+    pub correlations: Vec<Correlation>,
+}
+
+/// Why a plan stopped.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ChainFailure {
+    /// A `from` link does not compose directly; nothing was delegated.
+    #[error("step {downstream:?} cannot take step {upstream:?}'s output: {error}")]
+    NotComposable {
+        /// Upstream step name.
+        upstream: String,
+        /// Downstream step name.
+        downstream: String,
+        /// The differing field.
+        error: CompositionError,
+    },
+    /// A step failed (its resolution, input validation or call).
+    #[error("step {name:?}: {error}")]
+    Step {
+        /// The step.
+        name: String,
+        /// Its error.
+        error: ClientError,
+        /// Whether any domain task had been delegated before the failure.
+        delegated: bool,
+    },
+}
+
+impl ChainFailure {
+    /// Exit status: 1 for a draft error or a non-composable link, 2 for the rest.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ChainFailure::NotComposable { .. } => 1,
+            ChainFailure::Step { error, .. } => error.exit_code(),
+        }
+    }
+
+    /// The failure object of the JSON output.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ChainFailure::NotComposable {
+                upstream,
+                downstream,
+                error,
+            } => json!({
+                "ok": false,
+                "where": "local",
+                "code": "not_composable",
+                "message": self.to_string(),
+                "details": [],
+                "field": error.field.as_str(),
+                "upstream_step": upstream,
+                "downstream_step": downstream,
+            }),
+            ChainFailure::Step { name, error, .. } => {
+                let mut v = error.to_json();
+                v["failed_step"] = Value::from(name.clone());
+                v
+            }
+        }
+    }
+}
+
+/// What a chain reports as it goes.
+#[derive(Debug)]
+pub enum ChainEvent<'a> {
+    /// A step of the eleven passed for a plan step.
+    Step {
+        /// Plan step name.
+        name: &'a str,
+        /// Which of the eleven.
+        step: Step,
+        /// Summary.
+        summary: &'a str,
+    },
+    /// A `from` link composes directly.
+    Composes {
+        /// Upstream step.
+        upstream: &'a str,
+        /// Downstream step.
+        downstream: &'a str,
+        /// The shared schema identity (`uri version digest`).
+        schema: String,
+    },
+    /// Resolution and pre-flight checks are complete; delegation starts.
+    Ready,
+    /// An upstream task fed a downstream task.
+    Correlated(&'a Correlation),
+}
+
+/// Runs a plan; stops at the first failure (a composition failure stops before any delegation).
+pub async fn run_chain(
+    client: &Client,
+    plan: &Plan,
+    mode: Mode,
+    obs: &mut dyn FnMut(ChainEvent<'_>),
+) -> Result<ChainReport, (ChainFailure, ChainReport)> {
+    let mut report = ChainReport {
+        steps: Vec::new(),
+        correlations: Vec::new(),
+    };
+    let mut resolved: Vec<Resolved> = Vec::with_capacity(plan.steps.len());
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, s) in plan.steps.iter().enumerate() {
+        let mut step_obs = |step: Step, summary: &str| {
+            obs(ChainEvent::Step {
+                name: &s.name,
+                step,
+                summary,
+            })
+        };
+        let r = client
+            .resolve(&s.agent, &s.skill, &mut step_obs)
+            .await
+            .map_err(|error| {
+                (
+                    ChainFailure::Step {
+                        name: s.name.clone(),
+                        error,
+                        delegated: false,
+                    },
+                    report.clone(),
+                )
+            })?;
+        if let Some(a) = &s.arguments {
+            steps::step7_validate_input(&r.document, a).map_err(|error| {
+                (
+                    ChainFailure::Step {
+                        name: s.name.clone(),
+                        error,
+                        delegated: false,
+                    },
+                    report.clone(),
+                )
+            })?;
+        }
+        resolved.push(r);
+        index.insert(&s.name, i);
+    }
+    for (i, s) in plan.steps.iter().enumerate() {
+        let Some(from) = &s.from else { continue };
+        let u = index[from.as_str()];
+        let up = &resolved[u].document.document().output_schema;
+        let down = &resolved[i].document.document().input_schema;
+        direct_composition(up, down).map_err(|error| {
+            (
+                ChainFailure::NotComposable {
+                    upstream: from.clone(),
+                    downstream: s.name.clone(),
+                    error,
+                },
+                report.clone(),
+            )
+        })?;
+        obs(ChainEvent::Composes {
+            upstream: from,
+            downstream: &s.name,
+            schema: format!("{} {} {}", up.schema_uri, up.version, up.digest),
+        });
+    }
+    obs(ChainEvent::Ready);
+    for (i, s) in plan.steps.iter().enumerate() {
+        let arguments = match (&s.arguments, &s.from) {
+            (Some(a), _) => a.clone(),
+            (None, Some(f)) => report.steps[index[f.as_str()]].result.output.clone(),
+            (None, None) => Value::Null,
+        };
+        let mut step_obs = |step: Step, summary: &str| {
+            obs(ChainEvent::Step {
+                name: &s.name,
+                step,
+                summary,
+            })
+        };
+        let result = client
+            .invoke(&resolved[i], &arguments, mode, &mut step_obs)
+            .await
+            .map_err(|error| {
+                (
+                    ChainFailure::Step {
+                        name: s.name.clone(),
+                        error,
+                        delegated: true,
+                    },
+                    report.clone(),
+                )
+            })?;
+        report.steps.push(ChainStepResult {
+            name: s.name.clone(),
+            agent: s.agent.clone(),
+            skill: s.skill.clone(),
+            result,
+        });
+        if let Some(f) = &s.from {
+            let u = &report.steps[index[f.as_str()]];
+            let d = &report.steps[i];
+            let c = Correlation {
+                upstream: TaskRef {
+                    step: u.name.clone(),
+                    agent: u.result.card_url.clone(),
+                    interface_url: u.result.interface_url.clone(),
+                    task_id: u.result.task_id.clone(),
+                },
+                downstream: TaskRef {
+                    step: d.name.clone(),
+                    agent: d.result.card_url.clone(),
+                    interface_url: d.result.interface_url.clone(),
+                    task_id: d.result.task_id.clone(),
+                },
+            };
+            obs(ChainEvent::Correlated(&c));
+            report.correlations.push(c);
+        }
+    }
+    Ok(report)
+}
+
+impl ChainReport {
+    /// The success object of the JSON output.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "ok": true,
+            "steps": self.steps.iter().map(step_json).collect::<Vec<_>>(),
+            "correlations": self.correlations,
+        })
+    }
+}
+
+/// One executed step as JSON: the call's result object plus the plan's names.
+pub fn step_json(s: &ChainStepResult) -> Value {
+    let mut v = s.result.to_json();
+    v["name"] = Value::from(s.name.clone());
+    v["agent"] = Value::from(s.result.card_url.clone());
+    v["interface_url"] = Value::from(s.result.interface_url.clone());
+    v["skill"] = Value::from(s.skill.clone());
+    v
+}

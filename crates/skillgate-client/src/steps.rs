@@ -1,0 +1,666 @@
+//! The draft's eleven client steps, one public function each, so every check can be tested
+//! (and fail) on its own. [`crate::Client`] runs them in order and reports each as it passes.
+
+use serde::Serialize;
+use serde_json::Value;
+use skillgate_a2a::{AgentCard, Artifact, Task, TaskState};
+use skillgate_core::document::{Expectations, Finding, ValidatedDocument};
+use skillgate_core::wire::{
+    self, DescribeSkillArguments, DescribeSkillResponse, ErrorObject, ExtensionParams,
+    SchemaReference, SkillRequest,
+};
+use skillgate_core::{digest, jcs, Digest, ErrorCode};
+use url::Url;
+
+use crate::a2a::{parse_body, A2aConn, Binding, Mode, SelectedInterface};
+use crate::error::{ClientError, Step};
+use crate::http::Http;
+
+/// A fetched Agent Card with the interface this client will use.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The URL the card was fetched from (part of the target identity).
+    pub card_url: Url,
+    /// The parsed card.
+    pub card: AgentCard,
+    /// The first interface whose binding this client speaks.
+    pub interface: SelectedInterface,
+}
+
+impl Target {
+    /// The target identity the cache is keyed by: card URL, interface URL and tenant.
+    pub fn identity(&self) -> (String, String, String) {
+        (
+            self.card_url.to_string(),
+            self.interface.url.to_string(),
+            self.interface.tenant.clone(),
+        )
+    }
+}
+
+/// The skill, version and digest selected from the card's advertisement (step 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// The domain skill id.
+    pub skill_id: String,
+    /// The advertised skill version.
+    pub skill_version: String,
+    /// The advertised interface digest.
+    pub interface_digest: Digest,
+}
+
+/// What describe_skill returned (step 3).
+#[derive(Debug, Clone)]
+pub struct Described {
+    /// The describe_skill task id.
+    pub task_id: String,
+    /// The response object, document kept as raw JSON so it is hashed exactly as received.
+    pub response: DescribeSkillResponse,
+}
+
+/// One supporting record of a result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    /// The record's task-scoped artifact id.
+    pub artifact_id: String,
+    /// Its declared kind (the artifact name).
+    pub kind: String,
+    /// The record data.
+    pub data: Value,
+}
+
+/// A completed task's primary output and records, not yet validated (step 9).
+#[derive(Debug, Clone)]
+pub struct RawResult {
+    /// The remote task id.
+    pub task_id: String,
+    /// The remote context id.
+    pub context_id: String,
+    /// Always `TASK_STATE_COMPLETED`.
+    pub state: TaskState,
+    /// The artifact id of the primary result.
+    pub output_artifact_id: String,
+    /// Data of the primary result Artifact.
+    pub output: Value,
+    /// The supporting records, in artifact order.
+    pub records: Vec<Record>,
+}
+
+/// The typed, validated result of one skill call (step 11).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillResult {
+    /// The remote task id.
+    pub task_id: String,
+    /// The remote context id.
+    pub context_id: String,
+    /// The terminal state (`TASK_STATE_COMPLETED`).
+    #[serde(serialize_with = "ser_state")]
+    pub state: TaskState,
+    /// The skill id.
+    pub skill_id: String,
+    /// The skill version.
+    pub skill_version: String,
+    /// The interface digest the request carried.
+    pub interface_digest: Digest,
+    /// The URL the card came from.
+    pub card_url: String,
+    /// The endpoint the task ran on.
+    pub interface_url: String,
+    /// The validated output.
+    pub output: Value,
+    /// The validated supporting records.
+    pub records: Vec<Record>,
+}
+
+fn ser_state<S: serde::Serializer>(s: &TaskState, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s.as_str())
+}
+
+impl SkillResult {
+    /// The success object of the CLI's JSON output.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "ok": true,
+            "task_id": self.task_id,
+            "state": self.state.as_str(),
+            "interface_digest": self.interface_digest.to_string(),
+            "output": self.output,
+            "records": self.records,
+        })
+    }
+}
+
+/// Resolves a base URL or card URL to the card URL: a URL whose path ends in `.json` is taken
+/// as the card itself, anything else gets `/.well-known/agent-card.json` under its origin path.
+pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {
+    let parsed = http.parse_url(url).map_err(ClientError::usage)?;
+    if parsed.path().ends_with(".json") {
+        return Ok(parsed);
+    }
+    let base = parsed.as_str().trim_end_matches('/');
+    let joined = format!("{base}{}", skillgate_a2a::AGENT_CARD_PATH);
+    Url::parse(&joined).map_err(|e| ClientError::usage(format!("cannot form the card URL: {e}")))
+}
+
+/// Step 1: retrieves the Agent Card (bounded, strictly parsed) and selects the first
+/// interface whose binding is JSON-RPC or HTTP+JSON, in the card's order of preference.
+pub async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientError> {
+    let card_url = card_url(http, url)?;
+    let body = http.get_card(&card_url).await?;
+    if !body.status.is_success() {
+        return Err(ClientError::transport(
+            Step::FetchCard,
+            format!("HTTP {} fetching {card_url}", body.status.as_u16()),
+        ));
+    }
+    let value = parse_body(Step::FetchCard, &body, "the Agent Card")?;
+    let card: AgentCard = serde_json::from_value(value).map_err(|e| {
+        ClientError::protocol(Step::FetchCard, format!("not an A2A 1.0 Agent Card: {e}"))
+    })?;
+    let interface = select_interface(http, &card)?;
+    Ok(Target {
+        card_url,
+        card,
+        interface,
+    })
+}
+
+/// The interface-selection half of step 1 (also applies the scheme policy to its URL).
+pub fn select_interface(http: &Http, card: &AgentCard) -> Result<SelectedInterface, ClientError> {
+    let mut seen = Vec::new();
+    for i in &card.supported_interfaces {
+        let binding = match i.protocol_binding.as_str() {
+            skillgate_a2a::BINDING_JSONRPC => Binding::JsonRpc,
+            skillgate_a2a::BINDING_HTTP_JSON => Binding::HttpJson,
+            other => {
+                seen.push(other.to_owned());
+                continue;
+            }
+        };
+        if i.protocol_version.split('.').next() != Some("1") {
+            seen.push(format!("{} {}", i.protocol_binding, i.protocol_version));
+            continue;
+        }
+        let url = Url::parse(&i.url).map_err(|e| {
+            ClientError::protocol(
+                Step::FetchCard,
+                format!("interface URL {:?} is not absolute: {e}", i.url),
+            )
+        })?;
+        crate::http::check_scheme(&url, http.config().allow_http).map_err(|e| {
+            ClientError::transport(Step::FetchCard, format!("interface {url}: {e}"))
+        })?;
+        return Ok(SelectedInterface {
+            url,
+            binding,
+            tenant: i.tenant.clone(),
+        });
+    }
+    Err(ClientError::protocol(
+        Step::FetchCard,
+        format!(
+            "the card offers no A2A 1.x JSONRPC or HTTP+JSON interface (found: {})",
+            if seen.is_empty() {
+                "none".to_owned()
+            } else {
+                seen.join(", ")
+            }
+        ),
+    ))
+}
+
+fn not_advertised(message: impl Into<String>) -> ClientError {
+    ClientError::local(Step::SelectSkill, ErrorCode::SkillNotAdvertised, message)
+}
+
+/// Step 2: the card must carry the schema-interface extension, list `describe_skill` and the
+/// selected skill; returns the advertised version and digest. Nothing is sent.
+pub fn step2_select_skill(card: &AgentCard, skill_id: &str) -> Result<Selection, ClientError> {
+    let Some(ext) = card.extension(wire::EXTENSION_URI) else {
+        return Err(not_advertised(format!(
+            "agent {:?} does not provide schema interfaces (its card has no {} extension)",
+            card.name,
+            wire::EXTENSION_URI
+        )));
+    };
+    let params = Value::Object(ext.params.clone().unwrap_or_default());
+    let params: ExtensionParams = serde_json::from_value(params).map_err(|e| {
+        not_advertised(format!(
+            "the card's schema-interface advertisement is malformed: {e}"
+        ))
+    })?;
+    if params.interface_version != wire::INTERFACE_VERSION {
+        return Err(not_advertised(format!(
+            "the card advertises interface version {:?}; this client implements {:?}",
+            params.interface_version,
+            wire::INTERFACE_VERSION
+        )));
+    }
+    let in_card = |id: &str| card.skills.iter().any(|s| s.id == id);
+    if !in_card(wire::DESCRIBE_SKILL) {
+        return Err(not_advertised("the card does not advertise describe_skill"));
+    }
+    if skill_id == wire::DESCRIBE_SKILL {
+        return Err(not_advertised("describe_skill is not a domain skill"));
+    }
+    let entries: Vec<_> = params
+        .skills
+        .iter()
+        .filter(|s| s.skill_id == skill_id)
+        .collect();
+    let entry = match entries.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(not_advertised(format!(
+                "skill {skill_id:?} is not in the card's schema-interface advertisement"
+            )))
+        }
+        _ => {
+            return Err(not_advertised(format!(
+                "skill {skill_id:?} is advertised more than once; no version can be selected"
+            )))
+        }
+    };
+    if !in_card(skill_id) {
+        return Err(not_advertised(format!(
+            "skill {skill_id:?} is in the extension but not in the card's skills"
+        )));
+    }
+    Ok(Selection {
+        skill_id: skill_id.to_owned(),
+        skill_version: entry.skill_version.clone(),
+        interface_digest: entry.interface_digest,
+    })
+}
+
+/// Step 3: calls describe_skill for the selected skill and extracts its response object.
+pub async fn step3_describe_skill(
+    conn: &A2aConn,
+    selection: &Selection,
+) -> Result<Described, ClientError> {
+    let step = Step::DescribeSkill;
+    let arguments = serde_json::to_value(DescribeSkillArguments {
+        skill_id: selection.skill_id.clone(),
+    })
+    .map_err(|e| ClientError::usage(e.to_string()))?;
+    let request = SkillRequest {
+        skill: wire::DESCRIBE_SKILL.to_owned(),
+        skill_version: None,
+        interface_digest: None,
+        arguments,
+    };
+    let task = conn.send(step, &request, Mode::Sync).await?;
+    if task.status.state != TaskState::Completed {
+        return Err(remote_failure(step, &task));
+    }
+    let invalid = |m: String| ClientError::Local {
+        step,
+        code: ErrorCode::InterfaceInvalid,
+        message: m,
+        details: Vec::new(),
+        task_id: Some(task.id.clone()),
+    };
+    let named: Vec<&Artifact> = task
+        .artifacts
+        .iter()
+        .filter(|a| a.name == wire::DESCRIBE_SKILL_ARTIFACT)
+        .collect();
+    let [artifact] = named.as_slice() else {
+        return Err(invalid(format!(
+            "describe_skill task {} completed with {} artifacts named {:?}; exactly one is required",
+            task.id,
+            named.len(),
+            wire::DESCRIBE_SKILL_ARTIFACT
+        )));
+    };
+    let data =
+        single_data(artifact).map_err(|m| invalid(format!("describe_skill artifact: {m}")))?;
+    let response: DescribeSkillResponse = serde_json::from_value(data.clone()).map_err(|e| {
+        invalid(format!(
+            "describe_skill result is not {{interface_digest, skill_interface}}: {e}"
+        ))
+    })?;
+    Ok(Described {
+        task_id: task.id,
+        response,
+    })
+}
+
+fn single_data(artifact: &Artifact) -> Result<&Value, String> {
+    match artifact.parts.as_slice() {
+        [part] => part.as_data().ok_or_else(|| {
+            format!(
+                "its only part is a {} part, not a Data Part",
+                part.content.member()
+            )
+        }),
+        parts => Err(format!(
+            "{} parts; exactly one Data Part is required",
+            parts.len()
+        )),
+    }
+}
+
+/// Step 4: advertised == returned == computed interface digest; returns the digest.
+pub fn step4_check_digests(
+    selection: &Selection,
+    response: &DescribeSkillResponse,
+) -> Result<Digest, ClientError> {
+    let step = Step::CheckDigests;
+    if response.interface_digest != selection.interface_digest {
+        return Err(ClientError::local(
+            step,
+            ErrorCode::InterfaceInvalid,
+            format!(
+                "describe_skill returned interface_digest {} but the card advertises {}",
+                response.interface_digest, selection.interface_digest
+            ),
+        ));
+    }
+    let computed = digest(&response.skill_interface);
+    if computed != response.interface_digest {
+        return Err(ClientError::local(
+            step,
+            ErrorCode::InterfaceInvalid,
+            format!(
+                "the returned document hashes to {computed}, not to the advertised and returned {}",
+                response.interface_digest
+            ),
+        ));
+    }
+    Ok(computed)
+}
+
+fn is_embedded_digest_finding(f: &Finding) -> bool {
+    f.path.ends_with("/digest") && f.message.contains("does not match the embedded schema")
+}
+
+/// Step 5: validates the document with the core (trusted local Skill Interface Schema,
+/// `interface_version`, skill id, skill version, digest). A failure that consists only of
+/// embedded-schema digest mismatches is reported as step 6.
+pub fn step5_validate_document(
+    document: &Value,
+    selection: &Selection,
+) -> Result<ValidatedDocument, ClientError> {
+    let expect = Expectations {
+        skill_id: Some(selection.skill_id.clone()),
+        skill_version: Some(selection.skill_version.clone()),
+        interface_digest: Some(selection.interface_digest),
+    };
+    ValidatedDocument::from_value(document, &expect).map_err(|e| {
+        let step = if !e.findings.is_empty() && e.findings.iter().all(is_embedded_digest_finding) {
+            Step::VerifySchemaDigests
+        } else {
+            Step::ValidateDocument
+        };
+        ClientError::local(step, ErrorCode::InterfaceInvalid, e.to_string())
+    })
+}
+
+/// Every Schema Reference of a document with its JSON Pointer.
+pub fn schema_references(doc: &ValidatedDocument) -> Vec<(String, &SchemaReference)> {
+    let d = doc.document();
+    let mut out = vec![
+        ("/input_schema".to_owned(), &d.input_schema),
+        ("/output_schema".to_owned(), &d.output_schema),
+    ];
+    for (kind, r) in &d.supporting_record_schemas {
+        out.push((format!("/supporting_record_schemas/{kind}"), r));
+    }
+    out
+}
+
+/// Step 6: every embedded schema hashes to its Schema Reference digest (the core checked it
+/// in step 5; this re-check keeps the step explicit and independent). Returns the count.
+pub fn step6_verify_schema_digests(doc: &ValidatedDocument) -> Result<usize, ClientError> {
+    let refs = schema_references(doc);
+    for (path, r) in &refs {
+        let actual = digest(&r.resolution.schema);
+        if actual != r.digest {
+            return Err(ClientError::local(
+                Step::VerifySchemaDigests,
+                ErrorCode::InterfaceInvalid,
+                format!(
+                    "{path}: embedded schema hashes to {actual}, its reference declares {}",
+                    r.digest
+                ),
+            ));
+        }
+    }
+    Ok(refs.len())
+}
+
+/// Step 7: the outgoing arguments must satisfy `input_schema` (and `max_input_bytes`, when
+/// declared); a failure is local and nothing is sent.
+pub fn step7_validate_input(doc: &ValidatedDocument, arguments: &Value) -> Result<(), ClientError> {
+    let step = Step::ValidateInput;
+    if let Some(max) = doc.document().constraints.max_input_bytes {
+        let size = jcs::to_canonical_vec(arguments).len() as u64;
+        if size > max {
+            return Err(ClientError::local(
+                step,
+                ErrorCode::ResourceLimitExceeded,
+                format!("arguments are {size} canonical bytes; the skill declares max_input_bytes {max}"),
+            ));
+        }
+    }
+    doc.input_validator()
+        .validate(arguments)
+        .map_err(|details| ClientError::Local {
+            step,
+            code: ErrorCode::InputInvalid,
+            message: format!(
+                "arguments do not satisfy {} {} ({} problem{}); nothing was sent",
+                doc.document().input_schema.schema_uri,
+                doc.document().input_schema.version,
+                details.len(),
+                if details.len() == 1 { "" } else { "s" }
+            ),
+            details,
+            task_id: None,
+        })
+}
+
+/// The skill request of step 8, carrying the selected version and digest.
+pub fn skill_request(doc: &ValidatedDocument, arguments: &Value) -> SkillRequest {
+    SkillRequest {
+        skill: doc.skill_id().to_owned(),
+        skill_version: Some(doc.skill_version().to_owned()),
+        interface_digest: Some(doc.interface_digest().to_string()),
+        arguments: arguments.clone(),
+    }
+}
+
+/// Step 8: delegates the task (blocking or streaming) and returns it at its final state.
+pub async fn step8_delegate(
+    conn: &A2aConn,
+    doc: &ValidatedDocument,
+    arguments: &Value,
+    mode: Mode,
+) -> Result<Task, ClientError> {
+    conn.send(Step::Delegate, &skill_request(doc, arguments), mode)
+        .await
+}
+
+/// The ErrorObject of a task's final status message: exactly one Data Part.
+pub fn error_object(task: &Task) -> Result<ErrorObject, String> {
+    let Some(message) = &task.status.message else {
+        return Err("the final status has no message".into());
+    };
+    let [part] = message.parts.as_slice() else {
+        return Err(format!(
+            "the final status message has {} parts; exactly one Data Part is required",
+            message.parts.len()
+        ));
+    };
+    let Some(data) = part.as_data() else {
+        return Err("the final status message's part is not a Data Part".into());
+    };
+    serde_json::from_value(data.clone()).map_err(|e| format!("the error object is malformed: {e}"))
+}
+
+/// A non-COMPLETED task as an error: a remote draft error when its status carries an error
+/// object, otherwise a protocol failure that keeps the task id and state.
+pub fn remote_failure(step: Step, task: &Task) -> ClientError {
+    let state = task.status.state;
+    if state.is_interrupted() {
+        return ClientError::Protocol {
+            step,
+            message: format!(
+                "task {} is {state}; interface version 1.0 defines no schema for follow-up input, so this client does not continue it",
+                task.id
+            ),
+            task_id: Some(task.id.clone()),
+            state: Some(state),
+        };
+    }
+    match error_object(task) {
+        Ok(e) if matches!(state, TaskState::Failed | TaskState::Rejected) => ClientError::Remote {
+            step,
+            code: e.code,
+            message: e.message.unwrap_or_default(),
+            details: e.details,
+            task_id: task.id.clone(),
+            state,
+        },
+        Ok(_) => ClientError::Protocol {
+            step,
+            message: format!("task {} ended {state} with an error object", task.id),
+            task_id: Some(task.id.clone()),
+            state: Some(state),
+        },
+        Err(why) => ClientError::Protocol {
+            step,
+            message: format!(
+                "task {} ended {state} without a usable error object: {why}",
+                task.id
+            ),
+            task_id: Some(task.id.clone()),
+            state: Some(state),
+        },
+    }
+}
+
+/// Step 9: reads the task's status, its primary Artifact (named the skill id) and its
+/// supporting records (named their declared kinds). A non-COMPLETED task becomes a remote error.
+pub fn step9_read_result(doc: &ValidatedDocument, task: &Task) -> Result<RawResult, ClientError> {
+    let step = Step::ReadResult;
+    if task.status.state != TaskState::Completed {
+        return Err(remote_failure(step, task));
+    }
+    let invalid = |m: String| ClientError::Local {
+        step,
+        code: ErrorCode::OutputInvalid,
+        message: format!("{m}; the output of remote task {} is unusable", task.id),
+        details: Vec::new(),
+        task_id: Some(task.id.clone()),
+    };
+    let mut output: Option<(String, Value)> = None;
+    let mut records = Vec::new();
+    for artifact in &task.artifacts {
+        let data = single_data(artifact).map_err(|m| {
+            invalid(format!(
+                "artifact {:?} ({:?}): {m}",
+                artifact.artifact_id, artifact.name
+            ))
+        })?;
+        if artifact.name == doc.skill_id() {
+            if output.is_some() {
+                return Err(invalid(format!(
+                    "more than one artifact is named {:?}",
+                    doc.skill_id()
+                )));
+            }
+            output = Some((artifact.artifact_id.clone(), data.clone()));
+        } else if doc.record_validator(&artifact.name).is_some() {
+            records.push(Record {
+                artifact_id: artifact.artifact_id.clone(),
+                kind: artifact.name.clone(),
+                data: data.clone(),
+            });
+        } else {
+            return Err(invalid(format!(
+                "artifact {:?} is named {:?}, which is neither the skill id nor a declared record kind",
+                artifact.artifact_id, artifact.name
+            )));
+        }
+    }
+    let Some((output_artifact_id, output)) = output else {
+        return Err(invalid(format!(
+            "the task completed without an artifact named {:?}",
+            doc.skill_id()
+        )));
+    };
+    Ok(RawResult {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        state: task.status.state,
+        output_artifact_id,
+        output,
+        records,
+    })
+}
+
+/// Step 10: validates the output against `output_schema` and every record against its
+/// declared schema. A failure is local `output_invalid`: the remote COMPLETED state stands,
+/// but the output is unusable.
+pub fn step10_validate_output(doc: &ValidatedDocument, raw: &RawResult) -> Result<(), ClientError> {
+    let step = Step::ValidateOutput;
+    let fail = |what: String, details| ClientError::Local {
+        step,
+        code: ErrorCode::OutputInvalid,
+        message: format!(
+            "remote task {} reported {} but {what}; the output is unusable",
+            raw.task_id, raw.state
+        ),
+        details,
+        task_id: Some(raw.task_id.clone()),
+    };
+    if let Err(details) = doc.output_validator().validate(&raw.output) {
+        return Err(fail(
+            format!(
+                "its output does not satisfy {} {}",
+                doc.document().output_schema.schema_uri,
+                doc.document().output_schema.version
+            ),
+            details,
+        ));
+    }
+    for r in &raw.records {
+        let Some(validator) = doc.record_validator(&r.kind) else {
+            return Err(fail(
+                format!(
+                    "record {:?} has undeclared kind {:?}",
+                    r.artifact_id, r.kind
+                ),
+                Vec::new(),
+            ));
+        };
+        if let Err(details) = validator.validate(&r.data) {
+            return Err(fail(
+                format!(
+                    "supporting record {:?} ({}) does not satisfy its schema",
+                    r.artifact_id, r.kind
+                ),
+                details,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Step 11: the typed result handed to the caller.
+pub fn step11_result(target: &Target, doc: &ValidatedDocument, raw: RawResult) -> SkillResult {
+    SkillResult {
+        task_id: raw.task_id,
+        context_id: raw.context_id,
+        state: raw.state,
+        skill_id: doc.skill_id().to_owned(),
+        skill_version: doc.skill_version().to_owned(),
+        interface_digest: doc.interface_digest(),
+        card_url: target.card_url.to_string(),
+        interface_url: target.interface.url.to_string(),
+        output: raw.output,
+        records: raw.records,
+    }
+}
