@@ -1,0 +1,370 @@
+//! Agent assembly: every skill's Skill Interface Document is built and validated once, at
+//! start-up, together with the describe_skill artifacts and the Agent Card.
+
+use crate::gate::SkillGate;
+use crate::skill::{Handler, Skill};
+use serde_json::{json, Map, Value};
+use skillgate_a2a as a2a;
+use skillgate_core::document::{InterfaceBuilder, InterfaceError};
+use skillgate_core::wire::{self, AdvertisedSkill, ExtensionParams};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// What a plain handler knows about the message it answers.
+#[derive(Debug, Clone)]
+pub struct PlainContext {
+    /// The context id of the conversation (client's or generated).
+    pub context_id: String,
+    /// The caller label, if authenticated.
+    pub caller: Option<String>,
+}
+
+/// A plain handler's answer to a message that is not a schema-governed request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlainReply {
+    /// Answer with a direct agent Message holding these parts.
+    Message(Vec<a2a::Part>),
+    /// Refuse: a task in `TASK_STATE_REJECTED` whose status message carries this text.
+    Rejected(String),
+}
+
+pub(crate) type PlainFuture = Pin<Box<dyn Future<Output = PlainReply> + Send + 'static>>;
+pub(crate) type PlainHandler = Arc<dyn Fn(a2a::Message, PlainContext) -> PlainFuture + Send + Sync>;
+
+/// Why an agent refused to start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// A skill's Skill Interface Document is invalid.
+    #[error("skill `{skill_id}`: {error}")]
+    InvalidInterface {
+        /// The skill.
+        skill_id: String,
+        /// Every finding.
+        error: InterfaceError,
+    },
+    /// A skill has no handler.
+    #[error("skill `{skill_id}`: no handler was given")]
+    MissingHandler {
+        /// The skill.
+        skill_id: String,
+    },
+    /// Two skills share an id.
+    #[error("skill `{skill_id}`: defined twice")]
+    DuplicateSkill {
+        /// The skill.
+        skill_id: String,
+    },
+    /// A skill uses the reserved id `describe_skill`.
+    #[error("skill `{skill_id}`: the id is reserved for the runtime")]
+    ReservedSkillId {
+        /// The skill.
+        skill_id: String,
+    },
+    /// The agent itself lacks a required card member.
+    #[error("agent: {0}")]
+    InvalidAgent(String),
+}
+
+/// A skill as hosted: its validated document, gate and handler.
+pub(crate) struct HostedSkill {
+    pub(crate) gate: SkillGate,
+    pub(crate) handler: Handler,
+    pub(crate) card_skill: a2a::AgentSkill,
+    /// The describe_skill artifact, assembled once.
+    pub(crate) describe_artifact: a2a::Artifact,
+}
+
+pub(crate) struct AgentInner {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) version: String,
+    pub(crate) provider: Option<a2a::AgentProvider>,
+    pub(crate) skills: BTreeMap<String, HostedSkill>,
+    pub(crate) order: Vec<String>,
+    pub(crate) plain: Option<PlainHandler>,
+}
+
+/// An assembled agent whose skills all have valid interfaces. Cheap to clone.
+#[derive(Clone)]
+pub struct Agent(pub(crate) Arc<AgentInner>);
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("name", &self.0.name)
+            .field("skills", &self.0.order)
+            .finish()
+    }
+}
+
+/// Builder of an [`Agent`].
+pub struct AgentBuilder {
+    name: String,
+    description: String,
+    version: String,
+    provider: Option<a2a::AgentProvider>,
+    skills: Vec<Skill>,
+    plain: Option<PlainHandler>,
+}
+
+impl Agent {
+    /// Starts an agent with the card's name, description and the agent's own version.
+    pub fn builder(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        version: impl Into<String>,
+    ) -> AgentBuilder {
+        AgentBuilder {
+            name: name.into(),
+            description: description.into(),
+            version: version.into(),
+            provider: None,
+            skills: Vec::new(),
+            plain: None,
+        }
+    }
+
+    /// The gate of a domain skill (for embedding and benchmarks).
+    pub fn gate(&self, skill_id: &str) -> Option<&SkillGate> {
+        self.0.skills.get(skill_id).map(|s| &s.gate)
+    }
+
+    /// Domain skill ids, in the order they were added.
+    pub fn skill_ids(&self) -> impl Iterator<Item = &str> {
+        self.0.order.iter().map(String::as_str)
+    }
+
+    /// The Agent Card for an agent reachable at `base_url` (no trailing slash).
+    pub fn card(&self, base_url: &str, auth: bool) -> a2a::AgentCard {
+        let a = &self.0;
+        let base = base_url.trim_end_matches('/');
+        let params = ExtensionParams {
+            interface_version: wire::INTERFACE_VERSION.to_string(),
+            skills: a
+                .order
+                .iter()
+                .filter_map(|id| a.skills.get(id))
+                .map(|s| AdvertisedSkill {
+                    skill_id: s.gate.skill_id().to_string(),
+                    skill_version: s.gate.skill_version().to_string(),
+                    interface_digest: s.gate.document().interface_digest(),
+                })
+                .collect(),
+        };
+        let params = match serde_json::to_value(&params) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let mut skills = vec![a2a::AgentSkill {
+            id: wire::DESCRIBE_SKILL.to_string(),
+            name: "Describe skill".into(),
+            description: "Returns the Skill Interface Document (input, output and supporting \
+                          record JSON Schemas) of an advertised skill, with its interface digest."
+                .into(),
+            tags: vec!["schema-interface".into(), "meta".into()],
+            examples: vec![
+                r#"{"skill":"describe_skill","arguments":{"skill_id":"<skill id>"}}"#.into(),
+            ],
+            input_modes: vec![a2a::MEDIA_TYPE_JSON.into()],
+            output_modes: vec![a2a::MEDIA_TYPE_JSON.into()],
+            security_requirements: Vec::new(),
+        }];
+        skills.extend(
+            a.order
+                .iter()
+                .filter_map(|id| a.skills.get(id))
+                .map(|s| s.card_skill.clone()),
+        );
+        let mut input_modes = vec![a2a::MEDIA_TYPE_JSON.to_string()];
+        if a.plain.is_some() {
+            input_modes.push("text/plain".into());
+        }
+        let (security_schemes, security_requirements) = if auth {
+            let mut m = BTreeMap::new();
+            m.insert(
+                crate::http::BEARER_SCHEME_NAME.to_string(),
+                a2a::SecurityScheme::bearer("Bearer token issued by the agent operator"),
+            );
+            (
+                m,
+                vec![a2a::SecurityRequirement::scheme(
+                    crate::http::BEARER_SCHEME_NAME,
+                )],
+            )
+        } else {
+            (BTreeMap::new(), Vec::new())
+        };
+        a2a::AgentCard {
+            name: a.name.clone(),
+            description: a.description.clone(),
+            supported_interfaces: vec![
+                a2a::AgentInterface {
+                    url: format!("{base}/"),
+                    protocol_binding: a2a::BINDING_JSONRPC.into(),
+                    tenant: String::new(),
+                    protocol_version: a2a::PROTOCOL_VERSION.into(),
+                },
+                a2a::AgentInterface {
+                    url: base.to_string(),
+                    protocol_binding: a2a::BINDING_HTTP_JSON.into(),
+                    tenant: String::new(),
+                    protocol_version: a2a::PROTOCOL_VERSION.into(),
+                },
+            ],
+            provider: a.provider.clone(),
+            version: a.version.clone(),
+            documentation_url: None,
+            capabilities: a2a::AgentCapabilities {
+                streaming: Some(true),
+                push_notifications: Some(false),
+                extensions: vec![a2a::AgentExtension {
+                    uri: wire::EXTENSION_URI.to_string(),
+                    description: "Schema interfaces for skills (describe_skill)".into(),
+                    required: false,
+                    params: Some(params),
+                }],
+                extended_agent_card: Some(false),
+            },
+            security_schemes,
+            security_requirements,
+            default_input_modes: input_modes,
+            default_output_modes: vec![a2a::MEDIA_TYPE_JSON.to_string()],
+            skills,
+            signatures: Vec::new(),
+            icon_url: None,
+        }
+    }
+}
+
+impl AgentBuilder {
+    /// Adds a domain skill.
+    pub fn skill(mut self, s: Skill) -> Self {
+        self.skills.push(s);
+        self
+    }
+
+    /// Sets the card's provider.
+    pub fn provider(mut self, organization: impl Into<String>, url: impl Into<String>) -> Self {
+        self.provider = Some(a2a::AgentProvider {
+            organization: organization.into(),
+            url: url.into(),
+        });
+        self
+    }
+
+    /// Optional handler for messages that are not schema-governed requests.
+    pub fn plain_handler<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(a2a::Message, PlainContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = PlainReply> + Send + 'static,
+    {
+        self.plain = Some(Arc::new(move |m, c| Box::pin(f(m, c))));
+        self
+    }
+
+    /// Assembles and validates every Skill Interface Document with the core builder.
+    pub fn build(self) -> Result<Agent, StartupError> {
+        for (what, v) in [
+            ("name", &self.name),
+            ("description", &self.description),
+            ("version", &self.version),
+        ] {
+            if v.trim().is_empty() {
+                return Err(StartupError::InvalidAgent(format!(
+                    "the Agent Card requires a non-empty {what}"
+                )));
+            }
+        }
+        let mut skills = BTreeMap::new();
+        let mut order = Vec::new();
+        for s in self.skills {
+            let skill_id = s.id.clone();
+            if skill_id == wire::DESCRIBE_SKILL {
+                return Err(StartupError::ReservedSkillId { skill_id });
+            }
+            if skills.contains_key(&skill_id) {
+                return Err(StartupError::DuplicateSkill { skill_id });
+            }
+            let handler = s
+                .handler
+                .clone()
+                .ok_or_else(|| StartupError::MissingHandler {
+                    skill_id: skill_id.clone(),
+                })?;
+            let mut b = InterfaceBuilder::new(s.id.clone(), s.version.clone());
+            if let Some((u, v, schema)) = s.input.clone() {
+                b = b.input(u, v, schema);
+            }
+            if let Some((u, v, schema)) = s.output.clone() {
+                b = b.output(u, v, schema);
+            }
+            for (kind, u, v, schema) in s.records.iter().cloned() {
+                b = b.record(kind, u, v, schema);
+            }
+            if let Some(i) = s.interaction.clone() {
+                b = b.interaction(i);
+            }
+            if let Some(a) = s.authority.clone() {
+                b = b.authority(a);
+            }
+            if let Some(c) = s.constraints.clone() {
+                b = b.constraints(c);
+            }
+            let doc = b.build().map_err(|error| StartupError::InvalidInterface {
+                skill_id: skill_id.clone(),
+                error,
+            })?;
+            let gate = SkillGate::new(doc);
+            let describe_data = json!({
+                wire::names::INTERFACE_DIGEST: gate.interface_digest_str(),
+                wire::names::SKILL_INTERFACE: gate.document().value().clone(),
+            });
+            let describe_artifact = a2a::Artifact {
+                artifact_id: format!("{}-{}", wire::DESCRIBE_SKILL_ARTIFACT, skill_id),
+                name: wire::DESCRIBE_SKILL_ARTIFACT.to_string(),
+                parts: vec![a2a::Part::data(describe_data)],
+                ..Default::default()
+            };
+            let tags = if s.tags.is_empty() {
+                vec![skill_id.clone()]
+            } else {
+                s.tags.clone()
+            };
+            let card_skill = a2a::AgentSkill {
+                id: skill_id.clone(),
+                name: s.name.clone().unwrap_or_else(|| skill_id.clone()),
+                description: s
+                    .description
+                    .clone()
+                    .filter(|d| !d.trim().is_empty())
+                    .unwrap_or_else(|| format!("Schema-governed skill {skill_id}")),
+                tags,
+                examples: s.examples.clone(),
+                input_modes: vec![a2a::MEDIA_TYPE_JSON.into()],
+                output_modes: vec![a2a::MEDIA_TYPE_JSON.into()],
+                security_requirements: Vec::new(),
+            };
+            order.push(skill_id.clone());
+            skills.insert(
+                skill_id,
+                HostedSkill {
+                    gate,
+                    handler,
+                    card_skill,
+                    describe_artifact,
+                },
+            );
+        }
+        Ok(Agent(Arc::new(AgentInner {
+            name: self.name,
+            description: self.description,
+            version: self.version,
+            provider: self.provider,
+            skills,
+            order,
+            plain: self.plain,
+        })))
+    }
+}

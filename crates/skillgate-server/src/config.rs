@@ -1,0 +1,293 @@
+//! Server configuration: limits, bearer tokens, the approval policy and task store bounds.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Runtime limits and policies.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Largest accepted request body in bytes (default 1 MiB); larger gets HTTP 413.
+    pub body_limit: usize,
+    /// Deepest accepted JSON nesting of a request body (default 64).
+    pub max_json_depth: usize,
+    /// Time to receive a request body, and the longest a blocking `SendMessage` waits before
+    /// returning the still-running task for polling (default 30 s).
+    pub request_timeout: Duration,
+    /// Bearer tokens; `None` means no authentication.
+    pub tokens: Option<TokenTable>,
+    /// Decides whether `execute`-mode skills may run (default: deny).
+    pub approval: ApprovalPolicy,
+    /// Task store bounds.
+    pub task_store: TaskStoreConfig,
+    /// Base URL advertised in the Agent Card (default: `http://<bound address>`).
+    pub public_url: Option<String>,
+    /// Longest any handler may run when its skill declares no `max_duration_ms` (default 5 min).
+    pub max_task_duration: Duration,
+    /// `max-age` of the Agent Card's `Cache-Control` (default 300 s).
+    pub card_max_age: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            body_limit: 1024 * 1024,
+            max_json_depth: 64,
+            request_timeout: Duration::from_secs(30),
+            tokens: None,
+            approval: ApprovalPolicy::deny_all(),
+            task_store: TaskStoreConfig::default(),
+            public_url: None,
+            max_task_duration: Duration::from_secs(300),
+            card_max_age: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Bounds of the in-memory task store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskStoreConfig {
+    /// Most tasks kept at once (default 10 000); the oldest finished task is evicted first.
+    pub max_tasks: usize,
+    /// Finished tasks older than this are dropped (default 1 h).
+    pub max_age: Duration,
+}
+
+impl Default for TaskStoreConfig {
+    fn default() -> Self {
+        Self {
+            max_tasks: 10_000,
+            max_age: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// What the approval policy is asked about.
+#[derive(Debug, Clone, Copy)]
+pub struct ApprovalRequest<'a> {
+    /// The skill id.
+    pub skill_id: &'a str,
+    /// The caller label, if authenticated.
+    pub caller: Option<&'a str>,
+}
+
+type ApprovalFn = dyn Fn(&ApprovalRequest<'_>) -> bool + Send + Sync;
+
+/// Decides whether an `execute`-mode skill may run for a request. Validation never grants this.
+#[derive(Clone)]
+pub struct ApprovalPolicy(Arc<ApprovalFn>);
+
+impl std::fmt::Debug for ApprovalPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApprovalPolicy(..)")
+    }
+}
+
+impl Default for ApprovalPolicy {
+    fn default() -> Self {
+        Self::deny_all()
+    }
+}
+
+impl ApprovalPolicy {
+    /// Never approve (the default).
+    pub fn deny_all() -> Self {
+        Self(Arc::new(|_| false))
+    }
+    /// Always approve.
+    pub fn allow_all() -> Self {
+        Self(Arc::new(|_| true))
+    }
+    /// Approve only these skill ids.
+    pub fn allow_skills<I: IntoIterator<Item = S>, S: Into<String>>(skills: I) -> Self {
+        let set: BTreeSet<String> = skills.into_iter().map(Into::into).collect();
+        Self(Arc::new(move |r| set.contains(r.skill_id)))
+    }
+    /// Approve by a custom rule.
+    pub fn from_fn(f: impl Fn(&ApprovalRequest<'_>) -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+    /// Asks the policy.
+    pub fn approves(&self, req: &ApprovalRequest<'_>) -> bool {
+        (self.0)(req)
+    }
+}
+
+/// One accepted bearer token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenEntry {
+    token: String,
+    /// Label used as the caller identity (`token-<line>`), never the secret itself.
+    pub label: String,
+    /// Skills this token may use; `None` means all.
+    pub skills: Option<BTreeSet<String>>,
+}
+
+impl TokenEntry {
+    /// Whether this token may use the skill.
+    pub fn allows(&self, skill_id: &str) -> bool {
+        self.skills.as_ref().is_none_or(|s| s.contains(skill_id))
+    }
+}
+
+/// A malformed token file.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenFileError {
+    /// The file could not be read.
+    #[error("cannot read token file {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line is malformed.
+    #[error("token file line {line}: {message}")]
+    Line {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// No token at all: a server with auth on and no tokens would refuse everyone.
+    #[error("token file has no tokens")]
+    Empty,
+}
+
+/// Accepted bearer tokens, from a file of `token` or `token skill1,skill2` lines (`#` comments).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenTable {
+    entries: Vec<TokenEntry>,
+}
+
+impl TokenTable {
+    /// Parses token file text.
+    pub fn parse(text: &str) -> Result<Self, TokenFileError> {
+        let mut entries = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let bad = |message: &str| TokenFileError::Line {
+                line: line_no,
+                message: message.to_string(),
+            };
+            let mut fields = line.split_whitespace();
+            let token = fields.next().unwrap_or("");
+            let skills = fields.next();
+            if fields.next().is_some() {
+                return Err(bad(
+                    "expected `token` or `token skill1,skill2` (skills separated by commas, no spaces)",
+                ));
+            }
+            if !token.bytes().all(|b| b.is_ascii_graphic()) {
+                return Err(bad("a token must be printable ASCII"));
+            }
+            if entries.iter().any(|e: &TokenEntry| e.token == token) {
+                return Err(bad("duplicate token"));
+            }
+            let skills = match skills {
+                None => None,
+                Some(list) => {
+                    let set: BTreeSet<String> = list
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect();
+                    if set.is_empty() {
+                        return Err(bad("empty skill list"));
+                    }
+                    Some(set)
+                }
+            };
+            entries.push(TokenEntry {
+                token: token.to_string(),
+                label: format!("token-{line_no}"),
+                skills,
+            });
+        }
+        if entries.is_empty() {
+            return Err(TokenFileError::Empty);
+        }
+        Ok(Self { entries })
+    }
+
+    /// Reads and parses a token file.
+    pub fn from_file(path: &Path) -> Result<Self, TokenFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TokenFileError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text)
+    }
+
+    /// The entry for a presented token; compares every entry in constant time per byte so the
+    /// answer's timing does not reveal how much of a token matched.
+    pub fn lookup(&self, presented: &str) -> Option<&TokenEntry> {
+        let mut found = None;
+        for e in &self.entries {
+            if ct_eq(e.token.as_bytes(), presented.as_bytes()) {
+                found = Some(e);
+            }
+        }
+        found
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_file_lines() {
+        let t = TokenTable::parse("# c\nabc\n\nxyz s1,s2  # note\n").unwrap();
+        assert_eq!(t.len(), 2);
+        assert!(t.lookup("abc").unwrap().allows("anything"));
+        let x = t.lookup("xyz").unwrap();
+        assert!(x.allows("s1") && !x.allows("s3"));
+        assert_eq!(x.label, "token-4");
+        assert!(t.lookup("ab").is_none());
+        assert!(matches!(
+            TokenTable::parse("a b c"),
+            Err(TokenFileError::Line { line: 1, .. })
+        ));
+        assert!(matches!(
+            TokenTable::parse("# only\n"),
+            Err(TokenFileError::Empty)
+        ));
+        assert!(TokenTable::parse("a\na").is_err());
+    }
+
+    #[test]
+    fn approval_policies() {
+        let r = ApprovalRequest {
+            skill_id: "x",
+            caller: None,
+        };
+        assert!(!ApprovalPolicy::default().approves(&r));
+        assert!(ApprovalPolicy::allow_all().approves(&r));
+        assert!(ApprovalPolicy::allow_skills(["x"]).approves(&r));
+        assert!(!ApprovalPolicy::allow_skills(["y"]).approves(&r));
+    }
+}

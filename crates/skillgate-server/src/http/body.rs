@@ -1,0 +1,89 @@
+//! Reading request bodies: content type, size limit, read timeout and strict, depth-limited
+//! I-JSON parsing (duplicate keys are errors).
+
+use super::AppState;
+use axum::body::Body;
+use axum::http::{header, HeaderMap};
+use serde_json::Value;
+use skillgate_core::jcs::{parse_strict_with, JcsError, ParseOptions};
+
+/// Why a body could not be read as JSON.
+#[derive(Debug)]
+pub(crate) enum BodyError {
+    /// Larger than the configured limit.
+    TooLarge(usize),
+    /// Not received within the request timeout.
+    Timeout,
+    /// The connection failed while reading.
+    Read,
+    /// Not strict I-JSON (syntax, duplicate key, depth, lone surrogate, ...).
+    Parse(JcsError),
+}
+
+impl BodyError {
+    pub(crate) fn message(&self) -> String {
+        match self {
+            Self::TooLarge(n) => format!("request body exceeds the limit of {n} bytes"),
+            Self::Timeout => "request body was not received in time".into(),
+            Self::Read => "request body could not be read".into(),
+            Self::Parse(e) => format!(
+                "request body is not valid JSON ({}): {} at line {}, column {}",
+                e.kind.as_str(),
+                e.message,
+                e.line,
+                e.column
+            ),
+        }
+    }
+}
+
+/// True when the Content-Type is absent or a JSON media type (`application/json`,
+/// `application/a2a+json`, any `+json`).
+pub(crate) fn is_json_content_type(headers: &HeaderMap) -> bool {
+    let Some(v) = headers.get(header::CONTENT_TYPE) else {
+        return true;
+    };
+    let Ok(v) = v.to_str() else {
+        return false;
+    };
+    let essence = v
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Reads the whole body within the limits.
+pub(crate) async fn read_bytes(st: &AppState, body: Body) -> Result<bytes::Bytes, BodyError> {
+    let limit = st.body_limit;
+    match tokio::time::timeout(st.request_timeout, axum::body::to_bytes(body, limit)).await {
+        Err(_) => Err(BodyError::Timeout),
+        Ok(Err(e)) => {
+            // to_bytes reports the limit through a boxed LengthLimitError source.
+            let mut src: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+            while let Some(s) = src {
+                if s.is::<http_body_util::LengthLimitError>() {
+                    return Err(BodyError::TooLarge(limit));
+                }
+                src = s.source();
+            }
+            Err(BodyError::Read)
+        }
+        Ok(Ok(b)) => Ok(b),
+    }
+}
+
+/// Reads and strictly parses the body.
+pub(crate) async fn read_json(st: &AppState, body: Body) -> Result<Value, BodyError> {
+    let bytes = read_bytes(st, body).await?;
+    parse_strict_with(
+        &bytes,
+        ParseOptions {
+            max_depth: st.max_depth,
+        },
+    )
+    .map_err(BodyError::Parse)
+}

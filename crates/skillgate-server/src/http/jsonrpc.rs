@@ -1,0 +1,169 @@
+//! The JSON-RPC 2.0 binding at the interface URL: a thin adapter over the service.
+
+use super::body::{is_json_content_type, read_json, BodyError};
+use super::{request_context, sse, version_message, AppState, VersionRejected, JSON_CONTENT_TYPE};
+use crate::service::{RequestContext, ServiceError};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use skillgate_a2a::{self as a2a, methods, A2aError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
+
+fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
+    let body = serde_json::to_vec(resp).unwrap_or_default();
+    let mut r = (status, body).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(JSON_CONTENT_TYPE),
+    );
+    r
+}
+
+fn error(id: JsonRpcId, kind: A2aError, message: &str) -> Response {
+    reply(
+        StatusCode::OK,
+        &JsonRpcResponse::error(id, kind.to_jsonrpc(message)),
+    )
+}
+
+fn service_error(id: JsonRpcId, e: ServiceError) -> Response {
+    error(id, e.kind, &e.message)
+}
+
+fn params<T: DeserializeOwned>(p: Option<Value>) -> Result<T, ServiceError> {
+    let p = match p {
+        Some(v @ Value::Object(_)) => v,
+        Some(_) => {
+            return Err(ServiceError::new(
+                A2aError::InvalidParams,
+                "params must be an object",
+            ))
+        }
+        None => {
+            return Err(ServiceError::new(
+                A2aError::InvalidParams,
+                "params are required",
+            ))
+        }
+    };
+    serde_json::from_value(p)
+        .map_err(|e| ServiceError::new(A2aError::InvalidParams, format!("invalid params: {e}")))
+}
+
+fn ok<T: serde::Serialize>(id: JsonRpcId, v: &T) -> Response {
+    match serde_json::to_value(v) {
+        Ok(v) => reply(StatusCode::OK, &JsonRpcResponse::result(id, v)),
+        Err(_) => error(
+            id,
+            A2aError::InternalError,
+            "could not serialize the result",
+        ),
+    }
+}
+
+/// `POST /`: one JSON-RPC request.
+pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    if !is_json_content_type(&parts.headers) {
+        return error(
+            JsonRpcId::Null,
+            A2aError::ContentTypeNotSupported,
+            "JSON-RPC requests must be sent as application/json",
+        );
+    }
+    let value = match read_json(&st, body).await {
+        Ok(v) => v,
+        Err(e @ BodyError::TooLarge(_)) => {
+            return reply(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &JsonRpcResponse::error(
+                    JsonRpcId::Null,
+                    A2aError::InvalidRequest.to_jsonrpc(e.message()),
+                ),
+            )
+        }
+        Err(e @ BodyError::Parse(_)) => {
+            return error(JsonRpcId::Null, A2aError::ParseError, &e.message())
+        }
+        Err(e) => return error(JsonRpcId::Null, A2aError::InvalidRequest, &e.message()),
+    };
+    if value.is_array() {
+        return error(
+            JsonRpcId::Null,
+            A2aError::InvalidRequest,
+            "batch requests are not supported",
+        );
+    }
+    let fallback_id = JsonRpcRequest::id_of(&value);
+    let rpc = match JsonRpcRequest::from_value(value) {
+        Ok(r) => r,
+        Err(e) => return error(fallback_id, A2aError::InvalidRequest, &e.0),
+    };
+    let Some(id) = rpc.id.clone() else {
+        return error(
+            JsonRpcId::Null,
+            A2aError::InvalidRequest,
+            "\"id\" is required: A2A methods always answer",
+        );
+    };
+    if let Some(VersionRejected(v)) = parts.extensions.get::<VersionRejected>() {
+        return error(id, A2aError::VersionNotSupported, &version_message(v));
+    }
+    let ctx = request_context(&parts.extensions);
+    dispatch(&st, id, rpc, &ctx).await
+}
+
+async fn dispatch(
+    st: &AppState,
+    id: JsonRpcId,
+    rpc: JsonRpcRequest,
+    ctx: &RequestContext,
+) -> Response {
+    let svc = &st.service;
+    let m = rpc.method.as_str();
+    let result = match m {
+        methods::SEND_MESSAGE => match params::<a2a::SendMessageRequest>(rpc.params) {
+            Ok(p) => svc.send_message(p, ctx).await.map(|r| ok(id.clone(), &r)),
+            Err(e) => Err(e),
+        },
+        methods::SEND_STREAMING_MESSAGE => match params::<a2a::SendMessageRequest>(rpc.params) {
+            Ok(p) => svc
+                .send_streaming_message(p, ctx)
+                .await
+                .map(|s| sse::jsonrpc(id.clone(), s)),
+            Err(e) => Err(e),
+        },
+        methods::GET_TASK => params::<a2a::GetTaskRequest>(rpc.params)
+            .and_then(|p| svc.get_task(&p, ctx))
+            .map(|t| ok(id.clone(), &t)),
+        methods::LIST_TASKS => {
+            let p = if rpc.params.is_none() {
+                Ok(a2a::ListTasksRequest::default())
+            } else {
+                params::<a2a::ListTasksRequest>(rpc.params)
+            };
+            p.and_then(|p| svc.list_tasks(&p, ctx))
+                .map(|t| ok(id.clone(), &t))
+        }
+        methods::CANCEL_TASK => params::<a2a::CancelTaskRequest>(rpc.params)
+            .and_then(|p| svc.cancel_task(&p, ctx))
+            .map(|t| ok(id.clone(), &t)),
+        methods::SUBSCRIBE_TO_TASK => params::<a2a::SubscribeToTaskRequest>(rpc.params)
+            .and_then(|p| svc.subscribe_to_task(&p, ctx))
+            .map(|s| sse::jsonrpc(id.clone(), s)),
+        m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => Err(ServiceError::new(
+            A2aError::PushNotificationNotSupported,
+            "push notifications are not supported (capabilities.pushNotifications is false)",
+        )),
+        methods::GET_EXTENDED_AGENT_CARD => Err(ServiceError::new(
+            A2aError::UnsupportedOperation,
+            "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+        )),
+        other => Err(ServiceError::new(
+            A2aError::MethodNotFound,
+            format!("method {other:?} not found"),
+        )),
+    };
+    result.unwrap_or_else(|e| service_error(id, e))
+}

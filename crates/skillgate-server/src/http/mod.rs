@@ -1,0 +1,302 @@
+//! HTTP: the router, the cross-cutting layers (version check, extension echo, bearer auth,
+//! panic catching) and the Agent Card endpoint. The two bindings live in `jsonrpc` and `rest`.
+
+mod body;
+mod jsonrpc;
+mod rest;
+mod sse;
+
+use crate::agent::Agent;
+use crate::config::{ServerConfig, TokenTable};
+use crate::service::{A2aService, Caller};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::Router;
+use skillgate_a2a as a2a;
+use skillgate_core::wire::EXTENSION_URI;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Name of the bearer scheme in the card's `securitySchemes`.
+pub const BEARER_SCHEME_NAME: &str = "bearer";
+
+/// Content type of every JSON response (see docs/design.md, "Server runtime").
+pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
+
+/// Shared state of all handlers.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) service: A2aService,
+    card_bytes: bytes::Bytes,
+    etag: Arc<str>,
+    cache_control: Arc<str>,
+    pub(crate) body_limit: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) request_timeout: Duration,
+    tokens: Option<Arc<TokenTable>>,
+}
+
+/// The protocol version a request asked for, when this server does not serve it.
+#[derive(Clone, Debug)]
+pub(crate) struct VersionRejected(pub(crate) String);
+
+/// Extension URIs activated for a request.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ActiveExtensions(pub(crate) Vec<String>);
+
+/// The router serving `agent` at `base_url` (used for the card's interface URLs).
+pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
+    let card = agent.card(&base_url, config.tokens.is_some());
+    let card_value = serde_json::to_value(&card).unwrap_or_default();
+    let card_bytes = bytes::Bytes::from(serde_json::to_vec(&card).unwrap_or_default());
+    let digest = skillgate_core::digest(&card_value).to_string();
+    let etag = format!("\"{}\"", digest.trim_start_matches("sha256:"));
+    let state = AppState {
+        service: A2aService::new(agent, &config),
+        card_bytes,
+        etag: etag.into(),
+        cache_control: format!("public, max-age={}", config.card_max_age.as_secs()).into(),
+        body_limit: config.body_limit,
+        max_depth: config.max_json_depth,
+        request_timeout: config.request_timeout,
+        tokens: config.tokens.map(Arc::new),
+    };
+    Router::new()
+        .route(a2a::AGENT_CARD_PATH, get(agent_card))
+        .route("/", post(jsonrpc::handle))
+        .route("/message:send", post(rest::send_message))
+        .route("/message:stream", post(rest::send_streaming_message))
+        .route("/tasks", get(rest::list_tasks))
+        .route(
+            "/tasks/{id}",
+            get(rest::get_task_or_subscribe).post(rest::post_task_action),
+        )
+        .route(
+            "/tasks/{id}/pushNotificationConfigs",
+            any(rest::push_not_supported),
+        )
+        .route(
+            "/tasks/{id}/pushNotificationConfigs/{cid}",
+            any(rest::push_not_supported),
+        )
+        .route("/extendedAgentCard", get(rest::extended_card))
+        .fallback(rest::not_found)
+        .layer(middleware::from_fn(version_layer))
+        .layer(middleware::from_fn_with_state(state.clone(), auth_layer))
+        .layer(middleware::from_fn(extensions_layer))
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .with_state(state)
+}
+
+/// Binds nothing itself: serves on `listener` until `shutdown` resolves, then finishes
+/// in-flight requests.
+pub async fn serve(
+    agent: Agent,
+    listener: tokio::net::TcpListener,
+    config: ServerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let addr = listener.local_addr()?;
+    let base = config
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let app = router(agent, config, base);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+fn is_jsonrpc_path(path: &str) -> bool {
+    path == "/"
+}
+
+async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    let matches = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t == &*st.etag);
+    let mut resp = if matches {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut r = Response::new(Body::from(st.card_bytes.clone()));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(JSON_CONTENT_TYPE),
+        );
+        r
+    };
+    let h = resp.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&st.etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&st.cache_control) {
+        h.insert(header::CACHE_CONTROL, v);
+    }
+    resp
+}
+
+/// Reads `A2A-Version` from the header or the `A2A-Version` query parameter; missing means 0.3.
+fn requested_version(req: &Request) -> String {
+    if let Some(v) = req.headers().get(a2a::A2A_VERSION_HEADER) {
+        return v.to_str().unwrap_or("").trim().to_string();
+    }
+    if let Some(q) = req.uri().query() {
+        for pair in q.split('&') {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            if k.eq_ignore_ascii_case(a2a::A2A_VERSION_HEADER) {
+                return v.trim().to_string();
+            }
+        }
+    }
+    String::new()
+}
+
+fn version_supported(v: &str) -> bool {
+    // Major.Minor; a patch component is tolerated. Only 1.0 is served.
+    let mut it = v.split('.');
+    matches!((it.next(), it.next()), (Some("1"), Some("0")))
+        && it.clone().count() <= 1
+        && it.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+async fn version_layer(mut req: Request, next: Next) -> Response {
+    if req.uri().path() == a2a::AGENT_CARD_PATH {
+        return next.run(req).await;
+    }
+    let v = requested_version(&req);
+    if version_supported(&v) {
+        return next.run(req).await;
+    }
+    let shown = if v.is_empty() {
+        a2a::IMPLICIT_PROTOCOL_VERSION.to_string()
+    } else {
+        v
+    };
+    if is_jsonrpc_path(req.uri().path()) {
+        // The JSON-RPC adapter answers with the request id once it has read the envelope.
+        req.extensions_mut().insert(VersionRejected(shown));
+        return next.run(req).await;
+    }
+    rest::error_response(a2a::A2aError::VersionNotSupported, &version_message(&shown))
+}
+
+pub(crate) fn version_message(v: &str) -> String {
+    format!(
+        "A2A version '{v}' is not supported; this agent serves {} (send the A2A-Version header)",
+        a2a::PROTOCOL_VERSION
+    )
+}
+
+/// Splits comma-separated header values from every occurrence of a header.
+fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+async fn extensions_layer(mut req: Request, next: Next) -> Response {
+    let requested = header_list(req.headers(), a2a::A2A_EXTENSIONS_HEADER);
+    let mut active: Vec<String> = Vec::new();
+    for r in requested {
+        if r == EXTENSION_URI && !active.contains(&r) {
+            active.push(r);
+        }
+    }
+    req.extensions_mut()
+        .insert(ActiveExtensions(active.clone()));
+    let mut resp = next.run(req).await;
+    if !active.is_empty() {
+        if let Ok(v) = HeaderValue::from_str(&active.join(", ")) {
+            resp.headers_mut().insert(a2a::A2A_EXTENSIONS_HEADER, v);
+        }
+    }
+    resp
+}
+
+async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+    let Some(tokens) = st.tokens.as_ref() else {
+        return next.run(req).await;
+    };
+    if req.uri().path() == a2a::AGENT_CARD_PATH {
+        return next.run(req).await;
+    }
+    let presented = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, rest) = v.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| rest.trim().to_string())
+        });
+    let entry = presented.as_deref().and_then(|t| tokens.lookup(t));
+    match entry {
+        Some(e) => {
+            req.extensions_mut().insert(Caller {
+                label: e.label.as_str().into(),
+                skills: e.skills.clone().map(Arc::new),
+            });
+            next.run(req).await
+        }
+        None => {
+            let (challenge, message) = if presented.is_some() {
+                (
+                    "Bearer realm=\"skillgate\", error=\"invalid_token\"",
+                    "the bearer token is not valid",
+                )
+            } else {
+                (
+                    "Bearer realm=\"skillgate\"",
+                    "authentication required: send Authorization: Bearer <token>",
+                )
+            };
+            let body = serde_json::json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "message": message}});
+            let mut r = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
+            r
+        }
+    }
+}
+
+/// The request context the service needs, from the layers' request extensions.
+pub(crate) fn request_context(ext: &axum::http::Extensions) -> crate::service::RequestContext {
+    crate::service::RequestContext {
+        caller: ext.get::<Caller>().cloned(),
+        extensions: ext
+            .get::<ActiveExtensions>()
+            .map(|a| a.0.clone())
+            .unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn versions() {
+        for ok in ["1.0", "1.0.0", "1.0.3"] {
+            assert!(super::version_supported(ok), "{ok}");
+        }
+        for bad in [
+            "", "0.3", "99.0", "1", "1.1", "1.0.", "1.0.x", "1.0.0.0", "2.0",
+        ] {
+            assert!(!super::version_supported(bad), "{bad}");
+        }
+    }
+}

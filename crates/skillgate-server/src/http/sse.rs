@@ -1,0 +1,31 @@
+//! Server-sent event responses over a service [`EventStream`].
+
+use crate::service::EventStream;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use skillgate_a2a::{JsonRpcId, JsonRpcResponse, StreamResponse};
+use std::convert::Infallible;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+
+fn event(data: String) -> Result<Event, Infallible> {
+    Ok(Event::default().data(data))
+}
+
+/// REST: each event is `data: <StreamResponse>`.
+pub(crate) fn rest(stream: EventStream) -> Response {
+    let s = ReceiverStream::new(stream)
+        .map(|ev: StreamResponse| event(serde_json::to_string(&ev).unwrap_or_default()));
+    Sse::new(s).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// JSON-RPC: each event is `data: {"jsonrpc":"2.0","id":..,"result":<StreamResponse>}`.
+pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream) -> Response {
+    let s = ReceiverStream::new(stream).map(move |ev: StreamResponse| {
+        let result = serde_json::to_value(&ev).unwrap_or_default();
+        event(
+            serde_json::to_string(&JsonRpcResponse::result(id.clone(), result)).unwrap_or_default(),
+        )
+    });
+    Sse::new(s).keep_alive(KeepAlive::default()).into_response()
+}

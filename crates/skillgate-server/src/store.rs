@@ -1,0 +1,285 @@
+//! In-memory task store, bounded by count and age.
+//!
+//! Finished tasks older than `max_age` are dropped; when `max_tasks` are held, the oldest
+//! finished task is evicted to make room, and if every held task is still running the new task
+//! is refused (the caller gets a JSON-RPC internal error). Running tasks are never evicted:
+//! their duration is bounded by the skill's `max_duration_ms` or the server's cap.
+
+use crate::config::TaskStoreConfig;
+use crate::skill::CancelSignal;
+use skillgate_a2a::{
+    Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
+    TaskStatusUpdateEvent,
+};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, watch};
+
+/// Events buffered per subscriber before it is resynchronised with a full Task snapshot.
+const EVENT_BUFFER: usize = 64;
+
+pub(crate) struct TaskData {
+    pub(crate) task: Task,
+    pub(crate) finished: Option<Instant>,
+}
+
+/// One task with its event fan-out and cancel signal.
+pub(crate) struct TaskEntry {
+    data: Mutex<TaskData>,
+    events: broadcast::Sender<StreamResponse>,
+    done: watch::Sender<bool>,
+    pub(crate) cancel: Arc<CancelSignal>,
+    pub(crate) cancelable: bool,
+    pub(crate) owner: Option<Arc<str>>,
+}
+
+/// Recover the data even if a thread panicked while holding the lock: the task data is always
+/// left consistent by our own short critical sections.
+fn lock(m: &Mutex<TaskData>) -> MutexGuard<'_, TaskData> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl TaskEntry {
+    pub(crate) fn new(task: Task, cancelable: bool, owner: Option<Arc<str>>) -> Self {
+        let finished = task.status.state.is_terminal().then(Instant::now);
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let (done, _) = watch::channel(finished.is_some());
+        Self {
+            data: Mutex::new(TaskData { task, finished }),
+            events,
+            done,
+            cancel: Arc::new(CancelSignal::default()),
+            cancelable,
+            owner,
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Task {
+        lock(&self.data).task.clone()
+    }
+
+    pub(crate) fn state(&self) -> TaskState {
+        lock(&self.data).task.status.state
+    }
+
+    pub(crate) fn with_data<R>(&self, f: impl FnOnce(&TaskData) -> R) -> R {
+        f(&lock(&self.data))
+    }
+
+    /// A consistent snapshot plus a receiver of every later event.
+    pub(crate) fn subscribe(&self) -> (Task, broadcast::Receiver<StreamResponse>) {
+        let d = lock(&self.data);
+        (d.task.clone(), self.events.subscribe())
+    }
+
+    /// Moves to a new state unless already terminal; returns the state it was in on refusal.
+    pub(crate) fn set_status(
+        &self,
+        state: TaskState,
+        message: Option<Message>,
+    ) -> Result<(), TaskState> {
+        let mut d = lock(&self.data);
+        let current = d.task.status.state;
+        if current.is_terminal() {
+            return Err(current);
+        }
+        let status = TaskStatus {
+            state,
+            message,
+            timestamp: Some(crate::time::now_rfc3339()),
+        };
+        d.task.status = status.clone();
+        if state.is_terminal() {
+            d.finished = Some(Instant::now());
+        }
+        let ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: d.task.id.clone(),
+            context_id: d.task.context_id.clone(),
+            status,
+            metadata: None,
+        });
+        let _ = self.events.send(ev);
+        drop(d);
+        if state.is_terminal() {
+            self.done.send_replace(true);
+        }
+        Ok(())
+    }
+
+    /// Adds an artifact unless the task is already terminal.
+    pub(crate) fn add_artifact(&self, artifact: Artifact) -> Result<(), TaskState> {
+        let mut d = lock(&self.data);
+        let current = d.task.status.state;
+        if current.is_terminal() {
+            return Err(current);
+        }
+        d.task.artifacts.push(artifact.clone());
+        let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: d.task.id.clone(),
+            context_id: d.task.context_id.clone(),
+            artifact,
+            append: false,
+            last_chunk: true,
+            metadata: None,
+        });
+        let _ = self.events.send(ev);
+        Ok(())
+    }
+
+    /// Waits until the task is terminal or the timeout passes.
+    pub(crate) async fn wait_done(&self, timeout: Duration) {
+        let mut rx = self.done.subscribe();
+        let _ = tokio::time::timeout(timeout, rx.wait_for(|d| *d)).await;
+    }
+}
+
+/// The store could not take another task.
+#[derive(Debug)]
+pub(crate) struct StoreFull;
+
+struct StoreInner {
+    map: HashMap<String, Arc<TaskEntry>>,
+    order: VecDeque<String>,
+}
+
+/// All tasks, by id.
+pub(crate) struct TaskStore {
+    inner: Mutex<StoreInner>,
+    config: TaskStoreConfig,
+}
+
+impl TaskStore {
+    pub(crate) fn new(config: TaskStoreConfig) -> Self {
+        Self {
+            inner: Mutex::new(StoreInner {
+                map: HashMap::new(),
+                order: VecDeque::new(),
+            }),
+            config,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, StoreInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn insert(&self, id: String, entry: Arc<TaskEntry>) -> Result<(), StoreFull> {
+        let mut s = self.lock();
+        let max_age = self.config.max_age;
+        // Drop expired finished tasks from the front (oldest first) until a live one is met.
+        while let Some(front) = s.order.front().cloned() {
+            let expired = match s.map.get(&front) {
+                None => true,
+                Some(e) => e.with_data(|d| d.finished.is_some_and(|f| f.elapsed() > max_age)),
+            };
+            if !expired {
+                break;
+            }
+            s.order.pop_front();
+            s.map.remove(&front);
+        }
+        if s.map.len() >= self.config.max_tasks.max(1) {
+            let victim = s.order.iter().position(|id| {
+                s.map
+                    .get(id)
+                    .is_none_or(|e| e.with_data(|d| d.finished.is_some()))
+            });
+            match victim {
+                Some(i) => {
+                    if let Some(old) = s.order.remove(i) {
+                        s.map.remove(&old);
+                    }
+                }
+                None => return Err(StoreFull),
+            }
+        }
+        s.order.push_back(id.clone());
+        s.map.insert(id, entry);
+        Ok(())
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<TaskEntry>> {
+        let max_age = self.config.max_age;
+        let s = self.lock();
+        let e = s.map.get(id)?;
+        if e.with_data(|d| d.finished.is_some_and(|f| f.elapsed() > max_age)) {
+            return None;
+        }
+        Some(e.clone())
+    }
+
+    pub(crate) fn all(&self) -> Vec<Arc<TaskEntry>> {
+        let max_age = self.config.max_age;
+        self.lock()
+            .map
+            .values()
+            .filter(|e| !e.with_data(|d| d.finished.is_some_and(|f| f.elapsed() > max_age)))
+            .cloned()
+            .collect()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lock().map.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, state: TaskState) -> Arc<TaskEntry> {
+        Arc::new(TaskEntry::new(
+            Task {
+                id: id.into(),
+                status: TaskStatus {
+                    state,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            false,
+            None,
+        ))
+    }
+
+    #[test]
+    fn evicts_oldest_finished_and_refuses_when_all_run() {
+        let s = TaskStore::new(TaskStoreConfig {
+            max_tasks: 2,
+            max_age: Duration::from_secs(60),
+        });
+        s.insert("a".into(), task("a", TaskState::Completed))
+            .unwrap();
+        s.insert("b".into(), task("b", TaskState::Working)).unwrap();
+        s.insert("c".into(), task("c", TaskState::Working)).unwrap();
+        assert!(s.get("a").is_none());
+        assert_eq!(s.len(), 2);
+        assert!(s.insert("d".into(), task("d", TaskState::Working)).is_err());
+    }
+
+    #[test]
+    fn drops_expired_finished_tasks() {
+        let s = TaskStore::new(TaskStoreConfig {
+            max_tasks: 10,
+            max_age: Duration::from_millis(0),
+        });
+        s.insert("a".into(), task("a", TaskState::Completed))
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(s.get("a").is_none());
+        s.insert("b".into(), task("b", TaskState::Working)).unwrap();
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn terminal_state_is_final() {
+        let e = task("a", TaskState::Working);
+        e.set_status(TaskState::Canceled, None).unwrap();
+        assert_eq!(
+            e.set_status(TaskState::Completed, None),
+            Err(TaskState::Canceled)
+        );
+        assert!(e.add_artifact(Artifact::default()).is_err());
+    }
+}

@@ -1,0 +1,376 @@
+//! A real server on 127.0.0.1:0 with test skills, and a real HTTP client.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use skillgate_core::wire::{Authority, AuthorityMode, Constraints, Interaction, ResponseMode};
+use skillgate_server::*;
+use std::time::Duration;
+
+pub const EXT: &str = skillgate_core::wire::EXTENSION_URI;
+
+pub fn observe_skill() -> Skill {
+    Skill::builder("evaluate_resource_condition", "1.0")
+        .name("Evaluate resource condition")
+        .description("Compares a metric with a threshold")
+        .tags(["netops", "observe"])
+        .input_schema(
+            "urn:test:observe:input",
+            "1.0",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "required": ["resource_id", "condition"], "additionalProperties": false,
+                "properties": {"resource_id": {"type": "string", "minLength": 1},
+                    "condition": {"type": "object", "required": ["metric", "operator", "threshold"],
+                        "additionalProperties": false,
+                        "properties": {"metric": {"enum": ["utilization", "rx_errors"]},
+                            "operator": {"enum": [">", "<"]},
+                            "threshold": {"type": "integer"},
+                            "unit": {"enum": ["percent", "count"]}}}}}),
+        )
+        .output_schema(
+            "urn:test:observe:output",
+            "1.0",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "required": ["resource_id", "condition_met", "observed_value", "supporting_record_refs"],
+                "properties": {"resource_id": {"type": "string"}, "condition_met": {"type": "boolean"},
+                    "observed_value": {"type": "integer"},
+                    "supporting_record_refs": {"type": "array", "items": {"type": "string"}}}}),
+        )
+        .record_schema(
+            "resource-observation",
+            "urn:test:observe:record",
+            "1.0",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "required": ["observed_at", "value"],
+                "properties": {"observed_at": {"type": "string", "format": "date-time"},
+                    "value": {"type": "integer"}}}),
+        )
+        .constraints(Constraints {
+            max_input_bytes: Some(400),
+            max_duration_ms: Some(5000),
+            ..Default::default()
+        })
+        .handler(|args: Value, ctx: SkillContext| async move {
+            let threshold = args["condition"]["threshold"].as_f64().unwrap_or(0.0);
+            let id1 = ctx.new_record_artifact_id();
+            let id2 = ctx.new_record_artifact_id();
+            Ok(SkillOutput {
+                output: json!({"resource_id": args["resource_id"], "condition_met": 42.0 > threshold,
+                    "observed_value": 42, "supporting_record_refs": [id1, id2]}),
+                records: vec![
+                    SupportingRecord { artifact_id: id1, kind: "resource-observation".into(),
+                        data: json!({"observed_at": "2026-12-02T10:00:00Z", "value": 41}) },
+                    SupportingRecord { artifact_id: id2, kind: "resource-observation".into(),
+                        data: json!({"observed_at": "2026-12-02T10:00:01Z", "value": 9007199254740993u64}) },
+                ],
+            })
+        })
+        .build()
+}
+
+fn any_object() -> Value {
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"})
+}
+
+/// `{"mode": ...}` chooses: "output" bad output, "record" bad record, "kind" undeclared kind,
+/// "dup" repeated artifactId, "constraint" constraint_rejected, "exec" execution_failed, "panic".
+pub fn misbehaving_skill() -> Skill {
+    Skill::builder("misbehave", "2.1")
+        .input_schema(
+            "urn:test:mis:input",
+            "1.0",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "required": ["mode"], "properties": {"mode": {"type": "string"}}}),
+        )
+        .output_schema(
+            "urn:test:mis:output",
+            "1.0",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "required": ["ok"], "properties": {"ok": {"type": "boolean"}}}),
+        )
+        .record_schema(
+            "note",
+            "urn:test:mis:note",
+            "1.0",
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "required": ["text"], "properties": {"text": {"type": "string"}}}),
+        )
+        .handler(|args: Value, ctx: SkillContext| async move {
+            let rec = |data: Value, kind: &str, id: String| SupportingRecord {
+                artifact_id: id,
+                kind: kind.into(),
+                data,
+            };
+            match args["mode"].as_str().unwrap_or("") {
+                "output" => Ok(SkillOutput::new(json!({"ok": "yes"}))),
+                "record" => Ok(SkillOutput::new(json!({"ok": true})).with_record(rec(
+                    json!({"text": 5}),
+                    "note",
+                    ctx.new_record_artifact_id(),
+                ))),
+                "kind" => Ok(SkillOutput::new(json!({"ok": true})).with_record(rec(
+                    json!({"text": "x"}),
+                    "other",
+                    ctx.new_record_artifact_id(),
+                ))),
+                "dup" => Ok(SkillOutput::new(json!({"ok": true}))
+                    .with_record(rec(json!({"text": "x"}), "note", "r".into()))
+                    .with_record(rec(json!({"text": "y"}), "note", "r".into()))),
+                "constraint" => Err(SkillError::constraint_rejected(
+                    "interface eth9 has no known link speed",
+                )),
+                "exec" => Err(SkillError::execution_failed("counters unreadable")),
+                "panic" => panic!("handler bug"),
+                _ => Ok(SkillOutput::new(json!({"ok": true}))),
+            }
+        })
+        .build()
+}
+
+/// Sleeps `ms` milliseconds; declares max_duration_ms 300.
+pub fn slow_skill() -> Skill {
+    Skill::builder("slow", "1.0")
+        .input_schema("urn:test:slow:input", "1.0", any_object())
+        .output_schema("urn:test:slow:output", "1.0", any_object())
+        .constraints(Constraints {
+            max_input_bytes: None,
+            max_duration_ms: Some(300),
+            ..Default::default()
+        })
+        .handler(|args: Value, _ctx: SkillContext| async move {
+            let ms = args["ms"].as_u64().unwrap_or(0);
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok(SkillOutput::new(json!({"slept": ms})))
+        })
+        .build()
+}
+
+/// Cancelable; sleeps `ms` (default 10 s) unless canceled.
+pub fn cancelable_skill() -> Skill {
+    Skill::builder("wait", "1.0")
+        .input_schema("urn:test:wait:input", "1.0", any_object())
+        .output_schema("urn:test:wait:output", "1.0", any_object())
+        .interaction(Interaction { response_modes: vec![ResponseMode::Sync, ResponseMode::Stream, ResponseMode::Poll], cancelable: true })
+        .handler(|args: Value, ctx: SkillContext| async move {
+            let ms = args["ms"].as_u64().unwrap_or(10_000);
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(SkillOutput::new(json!({"waited": ms}))),
+                _ = ctx.cancelled() => Err(SkillError::execution_failed("canceled")),
+            }
+        })
+        .build()
+}
+
+pub fn execute_skill() -> Skill {
+    Skill::builder("restart_interface", "1.0")
+        .input_schema("urn:test:exec:input", "1.0", any_object())
+        .output_schema("urn:test:exec:output", "1.0", any_object())
+        .authority(Authority {
+            default_mode: AuthorityMode::Execute,
+            approval_may_be_required: true,
+        })
+        .handler(|_a: Value, _c: SkillContext| async move {
+            Ok(SkillOutput::new(json!({"done": true})))
+        })
+        .build()
+}
+
+pub fn agent() -> Agent {
+    Agent::builder("test-agent", "An agent for tests", "0.1.0")
+        .provider("skillgate tests", "https://example.invalid")
+        .skill(observe_skill())
+        .skill(misbehaving_skill())
+        .skill(slow_skill())
+        .skill(cancelable_skill())
+        .skill(execute_skill())
+        .build()
+        .unwrap()
+}
+
+pub struct Server {
+    pub base: String,
+    pub client: reqwest::Client,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    pub handle: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Server {
+    pub async fn start_with(agent: Agent, config: ServerConfig) -> Server {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let handle = tokio::spawn(serve(agent, listener, config, async move {
+            let _ = rx.await;
+        }));
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(Duration::from_secs(20))
+            .build()
+            .unwrap();
+        Server {
+            base,
+            client,
+            stop: Some(tx),
+            handle: Some(handle),
+        }
+    }
+
+    pub async fn start() -> Server {
+        Self::start_with(agent(), ServerConfig::default()).await
+    }
+
+    pub async fn shutdown(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(h) = self.handle.take() {
+            h.await.unwrap().unwrap();
+        }
+    }
+
+    pub async fn card(&self) -> Value {
+        let r = self
+            .client
+            .get(format!("{}/.well-known/agent-card.json", self.base))
+            .send()
+            .await
+            .unwrap();
+        serde_json::from_str(&r.text().await.unwrap()).unwrap()
+    }
+
+    /// A raw POST; returns status, headers and body text.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        body: impl Into<reqwest::Body>,
+        headers: &[(&str, &str)],
+    ) -> (u16, reqwest::header::HeaderMap, String) {
+        let mut rb = self
+            .client
+            .post(format!("{}{}", self.base, path))
+            .body(body);
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        let r = rb.send().await.unwrap();
+        let status = r.status().as_u16();
+        let h = r.headers().clone();
+        (status, h, r.text().await.unwrap())
+    }
+
+    pub async fn get_raw(
+        &self,
+        path: &str,
+        headers: &[(&str, &str)],
+    ) -> (u16, reqwest::header::HeaderMap, String) {
+        let mut rb = self.client.get(format!("{}{}", self.base, path));
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        let r = rb.send().await.unwrap();
+        let status = r.status().as_u16();
+        let h = r.headers().clone();
+        (status, h, r.text().await.unwrap())
+    }
+
+    /// A JSON-RPC call with `A2A-Version: 1.0` plus extra headers; returns status, headers, body.
+    pub async fn rpc_with(
+        &self,
+        method: &str,
+        params: Value,
+        headers: &[(&str, &str)],
+    ) -> (u16, reqwest::header::HeaderMap, Value) {
+        let body =
+            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        let mut h = vec![("Content-Type", "application/json"), ("A2A-Version", "1.0")];
+        h.extend_from_slice(headers);
+        let (s, hd, text) = self.post_raw("/", body, &h).await;
+        let v = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (s, hd, v)
+    }
+
+    /// A JSON-RPC call; returns the body.
+    pub async fn rpc(&self, method: &str, params: Value) -> Value {
+        self.rpc_with(method, params, &[]).await.2
+    }
+
+    /// A REST call with `A2A-Version: 1.0`.
+    pub async fn rest(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let url = format!("{}{}", self.base, path);
+        let mut rb = match method {
+            "GET" => self.client.get(url),
+            _ => self.client.post(url),
+        }
+        .header("A2A-Version", "1.0");
+        if let Some(b) = body {
+            rb = rb
+                .header("Content-Type", "application/json")
+                .body(b.to_string());
+        }
+        let r = rb.send().await.unwrap();
+        let s = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        (
+            s,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+}
+
+/// Parses an SSE body into its `data:` JSON values.
+pub fn sse_events(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|ev| {
+            let data: Vec<&str> = ev
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+        })
+        .collect()
+}
+
+pub fn msg(data: Value) -> Value {
+    json!({"message": {"messageId": uuid(), "role": "ROLE_USER", "parts": [{"data": data, "mediaType": "application/json"}]}})
+}
+
+pub fn uuid() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("m-{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The request Data Part for a domain skill, with the version and digest from the card.
+pub fn request(card: &Value, skill: &str, arguments: Value) -> Value {
+    let ext = card["capabilities"]["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["uri"] == EXT)
+        .unwrap();
+    let s = ext["params"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["skill_id"] == skill)
+        .unwrap();
+    json!({"skill": skill, "skill_version": s["skill_version"], "interface_digest": s["interface_digest"], "arguments": arguments})
+}
+
+/// The task of a SendMessage JSON-RPC result.
+pub fn task_of(resp: &Value) -> &Value {
+    &resp["result"]["task"]
+}
+
+/// The error object in a task's final status message.
+pub fn error_object(task: &Value) -> &Value {
+    let parts = task["status"]["message"]["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 1, "exactly one part: {task}");
+    assert_eq!(task["status"]["message"]["role"], "ROLE_AGENT");
+    &parts[0]["data"]
+}
+
+pub fn observe_args() -> Value {
+    json!({"resource_id": "eth0", "condition": {"metric": "utilization", "operator": ">", "threshold": 80, "unit": "percent"}})
+}

@@ -1,0 +1,786 @@
+//! The JSON-RPC binding end to end: the profile's mapping, every error code, streaming, polling
+//! and cancel, against a real server on an ephemeral port.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use skillgate_server::*;
+use std::time::Duration;
+
+fn code_of(v: &Value) -> i64 {
+    v["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error: {v}"))
+}
+
+fn reason_of(v: &Value) -> &str {
+    let data = v["error"]["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no data: {v}"));
+    let info = data
+        .iter()
+        .find(|d| d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo")
+        .unwrap();
+    assert_eq!(info["domain"], "a2a-protocol.org");
+    info["reason"].as_str().unwrap()
+}
+
+#[tokio::test]
+async fn describe_skill_returns_the_advertised_document() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let (status, headers, resp) = s
+        .rpc_with("SendMessage", msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "evaluate_resource_condition"}})), &[("A2A-Extensions", EXT)])
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(headers.get("A2A-Extensions").unwrap(), EXT);
+    let task = task_of(&resp);
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{resp}");
+    let arts = task["artifacts"].as_array().unwrap();
+    assert_eq!(arts.len(), 1);
+    assert_eq!(arts[0]["name"], "describe_skill");
+    let parts = arts[0]["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 1);
+    let data = &parts[0]["data"];
+    let digest = skillgate_core::digest(&data["skill_interface"]).to_string();
+    assert_eq!(data["interface_digest"], digest);
+    let advertised = request(&card, "evaluate_resource_condition", json!({}));
+    assert_eq!(advertised["interface_digest"], digest);
+    assert_eq!(resp["id"], 1);
+    // Without activation the request is still served, without the echo.
+    let (_, headers, resp) = s
+        .rpc_with(
+            "SendMessage",
+            msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}})),
+            &[("A2A-Extensions", "urn:unknown:ext")],
+        )
+        .await;
+    assert!(headers.get("A2A-Extensions").is_none());
+    assert_eq!(task_of(&resp)["status"]["state"], "TASK_STATE_COMPLETED");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn describe_skill_errors() {
+    let s = Server::start().await;
+    let resp = s
+        .rpc(
+            "SendMessage",
+            msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "nope"}})),
+        )
+        .await;
+    let task = task_of(&resp);
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED");
+    assert_eq!(error_object(task)["code"], "interface_unavailable");
+    let resp = s
+        .rpc(
+            "SendMessage",
+            msg(json!({"skill": "describe_skill", "arguments": {}})),
+        )
+        .await;
+    let task = task_of(&resp);
+    assert_eq!(task["status"]["state"], "TASK_STATE_REJECTED");
+    assert_eq!(error_object(task)["code"], "input_invalid");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn domain_request_completes_with_records_and_exact_numbers() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let (_, _, text) = s
+        .post_raw(
+            "/",
+            json!({"jsonrpc": "2.0", "id": "a", "method": "SendMessage",
+            "params": msg(request(&card, "evaluate_resource_condition", observe_args()))})
+            .to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert!(
+        text.contains("9007199254740993"),
+        "integers must stay exact: {text}"
+    );
+    assert!(!text.contains("\"kind\""));
+    let resp: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(resp["id"], "a");
+    let task = task_of(&resp);
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{resp}");
+    let arts = task["artifacts"].as_array().unwrap();
+    assert_eq!(arts.len(), 3);
+    let primary: Vec<&Value> = arts
+        .iter()
+        .filter(|a| a["name"] == "evaluate_resource_condition")
+        .collect();
+    assert_eq!(primary.len(), 1);
+    assert_eq!(primary[0]["parts"].as_array().unwrap().len(), 1);
+    let out = &primary[0]["parts"][0]["data"];
+    assert_eq!(out["condition_met"], false);
+    let records: Vec<&Value> = arts
+        .iter()
+        .filter(|a| a["name"] == "resource-observation")
+        .collect();
+    assert_eq!(records.len(), 2);
+    let refs: Vec<&Value> = out["supporting_record_refs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    for r in &records {
+        assert!(
+            refs.contains(&&r["artifactId"]),
+            "output references each record by artifactId"
+        );
+    }
+    assert_eq!(task["history"][0]["role"], "ROLE_USER");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn integral_float_from_python_peers_is_an_integer() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let mut args = observe_args();
+    args["condition"]["threshold"] = json!(80.0);
+    let (_, _, text) = s
+        .post_raw(
+            "/",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}}"#,
+                msg(request(&card, "evaluate_resource_condition", args))
+            )
+            .replace("\"threshold\":80,", "\"threshold\":80.0,"),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn gate_order_and_error_codes() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let send = |data: Value| {
+        let s = &s;
+        async move { s.rpc("SendMessage", msg(data)).await }
+    };
+    let expect = |resp: &Value, state: &str, code: &str| {
+        let t = task_of(resp);
+        assert_eq!(t["status"]["state"], state, "{resp}");
+        assert_eq!(error_object(t)["code"], code, "{resp}");
+        error_object(t).clone()
+    };
+    // Unknown domain skill.
+    let r = send(json!({"skill": "nope", "skill_version": "1.0", "interface_digest": "sha256:00", "arguments": {}})).await;
+    expect(&r, "TASK_STATE_FAILED", "interface_unavailable");
+    // Mismatch: version, digest, missing; and mismatch comes before input checks.
+    let mut req = request(&card, "evaluate_resource_condition", observe_args());
+    req["skill_version"] = json!("1.1");
+    expect(
+        &send(req).await,
+        "TASK_STATE_REJECTED",
+        "interface_mismatch",
+    );
+    let mut req = request(&card, "evaluate_resource_condition", json!({"bad": true}));
+    req["interface_digest"] = json!(format!("sha256:{}", "0".repeat(64)));
+    expect(
+        &send(req).await,
+        "TASK_STATE_REJECTED",
+        "interface_mismatch",
+    );
+    let r =
+        send(json!({"skill": "evaluate_resource_condition", "arguments": observe_args()})).await;
+    expect(&r, "TASK_STATE_REJECTED", "interface_mismatch");
+    // Size before input validation.
+    let big = json!({"resource_id": "x".repeat(500), "condition": 5});
+    expect(
+        &send(request(&card, "evaluate_resource_condition", big)).await,
+        "TASK_STATE_REJECTED",
+        "resource_limit_exceeded",
+    );
+    // input_invalid with details that do not echo the value.
+    let mut args = observe_args();
+    args["condition"]["threshold"] = json!("very-high-secret");
+    let e = expect(
+        &send(request(&card, "evaluate_resource_condition", args)).await,
+        "TASK_STATE_REJECTED",
+        "input_invalid",
+    );
+    let d = &e["details"][0];
+    assert_eq!(d["instance_path"], "/condition/threshold");
+    assert_eq!(d["keyword"], "type");
+    assert_eq!(d["actual"], "string");
+    assert!(!e.to_string().contains("very-high-secret"));
+    // Output and record validation.
+    for mode in ["output", "record", "kind", "dup"] {
+        let r = send(request(&card, "misbehave", json!({"mode": mode}))).await;
+        expect(&r, "TASK_STATE_FAILED", "output_invalid");
+    }
+    let r = send(request(&card, "misbehave", json!({"mode": "output"}))).await;
+    assert!(
+        task_of(&r)["artifacts"]
+            .as_array()
+            .is_none_or(|a| a.is_empty()),
+        "no artifact on output_invalid"
+    );
+    // Domain errors.
+    expect(
+        &send(request(&card, "misbehave", json!({"mode": "constraint"}))).await,
+        "TASK_STATE_REJECTED",
+        "constraint_rejected",
+    );
+    expect(
+        &send(request(&card, "misbehave", json!({"mode": "exec"}))).await,
+        "TASK_STATE_FAILED",
+        "execution_failed",
+    );
+    expect(
+        &send(request(&card, "misbehave", json!({"mode": "panic"}))).await,
+        "TASK_STATE_FAILED",
+        "execution_failed",
+    );
+    let r = send(request(&card, "misbehave", json!({"mode": "fine"}))).await;
+    assert_eq!(
+        task_of(&r)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "still serving after a panic"
+    );
+    // max_duration_ms.
+    expect(
+        &send(request(&card, "slow", json!({"ms": 2000}))).await,
+        "TASK_STATE_FAILED",
+        "resource_limit_exceeded",
+    );
+    let r = send(request(&card, "slow", json!({"ms": 10}))).await;
+    assert_eq!(task_of(&r)["status"]["state"], "TASK_STATE_COMPLETED");
+    // execute mode is denied by default.
+    expect(
+        &send(request(&card, "restart_interface", json!({}))).await,
+        "TASK_STATE_REJECTED",
+        "authorization_failed",
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn execute_mode_runs_when_the_policy_approves() {
+    let cfg = ServerConfig {
+        approval: ApprovalPolicy::allow_skills(["restart_interface"]),
+        ..Default::default()
+    };
+    let s = Server::start_with(agent(), cfg).await;
+    let card = s.card().await;
+    let r = s
+        .rpc(
+            "SendMessage",
+            msg(request(&card, "restart_interface", json!({}))),
+        )
+        .await;
+    assert_eq!(
+        task_of(&r)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{r}"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn plain_messages() {
+    let s = Server::start().await;
+    let m =
+        json!({"message": {"messageId": "p1", "role": "ROLE_USER", "parts": [{"text": "hello"}]}});
+    let r = s.rpc("SendMessage", m.clone()).await;
+    let t = task_of(&r);
+    assert_eq!(t["status"]["state"], "TASK_STATE_REJECTED");
+    assert!(t["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("schema-governed"));
+    s.shutdown().await;
+    let agent = Agent::builder("plain", "d", "1.0")
+        .skill(observe_skill())
+        .plain_handler(|m: a2a::Message, _c: PlainContext| async move {
+            let text = m.parts[0].as_text().unwrap_or("").to_uppercase();
+            PlainReply::Message(vec![a2a::Part::text(text)])
+        })
+        .build()
+        .unwrap();
+    let s = Server::start_with(agent, ServerConfig::default()).await;
+    let r = s.rpc("SendMessage", m.clone()).await;
+    assert_eq!(r["result"]["message"]["parts"][0]["text"], "HELLO", "{r}");
+    assert_eq!(r["result"]["message"]["role"], "ROLE_AGENT");
+    let (_, _, body) = s
+        .post_raw(
+            "/",
+            json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage", "params": m})
+                .to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    let evs = sse_events(&body);
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0]["result"]["message"]["parts"][0]["text"], "HELLO");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn return_immediately_then_poll_with_get_task() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let mut p = msg(request(&card, "slow", json!({"ms": 200})));
+    p["configuration"] = json!({"returnImmediately": true});
+    let r = s.rpc("SendMessage", p).await;
+    let t = task_of(&r);
+    let state = t["status"]["state"].as_str().unwrap();
+    assert!(
+        state == "TASK_STATE_SUBMITTED" || state == "TASK_STATE_WORKING",
+        "{r}"
+    );
+    let id = t["id"].as_str().unwrap().to_string();
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        last = s
+            .rpc("GetTask", json!({"id": id, "history_length": 0}))
+            .await;
+        if last["result"]["status"]["state"] == "TASK_STATE_COMPLETED" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        last["result"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{last}"
+    );
+    assert!(
+        last["result"].get("history").is_none(),
+        "historyLength 0 drops history"
+    );
+    assert_eq!(
+        last["result"]["artifacts"][0]["parts"][0]["data"]["slept"],
+        200
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn cancel_task() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let mut p = msg(request(&card, "wait", json!({})));
+    p["configuration"] = json!({"returnImmediately": true});
+    let r = s.rpc("SendMessage", p).await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_string();
+    let c = s.rpc("CancelTask", json!({"id": id})).await;
+    assert_eq!(c["result"]["status"]["state"], "TASK_STATE_CANCELED", "{c}");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let g = s.rpc("GetTask", json!({"id": id})).await;
+    assert_eq!(g["result"]["status"]["state"], "TASK_STATE_CANCELED");
+    let again = s.rpc("CancelTask", json!({"id": id})).await;
+    assert_eq!(code_of(&again), -32002);
+    assert_eq!(reason_of(&again), "TASK_NOT_CANCELABLE");
+    // A skill that does not declare cancelable.
+    let r = s
+        .rpc(
+            "SendMessage",
+            msg(request(
+                &card,
+                "evaluate_resource_condition",
+                observe_args(),
+            )),
+        )
+        .await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        code_of(&s.rpc("CancelTask", json!({"id": id})).await),
+        -32002
+    );
+    let nf = s.rpc("CancelTask", json!({"id": "no-such-task"})).await;
+    assert_eq!(code_of(&nf), -32001);
+    assert_eq!(reason_of(&nf), "TASK_NOT_FOUND");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn streaming_sends_task_then_records_then_result_then_status() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let body = json!({"jsonrpc": "2.0", "id": "s1", "method": "SendStreamingMessage",
+        "params": msg(request(&card, "evaluate_resource_condition", observe_args()))});
+    let (status, headers, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
+    let evs = sse_events(&text);
+    assert!(evs.iter().all(|e| e["jsonrpc"] == "2.0" && e["id"] == "s1"));
+    let results: Vec<&Value> = evs.iter().map(|e| &e["result"]).collect();
+    assert!(
+        results[0].get("task").is_some(),
+        "first event is the task: {text}"
+    );
+    let arts: Vec<&Value> = results
+        .iter()
+        .filter_map(|r| r.get("artifactUpdate"))
+        .collect();
+    assert_eq!(arts.len(), 3);
+    assert_eq!(arts[0]["artifact"]["name"], "resource-observation");
+    assert_eq!(arts[1]["artifact"]["name"], "resource-observation");
+    assert_eq!(arts[2]["artifact"]["name"], "evaluate_resource_condition");
+    let last = results.last().unwrap();
+    assert_eq!(
+        last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{text}"
+    );
+    let pos_last_art = results
+        .iter()
+        .rposition(|r| r.get("artifactUpdate").is_some())
+        .unwrap();
+    assert!(pos_last_art < results.len() - 1);
+    // A rejected request streams task then the terminal status.
+    let mut args = observe_args();
+    args["condition"]["threshold"] = json!("x");
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "SendStreamingMessage",
+        "params": msg(request(&card, "evaluate_resource_condition", args))});
+    let (_, _, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    let evs = sse_events(&text);
+    let last = &evs.last().unwrap()["result"]["statusUpdate"]["status"];
+    assert_eq!(last["state"], "TASK_STATE_REJECTED");
+    assert_eq!(last["message"]["parts"][0]["data"]["code"], "input_invalid");
+    // Errors found before streaming starts are plain JSON-RPC errors.
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "SendStreamingMessage", "params": {"message": {"messageId": "x", "role": "ROLE_USER", "parts": []}}});
+    let (_, headers, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert!(headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("application/json"));
+    assert_eq!(code_of(&serde_json::from_str(&text).unwrap()), -32602);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn subscribe_to_task() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let mut p = msg(request(&card, "slow", json!({"ms": 250})));
+    p["configuration"] = json!({"returnImmediately": true});
+    let id = task_of(&s.rpc("SendMessage", p).await)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let body =
+        json!({"jsonrpc": "2.0", "id": 9, "method": "SubscribeToTask", "params": {"id": id}});
+    let (_, _, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    let evs = sse_events(&text);
+    assert_eq!(evs[0]["result"]["task"]["id"], id.as_str(), "{text}");
+    assert_eq!(
+        evs.last().unwrap()["result"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let again = s.rpc("SubscribeToTask", json!({"id": id})).await;
+    assert_eq!(code_of(&again), -32004);
+    assert_eq!(reason_of(&again), "UNSUPPORTED_OPERATION");
+    assert_eq!(
+        code_of(&s.rpc("SubscribeToTask", json!({"id": "nope"})).await),
+        -32001
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn list_tasks_pages_and_filters() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let r = s
+            .rpc(
+                "SendMessage",
+                msg(request(
+                    &card,
+                    "evaluate_resource_condition",
+                    observe_args(),
+                )),
+            )
+            .await;
+        ids.push(task_of(&r)["id"].as_str().unwrap().to_string());
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let mut bad = observe_args();
+    bad["condition"] = json!(1);
+    s.rpc(
+        "SendMessage",
+        msg(request(&card, "evaluate_resource_condition", bad)),
+    )
+    .await;
+    let r = s.rpc("ListTasks", json!({})).await;
+    assert_eq!(r["result"]["totalSize"], 4, "{r}");
+    assert_eq!(r["result"]["nextPageToken"], "");
+    assert!(r["result"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.get("artifacts").is_none()));
+    let r = s
+        .rpc(
+            "ListTasks",
+            json!({"status": "TASK_STATE_COMPLETED", "page_size": 2, "include_artifacts": true}),
+        )
+        .await;
+    let page = r["result"]["tasks"].as_array().unwrap();
+    assert_eq!(page.len(), 2);
+    assert_eq!(page[0]["id"], ids[2].as_str(), "newest first");
+    assert!(page[0].get("artifacts").is_some());
+    let token = r["result"]["nextPageToken"].as_str().unwrap().to_string();
+    assert!(!token.is_empty());
+    let r2 = s
+        .rpc(
+            "ListTasks",
+            json!({"status": 3, "pageSize": 2, "pageToken": token}),
+        )
+        .await;
+    assert_eq!(r2["result"]["tasks"].as_array().unwrap().len(), 1);
+    assert_eq!(r2["result"]["nextPageToken"], "");
+    assert_eq!(
+        code_of(&s.rpc("ListTasks", json!({"pageSize": 0})).await),
+        -32602
+    );
+    assert_eq!(
+        code_of(&s.rpc("ListTasks", json!({"pageToken": "zz"})).await),
+        -32602
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn protocol_errors_carry_error_info() {
+    let s = Server::start().await;
+    let h = [("A2A-Version", "1.0"), ("Content-Type", "application/json")];
+    let call = |body: String| {
+        let s = &s;
+        async move {
+            let (status, _, text) = s.post_raw("/", body, &h).await;
+            (status, serde_json::from_str::<Value>(&text).unwrap())
+        }
+    };
+    let cases: Vec<(String, i64, &str)> = vec![
+        ("{not json".into(), -32700, "PARSE_ERROR"),
+        (r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask","params":{"id":"x"}}"#.into(), -32700, "PARSE_ERROR"),
+        (format!(r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"x","deep":{}{}}}}}"#, "[".repeat(100), "]".repeat(100)), -32700, "PARSE_ERROR"),
+        (r#"{"jsonrpc":"1.0","id":1,"method":"GetTask"}"#.into(), -32600, "INVALID_REQUEST"),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]"#.into(), -32600, "INVALID_REQUEST"),
+        (r#"{"jsonrpc":"2.0","id":{},"method":"GetTask"}"#.into(), -32600, "INVALID_REQUEST"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}"#.into(), -32601, "METHOD_NOT_FOUND"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}"#.into(), -32602, "INVALID_PARAMS"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[]}}}"#.into(), -32602, "INVALID_PARAMS"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a","data":{}}]}}}"#.into(), -32602, "INVALID_PARAMS"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage"}"#.into(), -32602, "INVALID_PARAMS"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"nope"}}"#.into(), -32001, "TASK_NOT_FOUND"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"t","url":"http://x"}}"#.into(), -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ListTaskPushNotificationConfigs","params":{"taskId":"t"}}"#.into(), -32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard","params":{}}"#.into(), -32004, "UNSUPPORTED_OPERATION"),
+    ];
+    for (body, code, reason) in cases {
+        let (status, v) = call(body.clone()).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(code_of(&v), code, "{body} -> {v}");
+        assert_eq!(reason_of(&v), reason, "{body}");
+        assert_eq!(v["jsonrpc"], "2.0");
+        assert!(v.get("id").is_some(), "id is always present");
+    }
+    // Content type.
+    let (status, _, text) = s
+        .post_raw(
+            "/",
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}"#,
+            &[("A2A-Version", "1.0"), ("Content-Type", "text/plain")],
+        )
+        .await;
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (status, code_of(&v), reason_of(&v)),
+        (200, -32005, "CONTENT_TYPE_NOT_SUPPORTED")
+    );
+    // A message to an existing task.
+    let r = s
+        .rpc(
+            "SendMessage",
+            msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}})),
+        )
+        .await;
+    let id = task_of(&r)["id"].as_str().unwrap();
+    let mut m = msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}}));
+    m["message"]["taskId"] = json!(id);
+    let v = s.rpc("SendMessage", m).await;
+    assert_eq!(code_of(&v), -32004);
+    let mut m = msg(json!({}));
+    m["message"]["taskId"] = json!("unknown-task");
+    assert_eq!(code_of(&s.rpc("SendMessage", m).await), -32001);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn version_header_cases() {
+    let s = Server::start().await;
+    let body = r#"{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}"#;
+    let ct = ("Content-Type", "application/json");
+    for headers in [
+        vec![ct],
+        vec![ct, ("A2A-Version", "99.0")],
+        vec![ct, ("A2A-Version", "0.3")],
+        vec![ct, ("A2A-Version", "")],
+    ] {
+        let (status, _, text) = s.post_raw("/", body, &headers).await;
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(status, 200);
+        assert_eq!(code_of(&v), -32009, "{headers:?} {v}");
+        assert_eq!(reason_of(&v), "VERSION_NOT_SUPPORTED");
+        assert_eq!(v["id"], 5);
+    }
+    let (_, _, text) = s.post_raw("/", body, &[ct]).await;
+    assert!(text.contains("'0.3'"), "missing header means 0.3: {text}");
+    for headers in [
+        vec![ct, ("A2A-Version", "1.0")],
+        vec![ct, ("a2a-version", "1.0")],
+    ] {
+        let (_, _, text) = s.post_raw("/", body, &headers).await;
+        assert_eq!(
+            code_of(&serde_json::from_str(&text).unwrap()),
+            -32001,
+            "{headers:?}"
+        );
+    }
+    let (_, _, text) = s.post_raw("/?A2A-Version=1.0", body, &[ct]).await;
+    assert_eq!(
+        code_of(&serde_json::from_str(&text).unwrap()),
+        -32001,
+        "query parameter accepted"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn body_limits() {
+    let cfg = ServerConfig {
+        body_limit: 4096,
+        ..Default::default()
+    };
+    let s = Server::start_with(agent(), cfg).await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"{}"}}}}"#,
+        "x".repeat(5000)
+    );
+    let (status, _, text) = s
+        .post_raw(
+            "/",
+            big.clone(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 413);
+    assert_eq!(code_of(&serde_json::from_str(&text).unwrap()), -32600);
+    let (status, _, _) = s
+        .post_raw(
+            "/message:send",
+            big,
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 413);
+    s.shutdown().await;
+    // The default limit is 1 MiB.
+    let s = Server::start().await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"{}"}}}}"#,
+        "x".repeat(1024 * 1024 + 1)
+    );
+    let (status, _, _) = s
+        .post_raw(
+            "/",
+            big,
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 413);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn json_depth_limit_is_configurable() {
+    let cfg = ServerConfig {
+        max_json_depth: 8,
+        ..Default::default()
+    };
+    let s = Server::start_with(agent(), cfg).await;
+    let card = s.card().await;
+    let ok = s
+        .rpc(
+            "SendMessage",
+            msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}})),
+        )
+        .await;
+    assert_eq!(
+        task_of(&ok)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{ok}"
+    );
+    let deep = s
+        .rpc(
+            "SendMessage",
+            msg(request(&card, "slow", json!({"a": {"b": {"c": {}}}}))),
+        )
+        .await;
+    assert_eq!(code_of(&deep), -32700, "{deep}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_in_flight_requests() {
+    let s = Server::start().await;
+    let card = s.card().await;
+    let client = s.client.clone();
+    let url = format!("{}/", s.base);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": msg(request(&card, "slow", json!({"ms": 250})))}).to_string();
+    let inflight = tokio::spawn(async move {
+        client
+            .post(url)
+            .header("A2A-Version", "1.0")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    });
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    s.shutdown().await;
+    let text = inflight.await.unwrap();
+    assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+}
