@@ -48,7 +48,9 @@ impl fmt::Display for CompositionField {
 
 /// Why two references do not compose directly.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not directly composable: {field} differs (upstream {upstream:?}, downstream {downstream:?})")]
+#[error(
+    "not directly composable: {field} differs (upstream {upstream:?}, downstream {downstream:?})"
+)]
 pub struct CompositionError {
     /// The first field that differs.
     pub field: CompositionField,
@@ -71,7 +73,11 @@ pub fn direct_composition(
     };
     let (u, d) = (upstream_output, downstream_input);
     if u.schema_uri != d.schema_uri {
-        return Err(differ(CompositionField::SchemaUri, &u.schema_uri, &d.schema_uri));
+        return Err(differ(
+            CompositionField::SchemaUri,
+            &u.schema_uri,
+            &d.schema_uri,
+        ));
     }
     if u.version != d.version {
         return Err(differ(CompositionField::Version, &u.version, &d.version));

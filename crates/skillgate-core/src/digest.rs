@@ -62,16 +62,35 @@ fn lower_hex_value(b: u8) -> Option<u8> {
 
 /// `sha256:` digest of the RFC 8785 serialization of `value`.
 pub fn digest(value: &Value) -> Digest {
-    let mut hasher = Sha256::new();
-    jcs::write_canonical(value, &mut HashSink(&mut hasher));
-    Digest(hasher.finalize().into())
+    let mut sink = HashSink {
+        hasher: Sha256::new(),
+        buf: Vec::with_capacity(HASH_CHUNK),
+    };
+    jcs::write_canonical(value, &mut sink);
+    sink.hasher.update(&sink.buf);
+    Digest(sink.hasher.finalize().into())
 }
 
-struct HashSink<'a>(&'a mut Sha256);
+/// Canonical bytes are hashed in cache-sized chunks instead of being materialized whole.
+const HASH_CHUNK: usize = 32 * 1024;
 
-impl jcs::Sink for HashSink<'_> {
+struct HashSink {
+    hasher: Sha256,
+    buf: Vec<u8>,
+}
+
+impl jcs::Sink for HashSink {
+    #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
+        if self.buf.len() + bytes.len() > HASH_CHUNK {
+            self.hasher.update(&self.buf);
+            self.buf.clear();
+            if bytes.len() > HASH_CHUNK {
+                self.hasher.update(bytes);
+                return;
+            }
+        }
+        self.buf.extend_from_slice(bytes);
     }
 }
 

@@ -48,7 +48,11 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() { "/" } else { &self.path };
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        };
         write!(f, "{} at {}: {}", self.code, path, self.message)
     }
 }
@@ -94,9 +98,7 @@ fn trusted_validator() -> Option<&'static CompiledSchema> {
 fn version_ok(v: &str) -> bool {
     // ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ without a regex engine.
     fn part(p: &str) -> bool {
-        !p.is_empty()
-            && p.bytes().all(|b| b.is_ascii_digit())
-            && (p == "0" || !p.starts_with('0'))
+        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p == "0" || !p.starts_with('0'))
     }
     match v.split_once('.') {
         Some((a, b)) => part(a) && part(b),
@@ -259,16 +261,15 @@ fn check_reference(
     let schema = obj.get(names::RESOLUTION)?.get(names::SCHEMA)?;
     let schema_path = format!("{path}/{}/{}", names::RESOLUTION, names::SCHEMA);
     let actual = digest(schema);
-    match obj.get(names::DIGEST).and_then(Value::as_str) {
-        Some(declared) => match Digest::parse(declared) {
+    if let Some(declared) = obj.get(names::DIGEST).and_then(Value::as_str) {
+        match Digest::parse(declared) {
             Ok(d) if d == actual => {}
             Ok(d) => findings.push(Finding::new(
                 format!("{path}/{}", names::DIGEST),
                 format!("declared digest {d} does not match the embedded schema, which hashes to {actual}"),
             )),
             Err(e) => findings.push(Finding::new(format!("{path}/{}", names::DIGEST), e.to_string())),
-        },
-        None => {}
+        }
     }
     let meta = jsonschema::draft202012::meta::validator();
     let mut meta_ok = true;
@@ -593,7 +594,8 @@ mod tests {
         v["skill_version"] = json!("01.0");
         v["input_schema"]["digest"] = json!(format!("sha256:{}", "0".repeat(64)));
         v["output_schema"]["resolution"]["schema"] = json!({"type": 12});
-        v["supporting_record_schemas"]["probe"] = v["supporting_record_schemas"]["probe-record"].clone();
+        v["supporting_record_schemas"]["probe"] =
+            v["supporting_record_schemas"]["probe-record"].clone();
         v["extra"] = json!(true);
         let f = validate_document(&v, &Expectations::default());
         let p = paths(&f);
@@ -651,8 +653,13 @@ mod tests {
 
     #[test]
     fn non_objects_and_garbage_do_not_panic() {
-        for v in [json!(null), json!([]), json!("x"), json!({"input_schema": 3}),
-                  json!({"input_schema": {"resolution": {"schema": {"$ref": 1}}}})] {
+        for v in [
+            json!(null),
+            json!([]),
+            json!("x"),
+            json!({"input_schema": 3}),
+            json!({"input_schema": {"resolution": {"schema": {"$ref": 1}}}}),
+        ] {
             assert!(!validate_document(&v, &Expectations::default()).is_empty());
         }
     }
@@ -662,7 +669,9 @@ mod tests {
         for ok in ["0.0", "1.0", "10.25"] {
             assert!(version_ok(ok), "{ok}");
         }
-        for bad in ["1", "1.0.0", "01.0", "1.01", "a.b", "", ".", "1.", "-1.0", "1.0 "] {
+        for bad in [
+            "1", "1.0.0", "01.0", "1.01", "a.b", "", ".", "1.", "-1.0", "1.0 ",
+        ] {
             assert!(!version_ok(bad), "{bad}");
         }
     }

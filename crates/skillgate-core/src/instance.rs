@@ -58,7 +58,11 @@ impl Retrieve for RefuseAll {
         &self,
         uri: &Uri<String>,
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(format!("retrieval of {} refused: schemas must be self-contained", uri.as_str()).into())
+        Err(format!(
+            "retrieval of {} refused: schemas must be self-contained",
+            uri.as_str()
+        )
+        .into())
     }
 }
 
@@ -230,9 +234,7 @@ fn details_of(e: &ValidationError<'_>) -> Vec<ErrorDetail> {
         ValidationErrorKind::MinProperties { limit } => {
             Some(format!("at least {limit} properties"))
         }
-        ValidationErrorKind::MaxProperties { limit } => {
-            Some(format!("at most {limit} properties"))
-        }
+        ValidationErrorKind::MaxProperties { limit } => Some(format!("at most {limit} properties")),
         ValidationErrorKind::Pattern { pattern } => Some(format!("matches {pattern}")),
         ValidationErrorKind::Format { format } => Some(format!("format {format}")),
         ValidationErrorKind::UniqueItems => Some("unique items".to_owned()),
@@ -281,7 +283,10 @@ mod tests {
         assert_eq!(d[0].keyword.as_deref(), Some("type"));
         assert_eq!(d[0].expected.as_deref(), Some("number"));
         assert_eq!(d[0].actual.as_deref(), Some("string"));
-        assert_eq!(d[0].schema_path.as_deref(), Some("/properties/threshold/type"));
+        assert_eq!(
+            d[0].schema_path.as_deref(),
+            Some("/properties/threshold/type")
+        );
         let text = serde_json::to_string(&d).unwrap();
         assert!(!text.contains("secret"), "value leaked: {text}");
     }
@@ -298,8 +303,8 @@ mod tests {
     #[test]
     fn python_style_floats_are_integers() {
         let s = CompiledSchema::compile(&threshold_schema()).unwrap();
-        let v: Value = serde_json::from_str(r#"{"threshold": 80, "count": 3.0, "unit": "count"}"#)
-            .unwrap();
+        let v: Value =
+            serde_json::from_str(r#"{"threshold": 80, "count": 3.0, "unit": "count"}"#).unwrap();
         assert!(s.is_valid(&v));
         let v: Value =
             serde_json::from_str(r#"{"threshold": 80, "count": 3.5, "unit": "count"}"#).unwrap();
@@ -354,9 +359,15 @@ mod tests {
         for reference in [url.as_str(), file_url.as_str(), "other.json", "/abs.json"] {
             let schema = json!({"properties": {"a": {"$ref": reference}}});
             let err = CompiledSchema::compile(&schema).unwrap_err();
-            assert!(matches!(err, SchemaError::ExternalReference { .. }), "{err}");
+            assert!(
+                matches!(err, SchemaError::ExternalReference { .. }),
+                "{err}"
+            );
             // The validator's own retriever is the second line of defence.
-            assert!(CompiledSchema::compile_unchecked(&schema).is_err(), "{reference}");
+            assert!(
+                CompiledSchema::compile_unchecked(&schema).is_err(),
+                "{reference}"
+            );
         }
         no_connection_attempted(&listener);
         let _ = std::fs::remove_dir_all(&dir);

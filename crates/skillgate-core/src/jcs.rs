@@ -102,9 +102,14 @@ pub fn parse_strict_with(bytes: &[u8], options: ParseOptions) -> Result<Value, J
     Ok(value)
 }
 
-/// Canonicalizes JSON text: strict parse, then RFC 8785 serialization.
+/// Canonicalizes JSON text with the default depth limit: strict parse, then RFC 8785.
 pub fn canonicalize(bytes: &[u8]) -> Result<Vec<u8>, JcsError> {
-    Ok(to_canonical_vec(&parse_strict(bytes)?))
+    canonicalize_with(bytes, ParseOptions::default())
+}
+
+/// Canonicalizes JSON text; as strict as [`parse_strict_with`], without building a `Value`.
+pub fn canonicalize_with(bytes: &[u8], options: ParseOptions) -> Result<Vec<u8>, JcsError> {
+    crate::jcs_text::canonicalize_text(bytes, options.max_depth.min(MAX_DEPTH_CEILING))
 }
 
 /// The RFC 8785 serialization of an already-parsed value.
@@ -230,7 +235,11 @@ fn write_number<S: Sink + ?Sized>(n: &Number, out: &mut S) {
         }
     }
     // serde_json (without arbitrary_precision) always yields a finite double here.
-    let f = n.as_f64().unwrap_or(0.0);
+    write_f64(n.as_f64().unwrap_or(0.0), out);
+}
+
+/// Writes a finite double as ECMAScript's `Number.prototype.toString` would (`-0` is `0`).
+pub(crate) fn write_f64<S: Sink + ?Sized>(f: f64, out: &mut S) {
     if f == 0.0 {
         out.put(b"0");
         return;
@@ -238,7 +247,7 @@ fn write_number<S: Sink + ?Sized>(n: &Number, out: &mut S) {
     out.put(ryu_js::Buffer::new().format_finite(f).as_bytes());
 }
 
-fn write_string<S: Sink + ?Sized>(s: &str, out: &mut S) {
+pub(crate) fn write_string<S: Sink + ?Sized>(s: &str, out: &mut S) {
     out.put(b"\"");
     let bytes = s.as_bytes();
     let mut start = 0;

@@ -43,6 +43,7 @@ pub mod document;
 pub mod error_code;
 pub mod instance;
 pub mod jcs;
+mod jcs_text;
 pub mod refs;
 pub mod wire;
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use skillgate_core::jcs;
+use skillgate_core::jcs::{self, JcsErrorKind};
 
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/jcs")
@@ -25,7 +25,11 @@ fn every_reference_vector_is_byte_exact() {
             "vector {name:?}"
         );
         // Canonical output is a fixed point.
-        assert_eq!(jcs::canonicalize(&got).unwrap(), got, "{name:?} not idempotent");
+        assert_eq!(
+            jcs::canonicalize(&got).unwrap(),
+            got,
+            "{name:?} not idempotent"
+        );
         seen += 1;
     }
     assert_eq!(seen, 6, "expected the six cyberphone vectors");
@@ -35,10 +39,10 @@ fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|n| Value::from(n)),
+        any::<i64>().prop_map(Value::from),
         any::<f64>()
             .prop_filter("finite", |f| f.is_finite())
-            .prop_map(|f| Value::from(f)),
+            .prop_map(Value::from),
         "\\PC{0,12}".prop_map(Value::String),
     ];
     leaf.prop_recursive(5, 64, 8, |inner| {
@@ -102,5 +106,75 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         let _ = jcs::canonicalize(&bytes);
+    }
+}
+
+/// Text that exercises escapes, numbers and nesting, for comparing the two paths.
+fn arb_text() -> impl Strategy<Value = String> {
+    let atom = prop_oneof![
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        Just("-0".to_owned()),
+        Just("1e400".to_owned()),
+        Just("1E-400".to_owned()),
+        Just("9007199254740993".to_owned()),
+        Just("123456789012345678901234567890".to_owned()),
+        Just("0.1e1".to_owned()),
+        Just("01".to_owned()),
+        Just("1.".to_owned()),
+        Just("\"\\ud83d\\ude02\\u00e9\\n\"".to_owned()),
+        Just("\"\\ud800\"".to_owned()),
+        Just("\"\\udc00x\"".to_owned()),
+        Just("\"\u{fb33}\"".to_owned()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<f64>().prop_map(|f| format!("{f:e}")),
+        "\"[a-z\u{e9}\u{1F602}\u{fb33}]{0,3}\"".prop_map(|s| s),
+    ];
+    atom.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(|v| format!("[{}]", v.join(","))),
+            prop::collection::vec(("[ab\u{fb33}\u{1F602}]{0,2}", inner), 0..5).prop_map(|v| {
+                let members: Vec<String> = v
+                    .into_iter()
+                    .map(|(k, v)| format!("\"{k}\" : {v}"))
+                    .collect();
+                format!("{{ {} }}", members.join(" ,"))
+            }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The fast text path and parse-then-serialize agree on every input, valid or not.
+    #[test]
+    fn text_path_agrees_with_value_path(text in arb_text()) {
+        let fast = jcs::canonicalize(text.as_bytes());
+        let slow = jcs::parse_strict(text.as_bytes()).map(|v| jcs::to_canonical_vec(&v));
+        match (&fast, &slow) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            // The text path finds duplicates when an object closes, the streaming path at the
+            // second name; with several defects in one input each may report a different one.
+            (Err(a), Err(b)) if a.kind == JcsErrorKind::DuplicateMember
+                || b.kind == JcsErrorKind::DuplicateMember => {}
+            (Err(a), Err(b)) => prop_assert_eq!(a.kind, b.kind, "{} vs {}", a, b),
+            _ => prop_assert!(false, "disagree on {:?}: {:?} vs {:?}", text, fast, slow),
+        }
+    }
+
+    #[test]
+    fn mutated_text_agrees_too(text in arb_text(), cut in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        let mut bytes = text.into_bytes();
+        if !bytes.is_empty() {
+            let i = cut.index(bytes.len());
+            bytes[i] = byte;
+        }
+        let fast = jcs::canonicalize(&bytes);
+        let slow = jcs::parse_strict(&bytes).map(|v| jcs::to_canonical_vec(&v));
+        prop_assert_eq!(fast.is_ok(), slow.is_ok(), "{:?}: {:?} vs {:?}", String::from_utf8_lossy(&bytes), fast, slow);
+        if let (Ok(a), Ok(b)) = (fast, slow) {
+            prop_assert_eq!(a, b);
+        }
     }
 }
