@@ -93,7 +93,12 @@ pub(crate) fn lint(ctx: &mut Ctx, card: &Value, obj: &Map<String, Value>) {
                 }
             }
         }
-        check_skill_ids(ctx, skills, Some(&rules::A2A_SKILL_001), &rules::A2A_SKILL_002);
+        check_skill_ids(
+            ctx,
+            skills,
+            Some(&rules::A2A_SKILL_001),
+            &rules::A2A_SKILL_002,
+        );
     }
     if let Some(Value::String(u)) = obj.get("provider").and_then(|p| p.get("url")) {
         check_link_url(ctx, "/provider/url", u);
@@ -245,7 +250,10 @@ fn migration_report(ctx: &mut Ctx, obj: &Map<String, Value>) {
         ctx.report_hint(
             &rules::A2A03_MIG_002,
             "/additionalInterfaces",
-            format!("{} additional interface(s) move into supportedInterfaces", extra.len()),
+            format!(
+                "{} additional interface(s) move into supportedInterfaces",
+                extra.len()
+            ),
             format!("The full 1.0 list is {ifaces}; delete additionalInterfaces."),
         );
     }

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use crate::common::{
-    check_endpoint_url, check_link_url, check_modes, check_skill_ids, check_type, idx, is_absolute_uri,
-    is_empty, member, ptr, snake, type_name, Ctx, Ty,
+    check_endpoint_url, check_link_url, check_modes, check_skill_ids, check_type, idx,
+    is_absolute_uri, is_empty, member, ptr, snake, type_name, Ctx, Ty,
 };
 use crate::rules;
 
@@ -99,7 +99,14 @@ fn optional<'v>(
 }
 
 /// Reports members not in `known` (nor their snake_case names, nor `legacy`).
-fn unknown(ctx: &mut Ctx, obj: &Map<String, Value>, base: &str, known: &[&str], legacy: &[&str], what: &str) {
+fn unknown(
+    ctx: &mut Ctx,
+    obj: &Map<String, Value>,
+    base: &str,
+    known: &[&str],
+    legacy: &[&str],
+    what: &str,
+) {
     let allowed: HashSet<String> = known
         .iter()
         .flat_map(|k| [k.to_string(), snake(k)])
@@ -169,7 +176,12 @@ pub(crate) fn lint(ctx: &mut Ctx, obj: &Map<String, Value>) {
         for (i, s) in skills.iter().enumerate() {
             skill(ctx, &idx("/skills", i), s, &scheme_names);
         }
-        check_skill_ids(ctx, skills, Some(&rules::A2A_SKILL_001), &rules::A2A_SKILL_002);
+        check_skill_ids(
+            ctx,
+            skills,
+            Some(&rules::A2A_SKILL_001),
+            &rules::A2A_SKILL_002,
+        );
     }
     if let Some(Value::Object(p)) = opt.get("provider") {
         provider(ctx, p);
@@ -186,9 +198,10 @@ pub(crate) fn lint(ctx: &mut Ctx, obj: &Map<String, Value>) {
 
 fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Value>) {
     let listed = |u: &str| {
-        ifaces
-            .and_then(Value::as_array)
-            .is_some_and(|a| a.iter().any(|i| i.get("url").and_then(Value::as_str) == Some(u)))
+        ifaces.and_then(Value::as_array).is_some_and(|a| {
+            a.iter()
+                .any(|i| i.get("url").and_then(Value::as_str) == Some(u))
+        })
     };
     if let Some(v) = obj.get("url") {
         let hint = match v.as_str() {
@@ -203,7 +216,8 @@ fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Val
         ctx.report_hint(
             &rules::A2A_LEGACY_001,
             "/url",
-            "top-level \"url\" is the A2A 0.3 endpoint; 1.0 clients read supportedInterfaces".into(),
+            "top-level \"url\" is the A2A 0.3 endpoint; 1.0 clients read supportedInterfaces"
+                .into(),
             hint,
         );
     }
@@ -224,7 +238,8 @@ fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Val
         ctx.report_hint(
             &rules::A2A_LEGACY_003,
             "/preferredTransport",
-            "\"preferredTransport\" is A2A 0.3; 1.0 prefers the first supportedInterfaces entry".into(),
+            "\"preferredTransport\" is A2A 0.3; 1.0 prefers the first supportedInterfaces entry"
+                .into(),
             hint,
         );
     }
@@ -232,7 +247,8 @@ fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Val
         ctx.report(
             &rules::A2A_LEGACY_004,
             "/additionalInterfaces",
-            "\"additionalInterfaces\" is A2A 0.3; 1.0 lists every interface in supportedInterfaces".into(),
+            "\"additionalInterfaces\" is A2A 0.3; 1.0 lists every interface in supportedInterfaces"
+                .into(),
         );
     }
     if let Some(v) = obj.get("supportsAuthenticatedExtendedCard") {
@@ -314,7 +330,14 @@ fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
         }
         let got = required(ctx, o, &base, &REQ, "the interface");
         let tenant = optional(ctx, o, &base, &[("tenant", Ty::Str)]);
-        unknown(ctx, o, &base, &["url", "protocolBinding", "protocolVersion", "tenant"], &["transport"], "interface");
+        unknown(
+            ctx,
+            o,
+            &base,
+            &["url", "protocolBinding", "protocolVersion", "tenant"],
+            &["transport"],
+            "interface",
+        );
         if let Some(Value::String(u)) = got.get("url") {
             if !u.trim().is_empty() {
                 check_endpoint_url(ctx, &ptr(&base, "url"), u);
@@ -342,9 +365,19 @@ fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
             }
         }
         let key = (
-            got.get("url").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-            got.get("protocolBinding").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-            tenant.get("tenant").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+            got.get("url")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string(),
+            got.get("protocolBinding")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string(),
+            tenant
+                .get("tenant")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string(),
         );
         if let Some(first) = seen.get(&key) {
             ctx.report(
@@ -388,7 +421,8 @@ pub(crate) fn check_binding(ctx: &mut Ctx, path: &str, b: &str) {
     }
     let hint = match CORE_BINDINGS.iter().find(|c| {
         c.eq_ignore_ascii_case(b)
-            || c.replace('+', "").eq_ignore_ascii_case(&b.replace(['+', '-', '_', ' '], ""))
+            || c.replace('+', "")
+                .eq_ignore_ascii_case(&b.replace(['+', '-', '_', ' '], ""))
             || (b.eq_ignore_ascii_case("rest") && **c == "HTTP+JSON")
     }) {
         Some(c) => format!("Did you mean {c:?}? Core binding names are case-sensitive."),
@@ -426,7 +460,12 @@ fn capabilities(ctx: &mut Ctx, caps: &Map<String, Value>) {
         ctx,
         caps,
         base,
-        &["streaming", "pushNotifications", "extendedAgentCard", "extensions"],
+        &[
+            "streaming",
+            "pushNotifications",
+            "extendedAgentCard",
+            "extensions",
+        ],
         &["stateTransitionHistory"],
         "capabilities",
     );
@@ -448,14 +487,38 @@ fn capabilities(ctx: &mut Ctx, caps: &Map<String, Value>) {
             );
             continue;
         };
-        let got = optional(ctx, o, &ep, &[("description", Ty::Str), ("required", Ty::Bool), ("params", Ty::Obj)]);
+        let got = optional(
+            ctx,
+            o,
+            &ep,
+            &[
+                ("description", Ty::Str),
+                ("required", Ty::Bool),
+                ("params", Ty::Obj),
+            ],
+        );
         let _ = got;
-        unknown(ctx, o, &ep, &["uri", "description", "required", "params"], &[], "extension");
+        unknown(
+            ctx,
+            o,
+            &ep,
+            &["uri", "description", "required", "params"],
+            &[],
+            "extension",
+        );
         match o.get("uri") {
-            None => ctx.report(&rules::A2A_EXT_001, ptr(&ep, "uri"), "the extension has no uri".into()),
+            None => ctx.report(
+                &rules::A2A_EXT_001,
+                ptr(&ep, "uri"),
+                "the extension has no uri".into(),
+            ),
             Some(Value::String(u)) => {
                 if !is_absolute_uri(u) {
-                    ctx.report(&rules::A2A_EXT_002, ptr(&ep, "uri"), format!("{u:?} is not an absolute URI"));
+                    ctx.report(
+                        &rules::A2A_EXT_002,
+                        ptr(&ep, "uri"),
+                        format!("{u:?} is not an absolute URI"),
+                    );
                 }
                 if let Some(first) = seen.get(u.as_str()) {
                     ctx.report(
@@ -499,7 +562,12 @@ fn skill(ctx: &mut Ctx, base: &str, s: &Value, scheme_names: &HashSet<String>) {
     };
     let got = required(ctx, o, base, &REQ, "the skill");
     let opt = optional(ctx, o, base, &OPT);
-    for legacy in ["inputSchema", "input_schema", "outputSchema", "output_schema"] {
+    for legacy in [
+        "inputSchema",
+        "input_schema",
+        "outputSchema",
+        "output_schema",
+    ] {
         if o.contains_key(legacy) {
             ctx.report(
                 &rules::A2A_LEGACY_008,
@@ -522,7 +590,13 @@ fn skill(ctx: &mut Ctx, base: &str, s: &Value, scheme_names: &HashSet<String>) {
         o,
         base,
         &known,
-        &["inputSchema", "input_schema", "outputSchema", "output_schema", "security"],
+        &[
+            "inputSchema",
+            "input_schema",
+            "outputSchema",
+            "output_schema",
+            "security",
+        ],
         "skill",
     );
     if let Some(Value::Array(tags)) = got.get("tags") {
@@ -554,7 +628,11 @@ fn skill(ctx: &mut Ctx, base: &str, s: &Value, scheme_names: &HashSet<String>) {
     }
     for name in ["inputModes", "outputModes"] {
         if let Some(Value::Array(m)) = opt.get(name) {
-            let p = if o.contains_key(name) { ptr(base, name) } else { ptr(base, &snake(name)) };
+            let p = if o.contains_key(name) {
+                ptr(base, name)
+            } else {
+                ptr(base, &snake(name))
+            };
             check_modes(ctx, Some(&rules::A2A_REQ_003), &p, m);
         }
     }
@@ -585,7 +663,14 @@ fn provider(ctx: &mut Ctx, p: &Map<String, Value>) {
             ),
         }
     }
-    unknown(ctx, p, "/provider", &["organization", "url"], &[], "provider");
+    unknown(
+        ctx,
+        p,
+        "/provider",
+        &["organization", "url"],
+        &[],
+        "provider",
+    );
 }
 
 fn security_schemes(ctx: &mut Ctx, schemes: &Map<String, Value>) -> HashSet<String> {
@@ -595,7 +680,10 @@ fn security_schemes(ctx: &mut Ctx, schemes: &Map<String, Value>) -> HashSet<Stri
             ctx.report(
                 &rules::A2A_REQ_003,
                 p,
-                format!("a security scheme must be an object, found {}", type_name(s)),
+                format!(
+                    "a security scheme must be an object, found {}",
+                    type_name(s)
+                ),
             );
             continue;
         };
@@ -608,7 +696,10 @@ fn security_schemes(ctx: &mut Ctx, schemes: &Map<String, Value>) -> HashSet<Stri
             );
             continue;
         }
-        let kinds: Vec<&String> = o.keys().filter(|k| SCHEME_KINDS.contains(&k.as_str())).collect();
+        let kinds: Vec<&String> = o
+            .keys()
+            .filter(|k| SCHEME_KINDS.contains(&k.as_str()))
+            .collect();
         if kinds.len() != 1 || o.len() != 1 {
             ctx.report(
                 &rules::A2A_SEC_001,
@@ -665,9 +756,12 @@ fn security_requirements(ctx: &mut Ctx, base: &str, reqs: &[Value], names: &Hash
         };
         for (name, scopes) in schemes {
             let sp = ptr(&ptr(&p, "schemes"), name);
-            let list_ok = scopes
-                .as_object()
-                .is_some_and(|o| o.keys().all(|k| k == "list") && o.get("list").is_none_or(|l| l.as_array().is_some_and(|a| a.iter().all(Value::is_string))));
+            let list_ok = scopes.as_object().is_some_and(|o| {
+                o.keys().all(|k| k == "list")
+                    && o.get("list").is_none_or(|l| {
+                        l.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+                    })
+            });
             if !list_ok {
                 ctx.report(
                     &rules::A2A_SEC_003,
@@ -690,7 +784,10 @@ fn signatures(ctx: &mut Ctx, sigs: &[Value]) {
     for (i, s) in sigs.iter().enumerate() {
         let p = idx("/signatures", i);
         for m in ["protected", "signature"] {
-            let ok = s.get(m).and_then(Value::as_str).is_some_and(|v| !v.is_empty());
+            let ok = s
+                .get(m)
+                .and_then(Value::as_str)
+                .is_some_and(|v| !v.is_empty());
             if !ok {
                 ctx.report(
                     &rules::A2A_SIG_001,
@@ -701,4 +798,3 @@ fn signatures(ctx: &mut Ctx, sigs: &[Value]) {
         }
     }
 }
-

@@ -37,7 +37,9 @@ const OPTIONAL: [(&str, Ty); 6] = [
 fn type_error(ctx: &mut Ctx, path: &str, ty: Ty, v: &Value) {
     let mut msg = format!("must be {}, found {}", ty.name(), type_name(v));
     if ty == Ty::Bool && v.is_string() {
-        msg.push_str(" (AgentVault's model coerces strings like \"yes\" to true; other consumers do not)");
+        msg.push_str(
+            " (AgentVault's model coerces strings like \"yes\" to true; other consumers do not)",
+        );
     }
     ctx.report(&rules::AV_REQ_003, path, msg);
 }
@@ -59,7 +61,11 @@ fn members<'v>(
             Some(v) if !ty.matches(v) => type_error(ctx, &p, ty, v),
             Some(v) => {
                 if ty == Ty::Str && is_empty(v) {
-                    ctx.report(&rules::AV_REQ_002, p, format!("{what} member {name:?} is empty"));
+                    ctx.report(
+                        &rules::AV_REQ_002,
+                        p,
+                        format!("{what} member {name:?} is empty"),
+                    );
                 }
                 out.insert(name, v);
             }
@@ -99,7 +105,10 @@ fn check_url_member(ctx: &mut Ctx, path: &str, s: &str) -> Option<Url> {
             ctx.report(
                 &rules::AV_URL_002,
                 path,
-                format!("{s:?} has scheme {:?}; AgentVault URLs are http(s)", u.scheme()),
+                format!(
+                    "{s:?} has scheme {:?}; AgentVault URLs are http(s)",
+                    u.scheme()
+                ),
             );
             None
         }
@@ -158,7 +167,9 @@ pub(crate) fn lint(ctx: &mut Ctx, obj: &Map<String, Value>) {
                         u.host_str().unwrap_or("")
                     );
                     if model_accepts(&u) {
-                        msg.push_str(" (AgentVault's prefix check accepts it; the host is not localhost)");
+                        msg.push_str(
+                            " (AgentVault's prefix check accepts it; the host is not localhost)",
+                        );
                     }
                     ctx.report(&rules::AV_URL_001, "/url", msg);
                 }
@@ -232,7 +243,12 @@ fn capabilities(ctx: &mut Ctx, c: &Map<String, Value>) {
     if let Some(Value::Array(parts)) = got.get("supportedMessageParts") {
         for (i, p) in parts.iter().enumerate() {
             if !p.is_string() {
-                type_error(ctx, &idx("/capabilities/supportedMessageParts", i), Ty::Str, p);
+                type_error(
+                    ctx,
+                    &idx("/capabilities/supportedMessageParts", i),
+                    Ty::Str,
+                    p,
+                );
             }
         }
     }
@@ -268,7 +284,11 @@ fn capabilities(ctx: &mut Ctx, c: &Map<String, Value>) {
 
 fn auth_schemes(ctx: &mut Ctx, schemes: &[Value]) {
     if schemes.is_empty() {
-        ctx.report(&rules::AV_AUTH_001, "/authSchemes", "authSchemes is empty".into());
+        ctx.report(
+            &rules::AV_AUTH_001,
+            "/authSchemes",
+            "authSchemes is empty".into(),
+        );
     }
     for (i, s) in schemes.iter().enumerate() {
         let base = idx("/authSchemes", i);
@@ -378,16 +398,13 @@ pub(crate) fn is_semver(v: &str) -> bool {
     let num = |x: &str| {
         !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()) && (x == "0" || !x.starts_with('0'))
     };
-    let ident = |x: &str| {
-        !x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-    };
+    let ident = |x: &str| !x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
     let parts: Vec<&str> = core.split('.').collect();
     parts.len() == 3
         && parts.iter().all(|p| num(p))
         && pre.is_none_or(|p| {
-            p.split('.').all(|i| {
-                ident(i) && (!i.chars().all(|c| c.is_ascii_digit()) || num(i))
-            })
+            p.split('.')
+                .all(|i| ident(i) && (!i.chars().all(|c| c.is_ascii_digit()) || num(i)))
         })
         && build.is_none_or(|b| b.split('.').all(ident))
 }
@@ -418,10 +435,23 @@ fn digits(s: &str, n: usize) -> Option<u32> {
 
 /// Returns whether the date used the extended (dashed) format.
 fn parse_date(d: &str) -> Option<bool> {
-    let (y, m, day, extended) = if d.len() == 10 && d.as_bytes().get(4) == Some(&b'-') && d.as_bytes().get(7) == Some(&b'-') {
-        (digits(&d[0..4], 4)?, digits(&d[5..7], 2)?, digits(&d[8..10], 2)?, true)
+    let (y, m, day, extended) = if d.len() == 10
+        && d.as_bytes().get(4) == Some(&b'-')
+        && d.as_bytes().get(7) == Some(&b'-')
+    {
+        (
+            digits(&d[0..4], 4)?,
+            digits(&d[5..7], 2)?,
+            digits(&d[8..10], 2)?,
+            true,
+        )
     } else if d.len() == 8 {
-        (digits(&d[0..4], 4)?, digits(&d[4..6], 2)?, digits(&d[6..8], 2)?, false)
+        (
+            digits(&d[0..4], 4)?,
+            digits(&d[4..6], 2)?,
+            digits(&d[6..8], 2)?,
+            false,
+        )
     } else {
         return None;
     };
@@ -489,17 +519,41 @@ mod tests {
 
     #[test]
     fn iso8601() {
-        for ok in ["2025-01-15T10:30:00Z", "2025-01-15", "2024-02-29T00:00:00.123+01:00", "20250115T103000Z", "2025-01-15T10:30", "2025-01-15T10:30:00-0500"] {
+        for ok in [
+            "2025-01-15T10:30:00Z",
+            "2025-01-15",
+            "2024-02-29T00:00:00.123+01:00",
+            "20250115T103000Z",
+            "2025-01-15T10:30",
+            "2025-01-15T10:30:00-0500",
+        ] {
             assert!(is_iso8601(ok), "{ok}");
         }
-        for bad in ["yesterday", "2025-13-01", "2025-02-30", "2023-02-29", "2025-01-15T25:00:00Z", "2025-01-15T10:30:00.Z", "2025/01/15", "", "2025-01-15T10:30:00+25:00", "2025-1-15"] {
+        for bad in [
+            "yesterday",
+            "2025-13-01",
+            "2025-02-30",
+            "2023-02-29",
+            "2025-01-15T25:00:00Z",
+            "2025-01-15T10:30:00.Z",
+            "2025/01/15",
+            "",
+            "2025-01-15T10:30:00+25:00",
+            "2025-1-15",
+        ] {
             assert!(!is_iso8601(bad), "{bad}");
         }
     }
 
     #[test]
     fn semver() {
-        for ok in ["2.1.0", "0.1.0", "1.0.0-alpha.1", "1.0.0+build.5", "10.20.30"] {
+        for ok in [
+            "2.1.0",
+            "0.1.0",
+            "1.0.0-alpha.1",
+            "1.0.0+build.5",
+            "10.20.30",
+        ] {
             assert!(is_semver(ok), "{ok}");
         }
         for bad in ["1.0", "1", "01.0.0", "1.0.0-", "1.0.0-01", "v1.0.0", ""] {

@@ -50,7 +50,9 @@ impl<'s> Ctx<'s> {
 
     /// Whether a finding of `rule` at `path` was already reported.
     pub(crate) fn has(&self, rule: &str, path: &str) -> bool {
-        self.findings.iter().any(|f| f.rule == rule && f.path == path)
+        self.findings
+            .iter()
+            .any(|f| f.rule == rule && f.path == path)
     }
 
     pub(crate) fn report_at(
@@ -221,7 +223,7 @@ pub(crate) fn parse_absolute_url(s: &str) -> Result<Url, String> {
 
 /// Whether `s` is an absolute URI (scheme followed by ':'), e.g. `urn:x:y` or `https://a/b`.
 pub(crate) fn is_absolute_uri(s: &str) -> bool {
-    matches!(Url::parse(s), Ok(_)) && s.trim() == s && !s.contains(char::is_whitespace)
+    Url::parse(s).is_ok() && s.trim() == s && !s.contains(char::is_whitespace)
 }
 
 /// How an endpoint URL must be served.
@@ -334,18 +336,20 @@ pub(crate) fn check_modes(
 }
 
 fn suggest_media_type(s: &str) -> Option<&'static str> {
-    Some(match s.trim_start_matches('.').to_ascii_lowercase().as_str() {
-        "text" | "txt" | "plain" => "text/plain",
-        "json" | "data" => "application/json",
-        "pdf" => "application/pdf",
-        "png" => "image/png",
-        "jpg" | "jpeg" | "image" => "image/jpeg",
-        "html" => "text/html",
-        "csv" => "text/csv",
-        "md" | "markdown" => "text/markdown",
-        "xml" => "application/xml",
-        _ => return None,
-    })
+    Some(
+        match s.trim_start_matches('.').to_ascii_lowercase().as_str() {
+            "text" | "txt" | "plain" => "text/plain",
+            "json" | "data" => "application/json",
+            "pdf" => "application/pdf",
+            "png" => "image/png",
+            "jpg" | "jpeg" | "image" => "image/jpeg",
+            "html" => "text/html",
+            "csv" => "text/csv",
+            "md" | "markdown" => "text/markdown",
+            "xml" => "application/xml",
+            _ => return None,
+        },
+    )
 }
 
 /// CARD-004 for the card's and every skill's description.
@@ -367,7 +371,11 @@ pub(crate) fn check_descriptions(ctx: &mut Ctx, card: &Value) {
     check(ctx, "/description".into(), card.get("description"));
     if let Some(skills) = card.get("skills").and_then(Value::as_array) {
         for (i, s) in skills.iter().enumerate() {
-            check(ctx, format!("/skills/{i}/description"), s.get("description"));
+            check(
+                ctx,
+                format!("/skills/{i}/description"),
+                s.get("description"),
+            );
         }
     }
 }
@@ -387,7 +395,11 @@ pub(crate) fn check_skill_ids(
         let p = format!("/skills/{i}/id");
         if let Some(rule) = whitespace_rule {
             if id.chars().any(char::is_whitespace) {
-                ctx.report(rule, p.clone(), format!("skill id {id:?} contains whitespace"));
+                ctx.report(
+                    rule,
+                    p.clone(),
+                    format!("skill id {id:?} contains whitespace"),
+                );
             }
         }
         if let Some(first) = seen.get(id) {
@@ -479,10 +491,28 @@ mod tests {
 
     #[test]
     fn media_types() {
-        for ok in ["text/plain", "application/json", "application/a2a+json", "text/plain; charset=utf-8", "*/*", "image/*"] {
+        for ok in [
+            "text/plain",
+            "application/json",
+            "application/a2a+json",
+            "text/plain; charset=utf-8",
+            "*/*",
+            "image/*",
+        ] {
             assert!(is_media_type(ok), "{ok}");
         }
-        for bad in ["text", ".json", "json", "application/", "/json", "text/plain;", " text/plain", "a/b/c", "text plain/x", ""] {
+        for bad in [
+            "text",
+            ".json",
+            "json",
+            "application/",
+            "/json",
+            "text/plain;",
+            " text/plain",
+            "a/b/c",
+            "text plain/x",
+            "",
+        ] {
             assert!(!is_media_type(bad), "{bad}");
         }
     }

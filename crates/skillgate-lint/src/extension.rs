@@ -26,7 +26,9 @@ fn near_miss(uri: &str) -> bool {
     let lower = uri.to_ascii_lowercase();
     norm(uri) == norm(EXTENSION_URI)
         || (lower.contains("agentic-network-management") && lower.contains("schema-interface"))
-        || lower.trim_end_matches('/').ends_with("/schema-interface/v1")
+        || lower
+            .trim_end_matches('/')
+            .ends_with("/schema-interface/v1")
 }
 
 fn is_version(s: &str) -> bool {
@@ -54,7 +56,9 @@ pub(crate) fn lint(ctx: &mut Ctx, card: &Map<String, Value>) {
             ctx.report(
                 &rules::SI_001,
                 ptr(&base, "uri"),
-                format!("{uri:?} is not the schema-interface extension URI; clients match it exactly"),
+                format!(
+                    "{uri:?} is not the schema-interface extension URI; clients match it exactly"
+                ),
             );
             advertisement(ctx, &base, e, card);
         }
@@ -84,7 +88,11 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
     let pp = ptr(base, "params");
     let Some(params) = ext.get("params").and_then(Value::as_object) else {
         let found = ext.get("params").map_or("nothing", type_name);
-        ctx.report(&rules::SI_003, pp, format!("params must be an object, found {found}"));
+        ctx.report(
+            &rules::SI_003,
+            pp,
+            format!("params must be an object, found {found}"),
+        );
         return;
     };
     match params.get(names::INTERFACE_VERSION) {
@@ -113,7 +121,11 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
     let entries = match params.get(names::SKILLS) {
         Some(Value::Array(a)) => a,
         Some(other) => {
-            ctx.report(&rules::SI_005, sp, format!("skills must be an array, found {}", type_name(other)));
+            ctx.report(
+                &rules::SI_005,
+                sp,
+                format!("skills must be an array, found {}", type_name(other)),
+            );
             return;
         }
         None => {
@@ -142,11 +154,22 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
     for (i, entry) in entries.iter().enumerate() {
         let ep = idx(&sp, i);
         let Some(o) = entry.as_object() else {
-            ctx.report(&rules::SI_007, ep, format!("an advertised skill must be an object, found {}", type_name(entry)));
+            ctx.report(
+                &rules::SI_007,
+                ep,
+                format!(
+                    "an advertised skill must be an object, found {}",
+                    type_name(entry)
+                ),
+            );
             continue;
         };
         let mut strs: HashMap<&str, &str> = HashMap::new();
-        for m in [names::SKILL_ID, names::SKILL_VERSION, names::INTERFACE_DIGEST] {
+        for m in [
+            names::SKILL_ID,
+            names::SKILL_VERSION,
+            names::INTERFACE_DIGEST,
+        ] {
             match o.get(m) {
                 Some(Value::String(s)) => {
                     strs.insert(m, s);
@@ -160,8 +183,18 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
             }
         }
         for k in o.keys() {
-            if ![names::SKILL_ID, names::SKILL_VERSION, names::INTERFACE_DIGEST].contains(&k.as_str()) {
-                ctx.report(&rules::SI_015, ptr(&ep, k), format!("entry member {k:?} is not defined by the profile"));
+            if ![
+                names::SKILL_ID,
+                names::SKILL_VERSION,
+                names::INTERFACE_DIGEST,
+            ]
+            .contains(&k.as_str())
+            {
+                ctx.report(
+                    &rules::SI_015,
+                    ptr(&ep, k),
+                    format!("entry member {k:?} is not defined by the profile"),
+                );
             }
         }
         if let Some(v) = strs.get(names::SKILL_VERSION) {
@@ -169,7 +202,10 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
                 ctx.report(
                     &rules::SI_008,
                     ptr(&ep, names::SKILL_VERSION),
-                    format!("skill_version {v:?} does not match {}", wire::VERSION_PATTERN),
+                    format!(
+                        "skill_version {v:?} does not match {}",
+                        wire::VERSION_PATTERN
+                    ),
                 );
             }
         }
@@ -178,7 +214,10 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
                 ctx.report(
                     &rules::SI_009,
                     ptr(&ep, names::INTERFACE_DIGEST),
-                    format!("interface_digest {d:?} does not match {}", wire::DIGEST_PATTERN),
+                    format!(
+                        "interface_digest {d:?} does not match {}",
+                        wire::DIGEST_PATTERN
+                    ),
                 );
             }
         }
@@ -233,7 +272,9 @@ pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
                 get(names::SKILL_VERSION),
                 get(names::INTERFACE_DIGEST),
             ) {
-                if skill_id != DESCRIBE_SKILL && !out.iter().any(|a: &AdvertisedSkill| a.skill_id == skill_id) {
+                if skill_id != DESCRIBE_SKILL
+                    && !out.iter().any(|a: &AdvertisedSkill| a.skill_id == skill_id)
+                {
                     out.push(AdvertisedSkill {
                         skill_id,
                         skill_version,

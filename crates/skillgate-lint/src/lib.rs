@@ -183,8 +183,7 @@ pub fn detect_profile(card: &Value) -> Option<Profile> {
     let obj = card.as_object()?;
     if obj.contains_key("schemaVersion") && obj.contains_key("humanReadableId") {
         Some(Profile::AgentVault10)
-    } else if obj.contains_key("supportedInterfaces") || obj.contains_key("supported_interfaces")
-    {
+    } else if obj.contains_key("supportedInterfaces") || obj.contains_key("supported_interfaces") {
         Some(Profile::A2a10)
     } else if obj.contains_key("url") && obj.contains_key("protocolVersion") {
         Some(Profile::A2a03)
@@ -209,7 +208,9 @@ pub fn lint_bytes(bytes: &[u8], choice: ProfileChoice) -> Result<Report, InputEr
                 column: pos.column,
             })
         }
-        Err(scan::ScanError::TooDeep { pointer, pos }) => (scan::Scan::default(), Some((pointer, pos))),
+        Err(scan::ScanError::TooDeep { pointer, pos }) => {
+            (scan::Scan::default(), Some((pointer, pos)))
+        }
     };
     if let Some((pointer, pos)) = too_deep {
         let profile = match choice {
@@ -300,7 +301,12 @@ fn parse_value(bytes: &[u8]) -> Result<Value, InputError> {
     de.disable_recursion_limit();
     let v = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     v.map_err(|e| InputError::NotJson {
-        message: e.to_string().split(" at line ").next().unwrap_or("").to_string(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or("")
+            .to_string(),
         line: e.line(),
         column: e.column(),
     })

@@ -34,7 +34,11 @@ pub fn to_text(report: &Report, source: &str) -> String {
             Some(p) => format!(" (line {}, column {})", p.line, p.column),
             None => String::new(),
         };
-        let path = if f.path.is_empty() { "/" } else { f.path.as_str() };
+        let path = if f.path.is_empty() {
+            "/"
+        } else {
+            f.path.as_str()
+        };
         out.push_str(&format!(
             "{:<7} {} {}{}: {}\n        hint: {}\n",
             f.severity.as_str(),
@@ -89,7 +93,11 @@ pub fn to_sarif(report: &Report, artifact_uri: &str) -> Value {
             if let Some(p) = f.position {
                 physical["region"] = json!({"startLine": p.line, "startColumn": p.column});
             }
-            let pointer = if f.path.is_empty() { "/" } else { f.path.as_str() };
+            let pointer = if f.path.is_empty() {
+                "/"
+            } else {
+                f.path.as_str()
+            };
             let mut r = json!({
                 "ruleId": f.rule,
                 "level": sarif_level(f.severity),

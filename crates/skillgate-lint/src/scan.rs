@@ -419,8 +419,18 @@ mod tests {
     #[test]
     fn syntax_errors_have_positions() {
         for bad in [
-            "", "{", "{\"a\"", "{\"a\":}", "[1,]", "01", "1.", "\"\\ud800\"", "\"\\udc00\"",
-            "tru", "{} x", "\"a\u{1}\"",
+            "",
+            "{",
+            "{\"a\"",
+            "{\"a\":}",
+            "[1,]",
+            "01",
+            "1.",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "tru",
+            "{} x",
+            "\"a\u{1}\"",
         ] {
             assert!(
                 matches!(scan(bad.as_bytes(), 100), Err(ScanError::Syntax { .. })),

@@ -12,7 +12,10 @@ fn docs_match_the_catalogue() {
         std::fs::write(&path, &want).unwrap();
     }
     let got = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(got == want, "docs/lint-rules.md is stale: run with SKILLGATE_BLESS=1");
+    assert!(
+        got == want,
+        "docs/lint-rules.md is stale: run with SKILLGATE_BLESS=1"
+    );
 }
 
 #[test]
@@ -21,7 +24,8 @@ fn ids_are_unique_and_well_formed() {
     for r in rules::ALL {
         assert!(seen.insert(r.id), "duplicate id {}", r.id);
         assert!(
-            r.id.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'),
+            r.id.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'),
             "{}",
             r.id
         );

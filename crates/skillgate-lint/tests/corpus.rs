@@ -73,7 +73,11 @@ fn every_fixture_yields_exactly_its_expected_rules() {
             if let Some(n) = expected.as_ref().and_then(|e| e.get("note")) {
                 out["note"] = n.clone();
             }
-            fs::write(&exp_path, serde_json::to_string_pretty(&out).unwrap() + "\n").unwrap();
+            fs::write(
+                &exp_path,
+                serde_json::to_string_pretty(&out).unwrap() + "\n",
+            )
+            .unwrap();
             continue;
         }
         let Some(expected) = expected else {
@@ -112,7 +116,11 @@ fn seed_cards_behave_as_the_issue_requires() {
 
     let neg = lint("mixed/seed003-negative.json");
     assert_eq!(neg.profile.as_str(), "a2a-1.0");
-    let found: Vec<(&str, &str)> = neg.findings.iter().map(|f| (f.rule, f.path.as_str())).collect();
+    let found: Vec<(&str, &str)> = neg
+        .findings
+        .iter()
+        .map(|f| (f.rule, f.path.as_str()))
+        .collect();
     for want in [
         ("A2A-LEGACY-001", "/url"),
         ("A2A-LEGACY-002", "/protocolVersion"),
@@ -128,7 +136,10 @@ fn seed_cards_behave_as_the_issue_requires() {
     assert_eq!(av.profile.as_str(), "agentvault-1.0");
     assert!(av.findings.is_empty(), "{:?}", av.findings);
 
-    for server in ["a2a-1.0/server-card.json", "a2a-1.0/server-card-with-auth.json"] {
+    for server in [
+        "a2a-1.0/server-card.json",
+        "a2a-1.0/server-card-with-auth.json",
+    ] {
         let r = lint(server);
         assert!(r.findings.is_empty(), "{server}: {:?}", r.findings);
     }

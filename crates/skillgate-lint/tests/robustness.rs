@@ -29,7 +29,11 @@ const WORDS: &[&str] = &[
 ];
 
 fn random_value(rng: &mut Rng, depth: u32) -> Value {
-    let pick = if depth > 5 { rng.below(4) } else { rng.below(7) };
+    let pick = if depth > 5 {
+        rng.below(4)
+    } else {
+        rng.below(7)
+    };
     match pick {
         0 => Value::Null,
         1 => json!(rng.below(2) == 0),
@@ -45,7 +49,11 @@ fn random_value(rng: &mut Rng, depth: u32) -> Value {
             }
             Value::Object(m)
         }
-        _ => Value::Array((0..rng.below(4)).map(|_| random_value(rng, depth + 1)).collect()),
+        _ => Value::Array(
+            (0..rng.below(4))
+                .map(|_| random_value(rng, depth + 1))
+                .collect(),
+        ),
     }
 }
 
@@ -166,16 +174,26 @@ fn hostile_nesting_is_a_finding_not_a_stack_overflow() {
         v = json!([v]);
     }
     // A deep Value built in memory: the linter's walk is bounded by the card's known shape.
-    let _ = lint_value(&json!({"skills": [{"id": "a", "tags": v}]}), ProfileChoice::Auto);
+    let _ = lint_value(
+        &json!({"skills": [{"id": "a", "tags": v}]}),
+        ProfileChoice::Auto,
+    );
     // serde_json's own Drop of that value is recursive; leak it rather than test serde_json.
     std::mem::forget(v);
 }
 
 #[test]
 fn not_json_reports_a_position() {
-    for (text, line, column) in [("{\n  \"a\": 1,\n}", 3, 1), ("", 1, 1), ("{\"a\" 1}", 1, 6), ("[1,2", 1, 5)] {
+    for (text, line, column) in [
+        ("{\n  \"a\": 1,\n}", 3, 1),
+        ("", 1, 1),
+        ("{\"a\" 1}", 1, 6),
+        ("[1,2", 1, 5),
+    ] {
         match lint_bytes(text.as_bytes(), ProfileChoice::Auto) {
-            Err(skillgate_lint::InputError::NotJson { line: l, column: c, .. }) => {
+            Err(skillgate_lint::InputError::NotJson {
+                line: l, column: c, ..
+            }) => {
                 assert_eq!((l, c), (line, column), "{text:?}")
             }
             other => panic!("{text:?}: {other:?}"),

@@ -98,7 +98,11 @@ fn lint(args: LintArgs) -> Result<u8> {
     } else {
         read_local(&args.input)?
     };
-    let source = if args.input == "-" { "stdin" } else { args.input.as_str() };
+    let source = if args.input == "-" {
+        "stdin"
+    } else {
+        args.input.as_str()
+    };
     let report = match lint_bytes(&bytes, choice) {
         Ok(r) => r,
         Err(e @ InputError::NotJson { .. }) => bail!("{source}: {e}"),
