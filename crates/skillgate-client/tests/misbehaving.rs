@@ -1,0 +1,628 @@
+//! Every step of the client sequence against real agents on 127.0.0.1 that get one thing
+//! wrong each; every failure must carry the right code, side, step, and send nothing it
+//! must not send.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{CardMode, Domain, Fake, LOOKALIKE_SKILL, NEXT_SKILL, SKILL};
+use serde_json::{json, Value};
+use skillgate_a2a::TaskState;
+use skillgate_client::{
+    run_chain, ChainEvent, ChainFailure, Client, ClientConfig, ClientError, InterfaceSource, Mode,
+    Plan, Step, Where,
+};
+use skillgate_core::{digest, ErrorCode};
+
+fn client() -> Client {
+    Client::new(ClientConfig::default()).unwrap()
+}
+
+fn args() -> Value {
+    json!({"metric": "rx", "threshold": 10})
+}
+
+async fn call(fake: &Fake) -> Result<skillgate_client::SkillResult, ClientError> {
+    call_with(&client(), fake, Mode::Sync).await
+}
+
+async fn call_with(
+    c: &Client,
+    fake: &Fake,
+    mode: Mode,
+) -> Result<skillgate_client::SkillResult, ClientError> {
+    c.call(&fake.base, SKILL, &args(), mode, &mut |_, _| {})
+        .await
+}
+
+#[track_caller]
+fn assert_local(e: &ClientError, code: ErrorCode, step: Step) {
+    assert!(
+        matches!(e, ClientError::Local { .. }),
+        "expected local error, got {e:?}"
+    );
+    assert_eq!(e.code(), Some(code), "{e}");
+    assert_eq!(e.step(), Some(step), "{e}");
+    assert_eq!(e.where_(), Where::Local);
+    assert_eq!(e.exit_code(), 1);
+}
+
+#[tokio::test]
+async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() {
+    let fake = Fake::start();
+    let mut seen = Vec::new();
+    let r = client()
+        .call(&fake.base, SKILL, &args(), Mode::Sync, &mut |s, _| {
+            seen.push(s)
+        })
+        .await
+        .unwrap();
+    assert_eq!(seen, Step::ALL.to_vec());
+    assert_eq!(r.state, TaskState::Completed);
+    assert_eq!(r.output["verdict"], "ok");
+    assert_eq!(r.records.len(), 1);
+    assert_eq!(r.records[0].kind, "observation");
+    let doc = common::document(SKILL, "1.0");
+    assert_eq!(r.interface_digest, doc.interface_digest());
+    let posts = fake.posts();
+    assert_eq!(posts.len(), 2);
+    for p in &posts {
+        assert_eq!(p.headers["a2a-version"], "1.0");
+        assert_eq!(
+            p.headers["a2a-extensions"],
+            skillgate_core::wire::EXTENSION_URI
+        );
+        assert_eq!(p.method, "SendMessage");
+    }
+    let req = posts[1].skill_request();
+    assert_eq!(req["skill"], SKILL);
+    assert_eq!(req["skill_version"], "1.0");
+    assert_eq!(req["interface_digest"], doc.interface_digest().to_string());
+    assert_eq!(req["arguments"], args());
+    let j = r.to_json();
+    assert_eq!(j["ok"], true);
+    assert_eq!(j["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(j["records"][0]["artifact_id"], "rec-1");
+}
+
+#[tokio::test]
+async fn happy_path_stream_assembles_a_stream_that_does_not_start_with_a_task() {
+    let fake = Fake::start();
+    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
+    assert_eq!(r.output["observation_ref"], "rec-1");
+    assert_eq!(r.records.len(), 1);
+    let last = fake.posts().pop().unwrap();
+    assert_eq!(last.method, "SendStreamingMessage");
+    assert_eq!(last.headers["accept"], "text/event-stream");
+}
+
+#[tokio::test]
+async fn http_json_binding_with_tenant_and_bearer_token() {
+    let fake = Fake::start_with(|s| s.interfaces = Some(json!([])));
+    {
+        let mut s = fake.state.lock().unwrap();
+        let base = s.base.clone();
+        s.interfaces = Some(json!([
+            {"url": format!("{base}/grpc"), "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+            {"url": format!("{base}/rest"), "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "t1"}
+        ]));
+    }
+    let c = Client::new(ClientConfig {
+        token: Some("s3cret".into()),
+        ..ClientConfig::default()
+    })
+    .unwrap();
+    let r = call_with(&c, &fake, Mode::Sync).await.unwrap();
+    assert_eq!(r.output["verdict"], "ok");
+    let posts = fake.posts();
+    assert_eq!(posts[1].path, "/rest/t1/message:send");
+    assert_eq!(posts[1].body["tenant"], "t1");
+    assert_eq!(posts[1].headers["authorization"], "Bearer s3cret");
+    let r = call_with(&c, &fake, Mode::Stream).await.unwrap();
+    assert_eq!(r.records[0].data["value"], 1.5);
+    assert_eq!(fake.posts().last().unwrap().path, "/rest/t1/message:stream");
+}
+
+#[tokio::test]
+async fn wrong_advertised_digest_is_local_interface_invalid_at_step_4() {
+    let fake = Fake::start_with(|s| s.advertised[0].2 = digest(&json!({"other": 1})).to_string());
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
+    assert!(e.message().contains("advertises"), "{e}");
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn tampered_document_fails_the_computed_digest_at_step_4() {
+    let fake = Fake::start();
+    let mut doc = common::document(SKILL, "1.0").value().clone();
+    doc["authority"]["default_mode"] = json!("execute");
+    // Served tampered, but still claims (and the card advertises) the original digest.
+    fake.set_document(SKILL, doc, false);
+    fake.state.lock().unwrap().returned_digest = Some(
+        common::document(SKILL, "1.0")
+            .interface_digest()
+            .to_string(),
+    );
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
+    assert!(e.message().contains("hashes to"), "{e}");
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn tampered_embedded_schema_fails_at_step_6() {
+    let fake = Fake::start();
+    let mut doc = common::document(SKILL, "1.0").value().clone();
+    doc["input_schema"]["resolution"]["schema"]["properties"]["threshold"] =
+        json!({"type": "string"});
+    // The publisher re-advertised the whole document, but the schema digest is stale.
+    fake.set_document(SKILL, doc, true);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::VerifySchemaDigests);
+    assert!(e.message().contains("/input_schema/digest"), "{e}");
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn document_for_another_skill_fails_at_step_5() {
+    let fake = Fake::start();
+    let other = common::document("some_other_skill", "1.0").value().clone();
+    {
+        let mut s = fake.state.lock().unwrap();
+        s.documents = vec![(SKILL.into(), other.clone())];
+        s.advertised[0].2 = digest(&other).to_string();
+    }
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
+    assert!(e.message().contains("some_other_skill"), "{e}");
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn document_for_another_version_fails_at_step_5() {
+    let fake = Fake::start();
+    let v11 = common::document(SKILL, "1.1").value().clone();
+    {
+        let mut s = fake.state.lock().unwrap();
+        s.documents = vec![(SKILL.into(), v11.clone())];
+        s.advertised[0].2 = digest(&v11).to_string(); // still advertises version 1.0
+    }
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
+    assert!(e.message().contains("1.1"), "{e}");
+}
+
+#[tokio::test]
+async fn remote_ref_in_a_schema_is_refused_and_never_fetched() {
+    // A listener that records whether anything ever connects to it.
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    probe.set_nonblocking(true).unwrap();
+    let remote = format!("http://{}/schema.json", probe.local_addr().unwrap());
+    let fake = Fake::start();
+    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let schema = json!({"$ref": remote});
+    doc["input_schema"]["resolution"]["schema"] = schema.clone();
+    doc["input_schema"]["digest"] = json!(digest(&schema).to_string());
+    fake.set_document(SKILL, doc, true);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
+    assert!(e.message().contains("leaves the embedded schema"), "{e}");
+    assert!(
+        probe.accept().is_err(),
+        "the client fetched the remote $ref"
+    );
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
+    let fake = Fake::start_with(|s| s.domain = Domain::BadOutput);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
+    let ClientError::Local {
+        details, task_id, ..
+    } = &e
+    else {
+        unreachable!()
+    };
+    assert_eq!(task_id.as_deref(), Some("task-2"));
+    assert_eq!(details[0].instance_path, "/verdict");
+    let j = e.to_json();
+    assert_eq!(j["where"], "local");
+    assert!(
+        j.get("state").is_none(),
+        "a local error must not carry a remote state: {j}"
+    );
+    assert_eq!(j["task_id"], "task-2");
+}
+
+#[tokio::test]
+async fn bad_supporting_record_is_local_output_invalid() {
+    let fake = Fake::start_with(|s| s.domain = Domain::BadRecord);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
+    assert!(e.message().contains("rec-1"), "{e}");
+}
+
+#[tokio::test]
+async fn missing_extension_is_skill_not_advertised_and_nothing_is_sent() {
+    let fake = Fake::start_with(|s| s.extension = false);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
+    assert!(
+        e.message().contains("does not provide schema interfaces"),
+        "{e}"
+    );
+    assert!(fake.posts().is_empty());
+}
+
+#[tokio::test]
+async fn unadvertised_skill_is_skill_not_advertised_and_nothing_is_sent() {
+    let fake = Fake::start();
+    let e = client()
+        .call(&fake.base, "not_there", &args(), Mode::Sync, &mut |_, _| {})
+        .await
+        .unwrap_err();
+    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
+    assert!(fake.posts().is_empty());
+}
+
+#[tokio::test]
+async fn invalid_input_is_local_input_invalid_with_details_and_nothing_is_delegated() {
+    let fake = Fake::start();
+    let e = client()
+        .call(
+            &fake.base,
+            SKILL,
+            &json!({"metric": "rx", "threshold": "high"}),
+            Mode::Sync,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap_err();
+    assert_local(&e, ErrorCode::InputInvalid, Step::ValidateInput);
+    let ClientError::Local { details, .. } = &e else {
+        unreachable!()
+    };
+    assert_eq!(details[0].instance_path, "/threshold");
+    assert_eq!(details[0].keyword.as_deref(), Some("type"));
+    assert_eq!(details[0].expected.as_deref(), Some("number"));
+    assert_eq!(details[0].actual.as_deref(), Some("string"));
+    assert_eq!(fake.domain_calls(), 0);
+    assert_eq!(fake.describe_calls(), 1);
+}
+
+#[tokio::test]
+async fn remote_rejection_keeps_its_code_state_and_task_id() {
+    let fake = Fake::start_with(|s| {
+        s.domain = Domain::Fail(
+            "TASK_STATE_REJECTED",
+            json!({"code": "interface_mismatch", "message": "stale digest"}),
+        )
+    });
+    let e = call(&fake).await.unwrap_err();
+    let ClientError::Remote {
+        code,
+        state,
+        task_id,
+        step,
+        ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(*code, ErrorCode::InterfaceMismatch);
+    assert_eq!(*state, TaskState::Rejected);
+    assert_eq!(task_id, "task-2");
+    assert_eq!(*step, Step::ReadResult);
+    assert_eq!(e.exit_code(), 1);
+    let j = e.to_json();
+    assert_eq!(j["where"], "remote");
+    assert_eq!(j["state"], "TASK_STATE_REJECTED");
+}
+
+#[tokio::test]
+async fn remote_failure_without_error_object_is_a_protocol_error_keeping_the_task() {
+    let fake = Fake::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_FAILED"));
+    let e = call(&fake).await.unwrap_err();
+    assert!(matches!(e, ClientError::Protocol { .. }), "{e:?}");
+    assert_eq!(e.task_id(), Some("task-2"));
+    assert_eq!(e.exit_code(), 2);
+}
+
+#[tokio::test]
+async fn describe_skill_failure_is_remote_at_step_3() {
+    let fake = Fake::start_with(|s| s.describe_fails = Some(ErrorCode::InterfaceUnavailable));
+    let e = call(&fake).await.unwrap_err();
+    assert_eq!(e.where_(), Where::Remote);
+    assert_eq!(e.code(), Some(ErrorCode::InterfaceUnavailable));
+    assert_eq!(e.step(), Some(Step::DescribeSkill));
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn oversized_card_is_refused_by_content_length_and_while_streaming() {
+    for mode in [
+        CardMode::Oversized(2 * 1024 * 1024),
+        CardMode::OversizedChunked(3 * 1024 * 1024),
+    ] {
+        let fake = Fake::start_with(|s| s.card = mode.clone());
+        let e = call(&fake).await.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ClientError::Transport {
+                    step: Step::FetchCard,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.message().contains("limit"), "{e}");
+        assert_eq!(e.exit_code(), 2);
+    }
+}
+
+#[tokio::test]
+async fn slow_server_hits_the_timeout() {
+    let fake = Fake::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
+    let c = Client::new(ClientConfig {
+        timeout: Duration::from_millis(400),
+        ..ClientConfig::default()
+    })
+    .unwrap();
+    let t = Instant::now();
+    let e = call_with(&c, &fake, Mode::Sync).await.unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(3));
+    assert!(
+        matches!(
+            e,
+            ClientError::Transport {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("timed out"), "{e}");
+    let fake = Fake::start_with(|s| s.rpc_delay = Duration::from_secs(5));
+    let e = call_with(&c, &fake, Mode::Sync).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Transport {
+                step: Step::DescribeSkill,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
+    let fake = Fake::start_with(|s| s.card = CardMode::Redirects(3));
+    call(&fake).await.unwrap();
+    let fake = Fake::start_with(|s| s.card = CardMode::Redirects(4));
+    let e = call(&fake).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Transport {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let fake = Fake::start_with(|s| s.card = CardMode::RedirectLoop);
+    let e = call(&fake).await.unwrap_err();
+    assert!(e.message().contains("redirects"), "{e}");
+    assert_eq!(fake.log().len(), 4, "initial request plus three redirects");
+}
+
+#[tokio::test]
+async fn non_a2a_server_is_a_protocol_error() {
+    let html = b"<!doctype html><html><body>hello</body></html>".to_vec();
+    let fake = Fake::start_with(|s| s.card = CardMode::Raw("text/html", html));
+    let e = call(&fake).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Protocol {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("not an A2A agent"), "{e}");
+    let fake = Fake::start_with(|s| {
+        s.card = CardMode::Raw("application/json", br#"{"a":1,"a":2}"#.to_vec())
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert!(e.message().contains("duplicate"), "{e}");
+}
+
+#[tokio::test]
+async fn plain_http_to_a_non_loopback_host_is_refused_before_connecting() {
+    let e = client()
+        .call(
+            "http://example.com",
+            SKILL,
+            &args(),
+            Mode::Sync,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ClientError::Usage { .. }), "{e:?}");
+    // A loopback card pointing at a non-loopback plain-HTTP interface is refused too.
+    let fake = Fake::start_with(|s| {
+        s.interfaces = Some(
+            json!([{"url": "http://192.0.2.1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+        )
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Transport {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("HTTPS"), "{e}");
+}
+
+#[tokio::test]
+async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
+    let fake = Fake::start();
+    let c = client();
+    call_with(&c, &fake, Mode::Sync).await.unwrap();
+    call_with(&c, &fake, Mode::Sync).await.unwrap();
+    assert_eq!(
+        fake.describe_calls(),
+        1,
+        "second call must reuse the cached document"
+    );
+    // Redeployment: a new version with a new digest forces a fresh describe_skill.
+    let v2 = common::document(SKILL, "1.1").value().clone();
+    fake.set_document(SKILL, v2, true);
+    let r = call_with(&c, &fake, Mode::Sync).await.unwrap();
+    assert_eq!(fake.describe_calls(), 2);
+    assert_eq!(r.skill_version, "1.1");
+}
+
+#[tokio::test]
+async fn disk_cache_is_revalidated_on_load_and_corrupt_files_are_ignored() {
+    let dir = std::env::temp_dir().join(format!("skillgate-client-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let fake = Fake::start();
+    let config = ClientConfig {
+        cache_dir: Some(dir.clone()),
+        ..ClientConfig::default()
+    };
+    let c1 = Client::new(config.clone()).unwrap();
+    call_with(&c1, &fake, Mode::Sync).await.unwrap();
+    assert_eq!(fake.describe_calls(), 1);
+    let c2 = Client::new(config.clone()).unwrap();
+    let resolved = c2.resolve(&fake.base, SKILL, &mut |_, _| {}).await.unwrap();
+    assert_eq!(
+        resolved.source,
+        InterfaceSource::Cache(skillgate_client::CacheHit::Disk)
+    );
+    assert_eq!(fake.describe_calls(), 1);
+    // Tamper with the stored document: it no longer hashes to the key's digest.
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let mut stored: Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    stored["skill_interface"]["authority"]["default_mode"] = json!("execute");
+    std::fs::write(&files[0], serde_json::to_vec(&stored).unwrap()).unwrap();
+    let c3 = Client::new(config.clone()).unwrap();
+    let resolved = c3.resolve(&fake.base, SKILL, &mut |_, _| {}).await.unwrap();
+    assert!(matches!(resolved.source, InterfaceSource::Described { .. }));
+    assert_eq!(fake.describe_calls(), 2);
+    // Garbage is ignored too (and replaced by the fresh, validated entry).
+    std::fs::write(&files[0], b"{not json").unwrap();
+    let c4 = Client::new(config).unwrap();
+    let resolved = c4.resolve(&fake.base, SKILL, &mut |_, _| {}).await.unwrap();
+    assert!(matches!(resolved.source, InterfaceSource::Described { .. }));
+    assert_eq!(fake.describe_calls(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn chain_composes_runs_each_step_as_its_own_task_and_correlates() {
+    let fake = Fake::start();
+    fake.add_skill(NEXT_SKILL);
+    let plan = Plan::from_value(json!({"steps": [
+        {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": args()},
+        {"name": "judge", "agent": fake.base, "skill": NEXT_SKILL, "from": "check"}
+    ]}))
+    .unwrap();
+    let mut composed = 0;
+    let report = run_chain(&client(), &plan, Mode::Sync, &mut |e| {
+        if matches!(e, ChainEvent::Composes { .. }) {
+            composed += 1
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(composed, 1);
+    assert_eq!(report.steps.len(), 2);
+    assert_eq!(report.steps[1].result.output["fine"], true);
+    let c = &report.correlations[0];
+    assert_ne!(c.upstream.task_id, c.downstream.task_id);
+    assert_eq!(c.upstream.task_id, report.steps[0].result.task_id);
+    assert_eq!(c.downstream.task_id, report.steps[1].result.task_id);
+    let judge_req = fake.posts().pop().unwrap().skill_request();
+    assert_eq!(judge_req["arguments"], report.steps[0].result.output);
+}
+
+#[tokio::test]
+async fn chain_link_that_does_not_compose_stops_before_any_delegation() {
+    let fake = Fake::start();
+    fake.add_skill(LOOKALIKE_SKILL);
+    let plan = Plan::from_value(json!({"steps": [
+        {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": args()},
+        {"name": "judge", "agent": fake.base, "skill": LOOKALIKE_SKILL, "from": "check"}
+    ]}))
+    .unwrap();
+    let (failure, report) = run_chain(&client(), &plan, Mode::Sync, &mut |_| {})
+        .await
+        .unwrap_err();
+    let ChainFailure::NotComposable { error, .. } = &failure else {
+        panic!("{failure:?}")
+    };
+    assert_eq!(error.field.as_str(), "version");
+    assert_eq!(failure.exit_code(), 1);
+    assert_eq!(failure.to_json()["field"], "version");
+    assert!(report.steps.is_empty());
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn chain_with_invalid_literal_input_delegates_nothing() {
+    let fake = Fake::start();
+    fake.add_skill(NEXT_SKILL);
+    let plan = Plan::from_value(json!({"steps": [
+        {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": {"metric": "bogus", "threshold": 1}},
+        {"name": "judge", "agent": fake.base, "skill": NEXT_SKILL, "from": "check"}
+    ]}))
+    .unwrap();
+    let (failure, _) = run_chain(&client(), &plan, Mode::Sync, &mut |_| {})
+        .await
+        .unwrap_err();
+    let ChainFailure::Step {
+        error, delegated, ..
+    } = &failure
+    else {
+        panic!("{failure:?}")
+    };
+    assert_eq!(error.code(), Some(ErrorCode::InputInvalid));
+    assert!(!delegated);
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[test]
+fn plan_shape_is_checked() {
+    for bad in [
+        json!({"steps": []}),
+        json!({"steps": [{"name": "a", "agent": "x", "skill": "s"}]}),
+        json!({"steps": [{"name": "a", "agent": "x", "skill": "s", "arguments": {}, "from": "a"}]}),
+        json!({"steps": [{"name": "a", "agent": "x", "skill": "s", "from": "b"}]}),
+        json!({"steps": [{"name": "a", "agent": "x", "skill": "s", "arguments": {}},
+                         {"name": "a", "agent": "x", "skill": "s", "arguments": {}}]}),
+        json!({"steps": [{"name": "a", "agent": "x", "skill": "s", "arguments": {}, "extra": 1}]}),
+    ] {
+        assert!(Plan::from_value(bad.clone()).is_err(), "{bad}");
+    }
+}
