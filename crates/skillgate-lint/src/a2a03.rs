@@ -39,7 +39,14 @@ pub(crate) fn lint(ctx: &mut Ctx, card: &Value, obj: &Map<String, Value>) {
     match validator() {
         Ok(v) => {
             for e in v.iter_errors(card).take(MAX_SCHEMA_FINDINGS) {
-                let path = e.instance_path().as_str().to_string();
+                let mut path = e.instance_path().as_str().to_string();
+                // A missing member is reported where it belongs, like the 1.0 rules do.
+                if let jsonschema::error::ValidationErrorKind::Required {
+                    property: Value::String(p),
+                } = e.kind()
+                {
+                    path = ptr(&path, p);
+                }
                 ctx.report(
                     &rules::A2A03_SCHEMA_001,
                     path,
@@ -315,8 +322,8 @@ fn migration_report(ctx: &mut Ctx, obj: &Map<String, Value>) {
         .into_iter()
         .filter(|f| f.severity == rules::Severity::Error)
     {
-        // Already reported by the 0.3 checks themselves (same rule, same place).
-        if ctx.has(f.rule, &f.path) {
+        // Already reported by the 0.3 checks themselves (same place).
+        if ctx.has_error_at(&f.path) {
             continue;
         }
         ctx.report_hint(

@@ -366,7 +366,12 @@ fn skill(ctx: &mut Ctx, base: &str, s: &Value) {
                 ctx.report(
                     &rules::AV_SCHEMA_001,
                     ptr(base, name),
-                    format!("{name} is not a valid JSON Schema: {}", e.masked()),
+                    format!(
+                        "{name} is not a valid JSON Schema: {} (at {}{})",
+                        e.masked(),
+                        ptr(base, name),
+                        e.instance_path().as_str()
+                    ),
                 );
             }
         }

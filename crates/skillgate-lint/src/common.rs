@@ -48,11 +48,11 @@ impl<'s> Ctx<'s> {
         });
     }
 
-    /// Whether a finding of `rule` at `path` was already reported.
-    pub(crate) fn has(&self, rule: &str, path: &str) -> bool {
+    /// Whether an error was already reported at `path`.
+    pub(crate) fn has_error_at(&self, path: &str) -> bool {
         self.findings
             .iter()
-            .any(|f| f.rule == rule && f.path == path)
+            .any(|f| f.severity == crate::Severity::Error && f.path == path)
     }
 
     pub(crate) fn report_at(
