@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use std::fmt;
+use std::str::FromStr;
+
 use crate::digest::Digest;
-use crate::error_code::ErrorCode;
 
 /// URI of the A2A extension that advertises schema interfaces.
 pub const EXTENSION_URI: &str =
@@ -288,5 +290,85 @@ impl ErrorObject {
     pub fn with_details(mut self, details: Vec<ErrorDetail>) -> Self {
         self.details = details;
         self
+    }
+}
+
+/// A draft error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The Agent Card does not advertise the selected skill (client-local, nothing sent).
+    SkillNotAdvertised,
+    /// An advertised interface cannot currently be returned.
+    InterfaceUnavailable,
+    /// The Skill Interface Document or an embedded schema is defective.
+    InterfaceInvalid,
+    /// The request's skill version or interface digest is not the active one.
+    InterfaceMismatch,
+    /// The arguments fail the input schema.
+    InputInvalid,
+    /// Valid input that the skill will not accept.
+    ConstraintRejected,
+    /// The caller is not authenticated or not authorized.
+    AuthorizationFailed,
+    /// A declared constraint or a server limit was exceeded.
+    ResourceLimitExceeded,
+    /// The output or a supporting record fails its schema.
+    OutputInvalid,
+    /// Accepted work that could not finish.
+    ExecutionFailed,
+}
+
+impl ErrorCode {
+    /// All ten codes, in the draft's order.
+    pub const ALL: [ErrorCode; 10] = [
+        ErrorCode::SkillNotAdvertised,
+        ErrorCode::InterfaceUnavailable,
+        ErrorCode::InterfaceInvalid,
+        ErrorCode::InterfaceMismatch,
+        ErrorCode::InputInvalid,
+        ErrorCode::ConstraintRejected,
+        ErrorCode::AuthorizationFailed,
+        ErrorCode::ResourceLimitExceeded,
+        ErrorCode::OutputInvalid,
+        ErrorCode::ExecutionFailed,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::SkillNotAdvertised => "skill_not_advertised",
+            ErrorCode::InterfaceUnavailable => "interface_unavailable",
+            ErrorCode::InterfaceInvalid => "interface_invalid",
+            ErrorCode::InterfaceMismatch => "interface_mismatch",
+            ErrorCode::InputInvalid => "input_invalid",
+            ErrorCode::ConstraintRejected => "constraint_rejected",
+            ErrorCode::AuthorizationFailed => "authorization_failed",
+            ErrorCode::ResourceLimitExceeded => "resource_limit_exceeded",
+            ErrorCode::OutputInvalid => "output_invalid",
+            ErrorCode::ExecutionFailed => "execution_failed",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The string is not one of the ten codes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown error code {0:?}")]
+pub struct UnknownErrorCode(pub String);
+
+impl FromStr for ErrorCode {
+    type Err = UnknownErrorCode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ErrorCode::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| UnknownErrorCode(s.to_owned()))
     }
 }
