@@ -45,7 +45,10 @@ fn example_value() -> Value {
 
 #[test]
 fn canonicalize_writes_exact_bytes_without_newline() {
-    let out = run_stdin(&["canonicalize", "-"], b"{ \"b\" : 1e21, \"a\": [-0, 4.50] }\n");
+    let out = run_stdin(
+        &["canonicalize", "-"],
+        b"{ \"b\" : 1e21, \"a\": [-0, 4.50] }\n",
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(out.stdout, b"{\"a\":[0,4.5],\"b\":1e+21}");
 }
@@ -100,7 +103,12 @@ fn the_shipped_example_is_valid_and_its_digest_matches() {
         "--digest",
         digest.trim(),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
@@ -110,7 +118,13 @@ fn check_reports_findings_as_json_and_exits_1() {
         serde_json::json!(10);
     doc["interface_version"] = serde_json::json!("1.1");
     let p = tmp("tampered.json", &doc.to_string());
-    let out = run(&["interface", "check", p.to_str().unwrap(), "--format", "json"]);
+    let out = run(&[
+        "interface",
+        "check",
+        p.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["valid"], false);
@@ -136,7 +150,9 @@ fn check_with_wrong_expectations_or_bad_digest_flag() {
     let path = path.to_str().unwrap();
     let out = run(&["interface", "check", path, "--skill-version", "2.0"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stdout).unwrap().contains("/skill_version"));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("/skill_version"));
     let out = run(&["interface", "check", path, "--digest", "sha256:ABC"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -158,7 +174,12 @@ fn compose_names_the_differing_field() {
         "--format",
         "json",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["composable"], true);
 
@@ -184,5 +205,7 @@ fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(run(&["no-such-command"]).status.code(), Some(2));
     let help = run(&["--help"]);
     assert_eq!(help.status.code(), Some(0));
-    assert!(String::from_utf8(help.stdout).unwrap().contains("Exit codes"));
+    assert!(String::from_utf8(help.stdout)
+        .unwrap()
+        .contains("Exit codes"));
 }

@@ -105,7 +105,10 @@ fn check(a: CheckArgs) -> Result<u8> {
         Format::Text => {
             if let Some(d) = interface_digest {
                 let id = value.get("skill_id").and_then(Value::as_str).unwrap_or("?");
-                let v = value.get("skill_version").and_then(Value::as_str).unwrap_or("?");
+                let v = value
+                    .get("skill_version")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
                 println!("valid: {id} {v}");
                 println!("interface_digest: {d}");
             } else {
@@ -198,5 +201,9 @@ fn compose(a: ComposeArgs) -> Result<u8> {
             }
         },
     }
-    Ok(if result.is_ok() { exit::OK } else { exit::INVALID })
+    Ok(if result.is_ok() {
+        exit::OK
+    } else {
+        exit::INVALID
+    })
 }

@@ -28,9 +28,11 @@ pub struct DigestArgs {
 /// Writes the canonical bytes to stdout with no trailing newline.
 pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
-    let canonical = jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    let canonical =
+        jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
     let mut out = std::io::stdout().lock();
-    out.write_all(&canonical).context("cannot write to stdout")?;
+    out.write_all(&canonical)
+        .context("cannot write to stdout")?;
     out.flush().context("cannot write to stdout")?;
     Ok(exit::OK)
 }
@@ -38,7 +40,8 @@ pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
 /// Prints `sha256:<hex>` of the canonical form and a newline.
 pub fn digest(args: DigestArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
-    let canonical = jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    let canonical =
+        jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
     println!("{}", Digest::of_bytes(&canonical));
     Ok(exit::OK)
 }
