@@ -32,6 +32,14 @@ enum Command {
     /// Lint Agent Cards.
     #[command(subcommand)]
     Card(cmd::card::CardCommand),
+    /// Retrieve and validate a skill's interface (client steps 1-6) and print it.
+    Describe(cmd::client::DescribeArgs),
+    /// Call a skill through all eleven client validation steps.
+    Call(cmd::client::CallArgs),
+    /// Run a plan of skill calls, checking direct composition before delegating anything.
+    Chain(cmd::client::ChainArgs),
+    /// Start the netops example agent in-process and walk through describe, call and chain.
+    Demo(cmd::demo::DemoArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +56,10 @@ fn main() -> ExitCode {
         Command::Digest(a) => cmd::jcs::digest(a),
         Command::Interface(c) => cmd::interface::run(c),
         Command::Card(c) => cmd::card::run(c),
+        Command::Describe(a) => cmd::client::describe(a),
+        Command::Call(a) => cmd::client::call(a),
+        Command::Chain(a) => cmd::client::chain(a),
+        Command::Demo(a) => cmd::demo::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

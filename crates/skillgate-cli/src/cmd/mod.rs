@@ -1,6 +1,8 @@
 //! One module per subcommand group; each returns an exit code or an error (exit 2).
 
 pub mod card;
+pub mod client;
+pub mod demo;
 pub mod interface;
 pub mod io;
 pub mod jcs;

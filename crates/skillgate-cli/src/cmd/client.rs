@@ -1,0 +1,443 @@
+//! `skillgate describe`, `skillgate call` and `skillgate chain`: the validated client.
+//!
+//! Text output shows every step of the draft's client sequence as it passes; JSON output is
+//! one object on stdout. Exit 0 success, 1 any draft error code (local or remote) or a link
+//! that does not compose, 2 usage, transport or protocol failure (with a one-line reason on
+//! stderr).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+use skillgate_client::chain::{step_json, ChainEvent, ChainFailure, ChainReport};
+use skillgate_client::{
+    default_cache_dir, run_chain, Client, ClientConfig, ClientError, InterfaceSource, Mode, Plan,
+    Resolved, SkillResult, Step,
+};
+use skillgate_core::wire::ErrorDetail;
+
+use super::io::{read_input, read_json};
+use crate::exit;
+
+/// Output format of the client commands.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// Steps as they pass, then the result.
+    Text,
+    /// One JSON object on stdout.
+    Json,
+}
+
+/// Flags shared by the client commands.
+#[derive(Args, Debug, Clone)]
+pub struct ClientArgs {
+    /// Bearer token for the agent (default: $SKILLGATE_TOKEN).
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+    /// Permit plain http:// to hosts that are not loopback.
+    #[arg(long)]
+    allow_http: bool,
+    /// Keep validated interfaces in DIR (every file is validated again on load).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Keep validated interfaces in the user's cache directory
+    /// ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces).
+    #[arg(long, conflicts_with = "cache_dir")]
+    cache: bool,
+    /// Overall time limit of each request, in seconds (connect limit: 5 s at most).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    timeout: Duration,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(v.is_finite() && v > 0.0 && v <= 3600.0) {
+        return Err("the timeout must be between 0 and 3600 seconds".into());
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl ClientArgs {
+    fn config(&self) -> Result<ClientConfig, ClientError> {
+        let token = self
+            .token
+            .clone()
+            .or_else(|| std::env::var("SKILLGATE_TOKEN").ok())
+            .filter(|t| !t.is_empty());
+        let cache_dir = match (&self.cache_dir, self.cache) {
+            (Some(d), _) => Some(d.clone()),
+            (None, true) => Some(default_cache_dir().ok_or_else(|| {
+                ClientError::usage("--cache: neither XDG_CACHE_HOME nor HOME is set")
+            })?),
+            (None, false) => None,
+        };
+        let defaults = ClientConfig::default();
+        Ok(ClientConfig {
+            connect_timeout: defaults.connect_timeout.min(self.timeout),
+            read_timeout: defaults.read_timeout.min(self.timeout),
+            timeout: self.timeout,
+            allow_http: self.allow_http,
+            token,
+            cache_dir,
+            ..defaults
+        })
+    }
+}
+
+/// Arguments of `describe`.
+#[derive(Args, Debug)]
+pub struct DescribeArgs {
+    /// Agent base URL or Agent Card URL.
+    url: String,
+    /// The skill whose interface to retrieve and validate.
+    skill_id: String,
+    #[command(flatten)]
+    common: ClientArgs,
+}
+
+/// Arguments of `call`.
+#[derive(Args, Debug)]
+pub struct CallArgs {
+    /// Agent base URL or Agent Card URL.
+    url: String,
+    /// The skill to call.
+    skill_id: String,
+    /// The arguments: inline JSON, or @FILE (@- for stdin).
+    #[arg(long, value_name = "JSON|@FILE")]
+    args: String,
+    /// Use SendStreamingMessage (server-sent events) instead of a blocking SendMessage.
+    #[arg(long)]
+    stream: bool,
+    #[command(flatten)]
+    common: ClientArgs,
+}
+
+/// Arguments of `chain`.
+#[derive(Args, Debug)]
+pub struct ChainArgs {
+    /// The plan: {"steps": [{"name", "agent", "skill", "arguments"} | {..., "from": STEP}]}.
+    plan: String,
+    /// Use SendStreamingMessage for every step.
+    #[arg(long)]
+    stream: bool,
+    #[command(flatten)]
+    common: ClientArgs,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ClientError::usage(format!("cannot start the async runtime: {e}")))
+}
+
+/// Prints one passed step.
+pub fn print_step(indent: &str, step: Step, summary: &str) {
+    println!("{indent}✓ {:>2} {summary}", step.number());
+}
+
+fn detail_line(d: &ErrorDetail) -> String {
+    let path = if d.instance_path.is_empty() {
+        "/"
+    } else {
+        &d.instance_path
+    };
+    let mut s = format!("{path}:");
+    if let Some(k) = &d.keyword {
+        s.push_str(&format!(" {k}"));
+    }
+    if let Some(e) = &d.expected {
+        s.push_str(&format!(" expected {e}"));
+    }
+    if let Some(a) = &d.actual {
+        s.push_str(&format!(", found {a}"));
+    }
+    if let Some(p) = &d.schema_path {
+        s.push_str(&format!(" (schema {p})"));
+    }
+    s
+}
+
+/// Prints a failure in text form: the failed step, code, side, task, and details.
+pub fn print_error_text(indent: &str, e: &ClientError) {
+    let step = e
+        .step()
+        .map(|s| format!("{:>2} ", s.number()))
+        .unwrap_or_default();
+    println!(
+        "{indent}✗ {step}{} ({}): {}",
+        e.code_str(),
+        e.where_().as_str(),
+        e.message()
+    );
+    if let ClientError::Remote { task_id, state, .. } = e {
+        println!("{indent}     remote task {task_id} ended {state}");
+    }
+    let details = match e {
+        ClientError::Local { details, .. } | ClientError::Remote { details, .. } => {
+            details.as_slice()
+        }
+        _ => &[],
+    };
+    for d in details {
+        println!("{indent}     {}", detail_line(d));
+    }
+}
+
+fn one_line(e: &ClientError) {
+    if e.exit_code() == exit::USAGE {
+        eprintln!("skillgate: {}", e.message());
+    }
+}
+
+fn fail(format: Format, e: &ClientError) -> u8 {
+    match format {
+        Format::Json => println!("{}", e.to_json()),
+        Format::Text => print_error_text("", e),
+    }
+    one_line(e);
+    e.exit_code()
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+fn indent_block(s: &str, by: &str) -> String {
+    s.lines()
+        .map(|l| format!("{by}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Prints a validated result in text form.
+pub fn print_result_text(indent: &str, r: &SkillResult) {
+    println!(
+        "{indent}{} {} completed: task {} {} (interface {})",
+        r.skill_id, r.skill_version, r.task_id, r.state, r.interface_digest
+    );
+    println!("{indent}output:");
+    println!(
+        "{}",
+        indent_block(&pretty(&r.output), &format!("{indent}  "))
+    );
+    if r.records.is_empty() {
+        println!("{indent}records: none");
+    } else {
+        println!("{indent}records:");
+        for rec in &r.records {
+            println!("{indent}  {} ({}):", rec.artifact_id, rec.kind);
+            println!(
+                "{}",
+                indent_block(&pretty(&rec.data), &format!("{indent}    "))
+            );
+        }
+    }
+}
+
+fn text_observer(format: Format) -> impl FnMut(Step, &str) {
+    move |step, summary| {
+        if format == Format::Text {
+            print_step("", step, summary)
+        }
+    }
+}
+
+/// Resolved interface as JSON (`describe --format json`).
+pub fn describe_json(r: &Resolved) -> Value {
+    json!({
+        "ok": true,
+        "skill_id": r.document.skill_id(),
+        "skill_version": r.document.skill_version(),
+        "interface_digest": r.document.interface_digest().to_string(),
+        "card_url": r.target.card_url.to_string(),
+        "interface_url": r.target.interface.url.to_string(),
+        "source": match &r.source {
+            InterfaceSource::Described { .. } => "describe_skill",
+            InterfaceSource::Cache(_) => "cache",
+        },
+        "describe_task_id": match &r.source {
+            InterfaceSource::Described { task_id } => Value::from(task_id.clone()),
+            InterfaceSource::Cache(_) => Value::Null,
+        },
+        "document": r.document.value(),
+    })
+}
+
+/// `skillgate describe URL SKILL_ID`
+pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
+    let format = a.common.format;
+    let result = (|| {
+        let client = Client::new(a.common.config()?)?;
+        let mut obs = text_observer(format);
+        runtime()?.block_on(client.resolve(&a.url, &a.skill_id, &mut obs))
+    })();
+    Ok(match result {
+        Ok(r) => {
+            match format {
+                Format::Json => println!("{}", describe_json(&r)),
+                Format::Text => {
+                    println!("interface digest: {}", r.document.interface_digest());
+                    println!("{}", pretty(r.document.value()));
+                }
+            }
+            exit::OK
+        }
+        Err(e) => fail(format, &e),
+    })
+}
+
+/// Reads `--args`: inline JSON or `@FILE` (`@-` = stdin), strictly parsed.
+fn read_arguments(spec: &str) -> Result<Value, ClientError> {
+    if let Some(path) = spec.strip_prefix('@') {
+        return read_json(path).map_err(|e| ClientError::usage(format!("--args: {e:#}")));
+    }
+    skillgate_core::jcs::parse_strict(spec.as_bytes()).map_err(|e| {
+        ClientError::usage(format!(
+            "--args is not valid I-JSON: {} at {}:{}",
+            e.message, e.line, e.column
+        ))
+    })
+}
+
+/// `skillgate call URL SKILL_ID --args JSON|@FILE`
+pub fn call(a: CallArgs) -> anyhow::Result<u8> {
+    let format = a.common.format;
+    let mode = if a.stream { Mode::Stream } else { Mode::Sync };
+    let result = (|| {
+        let arguments = read_arguments(&a.args)?;
+        let client = Client::new(a.common.config()?)?;
+        let mut obs = text_observer(format);
+        runtime()?.block_on(client.call(&a.url, &a.skill_id, &arguments, mode, &mut obs))
+    })();
+    Ok(match result {
+        Ok(r) => {
+            match format {
+                Format::Json => println!("{}", r.to_json()),
+                Format::Text => print_result_text("", &r),
+            }
+            exit::OK
+        }
+        Err(e) => fail(format, &e),
+    })
+}
+
+/// Prints one chain event in text form.
+pub fn print_chain_event(e: ChainEvent<'_>) {
+    match e {
+        ChainEvent::Step {
+            name,
+            step,
+            summary,
+        } => print_step(&format!("[{name}] "), step, summary),
+        ChainEvent::Composes {
+            upstream,
+            downstream,
+            schema,
+        } => println!("✓ {upstream} -> {downstream} composes directly: {schema}"),
+        ChainEvent::Ready => {
+            println!("✓ every interface resolved and every link composes; delegating")
+        }
+        ChainEvent::Correlated(c) => println!(
+            "↳ correlation: {} ({}) -> {} ({})",
+            c.upstream.task_id,
+            c.upstream.interface_url,
+            c.downstream.task_id,
+            c.downstream.interface_url
+        ),
+    }
+}
+
+/// Prints a chain's per-step results in text form.
+pub fn print_chain_report(report: &ChainReport) {
+    for s in &report.steps {
+        println!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
+        print_result_text("  ", &s.result);
+    }
+    for c in &report.correlations {
+        println!(
+            "correlation {} -> {}: {} ({}) -> {} ({})",
+            c.upstream.step,
+            c.downstream.step,
+            c.upstream.task_id,
+            c.upstream.interface_url,
+            c.downstream.task_id,
+            c.downstream.interface_url
+        );
+    }
+}
+
+/// `skillgate chain PLAN.json`
+pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
+    let format = a.common.format;
+    let mode = if a.stream { Mode::Stream } else { Mode::Sync };
+    let setup = (|| {
+        let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
+        let value = skillgate_core::jcs::parse_strict(&bytes).map_err(|e| {
+            ClientError::usage(format!("{} is not valid I-JSON: {}", a.plan, e.message))
+        })?;
+        let plan = Plan::from_value(value).map_err(ClientError::usage)?;
+        let client = Client::new(a.common.config()?)?;
+        Ok::<_, ClientError>((plan, client, runtime()?))
+    })();
+    let (plan, client, rt) = match setup {
+        Ok(t) => t,
+        Err(e) => return Ok(fail(format, &e)),
+    };
+    let mut obs = |e: ChainEvent<'_>| {
+        if format == Format::Text {
+            print_chain_event(e)
+        }
+    };
+    Ok(
+        match rt.block_on(run_chain(&client, &plan, mode, &mut obs)) {
+            Ok(report) => {
+                match format {
+                    Format::Json => println!("{}", report.to_json()),
+                    Format::Text => print_chain_report(&report),
+                }
+                exit::OK
+            }
+            Err((failure, report)) => {
+                match format {
+                    Format::Json => {
+                        let mut v = failure.to_json();
+                        v["steps"] =
+                            Value::from(report.steps.iter().map(step_json).collect::<Vec<_>>());
+                        v["correlations"] =
+                            serde_json::to_value(&report.correlations).unwrap_or(Value::Null);
+                        println!("{v}");
+                    }
+                    Format::Text => {
+                        print_chain_report(&report);
+                        match &failure {
+                            ChainFailure::NotComposable { .. } => {
+                                println!("✗ {failure}; nothing was delegated")
+                            }
+                            ChainFailure::Step {
+                                name,
+                                error,
+                                delegated,
+                            } => {
+                                print_error_text(&format!("[{name}] "), error);
+                                if !delegated {
+                                    println!("  nothing was delegated");
+                                }
+                            }
+                        }
+                    }
+                }
+                if let ChainFailure::Step { error, .. } = &failure {
+                    one_line(error);
+                }
+                failure.exit_code()
+            }
+        },
+    )
+}
