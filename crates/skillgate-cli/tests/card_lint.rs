@@ -230,6 +230,7 @@ fn usage_errors_exit_2() {
         2
     );
     assert_eq!(code(&run(&["card", "lint"])), 2);
+    // --deep calls the agent, so it needs a URL, not a file.
     let o = run(&["card", "lint", path_str(&p), "--deep"]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("--deep"));
@@ -295,52 +296,194 @@ fn cards_are_fetched_from_a_url_with_limits() {
     let base = serve(
         vec![
             ("/.well-known/agent-card.json", "200 OK".into(), good),
-            ("/neg", "200 OK".into(), neg),
-            ("/notjson", "200 OK".into(), b"<html>".to_vec()),
-            ("/big", "200 OK".into(), big),
-            ("/r1", "302 /r2".into(), vec![]),
-            ("/r2", "302 /r3".into(), vec![]),
-            ("/r3", "302 /.well-known/agent-card.json".into(), vec![]),
-            ("/l1", "302 /l2".into(), vec![]),
-            ("/l2", "302 /l3".into(), vec![]),
-            ("/l3", "302 /l4".into(), vec![]),
-            ("/l4", "302 /.well-known/agent-card.json".into(), vec![]),
+            ("/neg.json", "200 OK".into(), neg),
+            ("/notjson.json", "200 OK".into(), b"<html>".to_vec()),
+            ("/big.json", "200 OK".into(), big),
+            ("/r1.json", "302 /r2.json".into(), vec![]),
+            ("/r2.json", "302 /r3.json".into(), vec![]),
+            (
+                "/r3.json",
+                "302 /.well-known/agent-card.json".into(),
+                vec![],
+            ),
+            ("/l1.json", "302 /l2.json".into(), vec![]),
+            ("/l2.json", "302 /l3.json".into(), vec![]),
+            ("/l3.json", "302 /l4.json".into(), vec![]),
+            (
+                "/l4.json",
+                "302 /.well-known/agent-card.json".into(),
+                vec![],
+            ),
         ],
         64,
     );
     let url = |p: &str| format!("{base}{p}");
 
-    let o = run(&[
-        "card",
-        "lint",
-        &url("/.well-known/agent-card.json"),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(json_out(&o)["profile"], "a2a-1.0");
+    // A base URL resolves to the well-known card path, as in the client.
+    for u in [base.clone(), url("/.well-known/agent-card.json")] {
+        let o = run(&["card", "lint", &u, "--format", "json"]);
+        assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(json_out(&o)["profile"], "a2a-1.0");
+    }
 
-    let o = run(&["card", "lint", &url("/neg"), "--format", "sarif"]);
+    let o = run(&["card", "lint", &url("/neg.json"), "--format", "sarif"]);
     assert_eq!(code(&o), 1);
     assert_eq!(
         json_out(&o)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
             ["artifactLocation"]["uri"],
-        url("/neg")
+        url("/neg.json")
     );
 
-    let o = run(&["card", "lint", &url("/notjson")]);
+    let o = run(&["card", "lint", &url("/notjson.json")]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 1, column 1"));
 
-    let o = run(&["card", "lint", &url("/big")]);
+    let o = run(&["card", "lint", &url("/big.json")]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("larger than"));
 
     // Three redirects are followed, a fourth is refused.
-    assert_eq!(code(&run(&["card", "lint", &url("/r1")])), 0);
-    assert_eq!(code(&run(&["card", "lint", &url("/l1")])), 2);
+    assert_eq!(code(&run(&["card", "lint", &url("/r1.json")])), 0);
+    assert_eq!(code(&run(&["card", "lint", &url("/l1.json")])), 2);
 
-    let o = run(&["card", "lint", &url("/missing")]);
+    let o = run(&["card", "lint", &url("/missing.json")]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("404"));
+}
+
+/// The real netops agent on the real server runtime, on 127.0.0.1:0; returns its base URL.
+fn start_agent() -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let agent = skillgate_netops::agent().build().unwrap();
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(format!("http://{}", listener.local_addr().unwrap()))
+                .unwrap();
+            skillgate_server::serve(
+                agent,
+                listener,
+                skillgate_server::ServerConfig::default(),
+                std::future::pending::<()>(),
+            )
+            .await
+            .unwrap();
+        });
+    });
+    rx.recv().unwrap()
+}
+
+#[test]
+fn the_card_the_server_generates_lints_clean_also_with_deep() {
+    let base = start_agent();
+    let o = run(&["card", "lint", &base, "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json_out(&o);
+    assert_eq!(v["profile"], "a2a-1.0");
+    assert_eq!(v["findings"], Value::Array(vec![]), "{v:#}");
+
+    let o = run(&["card", "lint", &base, "--deep", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json_out(&o)["findings"], Value::Array(vec![]));
+}
+
+fn deep_rules(o: &Output) -> Vec<String> {
+    json_out(o)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .filter(|r| r.starts_with("SI-DEEP"))
+        .collect()
+}
+
+#[test]
+fn deep_reports_digest_document_and_call_failures() {
+    let base = start_agent();
+    let card_bytes =
+        skillgate_lint::fetch::fetch_card(&base, skillgate_lint::fetch::FetchLimits::default())
+            .unwrap();
+    let card: Value = serde_json::from_slice(&card_bytes).unwrap();
+    let ext = card["capabilities"]["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["uri"] == skillgate_core::wire::EXTENSION_URI)
+        .unwrap();
+    let entries = card["capabilities"]["extensions"][ext]["params"]["skills"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(entries >= 1);
+
+    // A card advertising a different (well-formed) digest for the first skill.
+    let mut wrong_digest = card.clone();
+    wrong_digest["capabilities"]["extensions"][ext]["params"]["skills"][0]["interface_digest"] =
+        Value::String(format!("sha256:{}", "0".repeat(64)));
+    // A card advertising another version with the true digest: the document disagrees.
+    let mut wrong_version = card.clone();
+    wrong_version["capabilities"]["extensions"][ext]["params"]["skills"][0]["skill_version"] =
+        Value::String("9.9".into());
+    // A card whose interfaces point at a server that does not speak A2A.
+    let mut dead = card.clone();
+    let dead_base = serve(vec![], 16);
+    for i in dead["supportedInterfaces"].as_array_mut().unwrap() {
+        i["url"] = Value::String(format!("{dead_base}/"));
+    }
+    let body = |v: &Value| serde_json::to_vec(v).unwrap();
+    let cards = serve(
+        vec![
+            ("/digest.json", "200 OK".into(), body(&wrong_digest)),
+            ("/version.json", "200 OK".into(), body(&wrong_version)),
+            ("/dead.json", "200 OK".into(), body(&dead)),
+        ],
+        16,
+    );
+
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{cards}/digest.json"),
+        "--deep",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(deep_rules(&o), ["SI-DEEP-002"]);
+    // Without --deep the card is well-formed: the lie is only visible on the wire.
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{cards}/digest.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0);
+
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{cards}/version.json"),
+        "--deep",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(deep_rules(&o), ["SI-DEEP-003"]);
+
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{cards}/dead.json"),
+        "--deep",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(deep_rules(&o), vec!["SI-DEEP-001".to_string(); entries]);
 }

@@ -256,7 +256,7 @@ pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten();
-    for e in exts {
+    for (i, e) in exts.enumerate() {
         if e.get("uri").and_then(Value::as_str) != Some(EXTENSION_URI) {
             continue;
         }
@@ -265,7 +265,7 @@ pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
             .and_then(Value::as_array)
             .into_iter()
             .flatten();
-        for s in entries {
+        for (j, s) in entries.enumerate() {
             let get = |m: &str| s.get(m).and_then(Value::as_str).map(str::to_string);
             if let (Some(skill_id), Some(skill_version), Some(interface_digest)) = (
                 get(names::SKILL_ID),
@@ -279,6 +279,7 @@ pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
                         skill_id,
                         skill_version,
                         interface_digest,
+                        pointer: format!("/capabilities/extensions/{i}/params/skills/{j}"),
                     });
                 }
             }

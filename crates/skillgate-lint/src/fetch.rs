@@ -55,12 +55,27 @@ pub fn looks_like_url(input: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
-/// GETs `url` and returns the body.
-pub fn fetch_card(url: &str, limits: FetchLimits) -> Result<Vec<u8>, FetchError> {
+/// The card URL for a command-line URL, as the skillgate client resolves it: a path ending in
+/// `.json` is the card itself, anything else is an agent base URL and gets
+/// `/.well-known/agent-card.json` appended.
+pub fn card_url(url: &str) -> Result<url::Url, FetchError> {
     let parsed = url::Url::parse(url).map_err(|e| FetchError::BadUrl(format!("{url}: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(FetchError::BadUrl(url.to_string()));
     }
+    if parsed.path().ends_with(".json") {
+        return Ok(parsed);
+    }
+    let joined = format!(
+        "{}/.well-known/agent-card.json",
+        parsed.as_str().trim_end_matches('/')
+    );
+    url::Url::parse(&joined).map_err(|e| FetchError::BadUrl(format!("{joined}: {e}")))
+}
+
+/// GETs the card at [`card_url`]`(url)` and returns the body.
+pub fn fetch_card(url: &str, limits: FetchLimits) -> Result<Vec<u8>, FetchError> {
+    let parsed = card_url(url)?;
     // reqwest is built without a bundled crypto provider; installing ring twice is harmless.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::blocking::Client::builder()

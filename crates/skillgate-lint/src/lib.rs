@@ -321,6 +321,8 @@ pub struct AdvertisedSkill {
     pub skill_version: String,
     /// `interface_digest` as written in the card.
     pub interface_digest: String,
+    /// JSON Pointer of the entry in the card.
+    pub pointer: String,
 }
 
 /// The well-formed `params.skills` entries of the exact schema-interface extension.

@@ -4,8 +4,14 @@ use std::io::{Read, Write};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
+use skillgate_client::a2a::A2aConn;
+use skillgate_client::http::Http;
+use skillgate_client::{steps, ClientConfig};
 use skillgate_lint::fetch::{fetch_card, looks_like_url, FetchLimits};
-use skillgate_lint::{lint_bytes, output, InputError, ProfileChoice, MAX_CARD_BYTES};
+use skillgate_lint::{
+    extend_report, lint_bytes, output, rules, AdvertisedSkill, InputError, ProfileChoice, Report,
+    MAX_CARD_BYTES,
+};
 
 use crate::exit;
 
@@ -89,9 +95,6 @@ fn lint(args: LintArgs) -> Result<u8> {
     if args.deep && !is_url {
         bail!("--deep needs the card's URL (describe_skill is called on the agent)");
     }
-    if args.deep {
-        bail!("--deep is not available in this build: the describe_skill client is not linked into the linter yet");
-    }
     let bytes = if is_url {
         fetch_card(&args.input, FetchLimits::default())
             .with_context(|| format!("cannot fetch {}", args.input))?
@@ -103,11 +106,17 @@ fn lint(args: LintArgs) -> Result<u8> {
     } else {
         args.input.as_str()
     };
-    let report = match lint_bytes(&bytes, choice) {
+    let mut report = match lint_bytes(&bytes, choice) {
         Ok(r) => r,
         Err(e @ InputError::NotJson { .. }) => bail!("{source}: {e}"),
         Err(e @ InputError::TooLarge { .. }) => bail!("{source}: {e}"),
     };
+    if args.deep {
+        // lint_bytes accepted the bytes, so they parse.
+        let card: serde_json::Value =
+            serde_json::from_slice(&bytes).context("the card does not parse")?;
+        deep(&mut report, &args.input, &card)?;
+    }
     let text = match args.format {
         Format::Text => output::to_text(&report, source),
         Format::Json => pretty(&output::to_json(&report))?,
@@ -126,4 +135,79 @@ fn lint(args: LintArgs) -> Result<u8> {
 
 fn pretty(v: &serde_json::Value) -> Result<String> {
     Ok(serde_json::to_string_pretty(v).context("cannot serialize the report")? + "\n")
+}
+
+/// `--deep`: for every advertised skill, runs the client's steps 1 to 6 against the live agent
+/// (describe_skill, three-way digest, document validation, embedded schema digests) and adds a
+/// `SI-DEEP-*` finding for each failure. Nothing but describe_skill is sent.
+fn deep(report: &mut Report, url: &str, card: &serde_json::Value) -> Result<()> {
+    let advertised = skillgate_lint::advertised_skills(card);
+    if advertised.is_empty() {
+        return Ok(());
+    }
+    let http = Http::new(ClientConfig::default()).map_err(|e| anyhow!("{e}"))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let target = match rt.block_on(steps::step1_fetch_card(&http, url)) {
+        Ok(t) => t,
+        Err(e) => {
+            extend_report(
+                report,
+                &rules::SI_DEEP_001,
+                "/supportedInterfaces".into(),
+                format!("the client cannot use this card: {e}"),
+            );
+            return Ok(());
+        }
+    };
+    let conn = A2aConn::new(http.clone(), target.interface.clone());
+    for a in &advertised {
+        rt.block_on(deep_one(report, &target, &conn, a));
+    }
+    Ok(())
+}
+
+async fn deep_one(
+    report: &mut Report,
+    target: &steps::Target,
+    conn: &A2aConn,
+    a: &AdvertisedSkill,
+) {
+    let at = format!("{}/interface_digest", a.pointer);
+    let selection = match steps::step2_select_skill(&target.card, &a.skill_id) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = format!("skill {:?} cannot be selected: {e}", a.skill_id);
+            extend_report(report, &rules::SI_DEEP_001, a.pointer.clone(), msg);
+            return;
+        }
+    };
+    let described = match steps::step3_describe_skill(conn, &selection).await {
+        Ok(d) => d,
+        Err(e) => {
+            let msg = format!("describe_skill for {:?} failed: {e}", a.skill_id);
+            extend_report(report, &rules::SI_DEEP_001, a.pointer.clone(), msg);
+            return;
+        }
+    };
+    if let Err(e) = steps::step4_check_digests(&selection, &described.response) {
+        let msg = format!("skill {:?}: {e}", a.skill_id);
+        extend_report(report, &rules::SI_DEEP_002, at, msg);
+        return;
+    }
+    let doc = match steps::step5_validate_document(&described.response.skill_interface, &selection)
+    {
+        Ok(d) => d,
+        Err(e) => {
+            let msg = format!("skill {:?}: {e}", a.skill_id);
+            extend_report(report, &rules::SI_DEEP_003, a.pointer.clone(), msg);
+            return;
+        }
+    };
+    if let Err(e) = steps::step6_verify_schema_digests(&doc) {
+        let msg = format!("skill {:?}: {e}", a.skill_id);
+        extend_report(report, &rules::SI_DEEP_003, a.pointer.clone(), msg);
+    }
 }
