@@ -224,7 +224,7 @@ impl A2aConn {
         if !body.status.is_success() {
             return Err(ClientError::transport(
                 step,
-                format!("HTTP {} from {}", body.status.as_u16(), self.interface.url),
+                http_failure(&body, &self.interface.url),
             ));
         }
         let value = parse_body(step, &body, "the JSON-RPC response")?;
@@ -282,7 +282,7 @@ impl A2aConn {
             }
             return Err(ClientError::transport(
                 step,
-                format!("HTTP {} from {}", body.status.as_u16(), self.interface.url),
+                http_failure(body, &self.interface.url),
             ));
         }
         parse_body(step, body, "the HTTP+JSON response")
@@ -495,6 +495,28 @@ impl A2aConn {
             ClientError::protocol(step, format!("stream event is not a StreamResponse: {e}"))
         })
     }
+}
+
+/// One line for a non-2xx answer: the status, the endpoint, a hint for 401/403, and the
+/// peer's own message when its body is a recognisable error object.
+fn http_failure(body: &Body, url: &Url) -> String {
+    let code = body.status.as_u16();
+    let mut s = format!("HTTP {code} from {url}");
+    if let Ok(v) = jcs::parse_strict(&body.bytes) {
+        let m = v["error"]["message"]
+            .as_str()
+            .or_else(|| v["message"].as_str());
+        if let Some(m) = m {
+            let m: String = m.chars().take(200).collect();
+            s.push_str(&format!(": {m}"));
+        }
+    }
+    match code {
+        401 => s.push_str(" (send a bearer token with --token or SKILLGATE_TOKEN)"),
+        403 => s.push_str(" (the token is not accepted for this request)"),
+        _ => {}
+    }
+    s
 }
 
 fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
