@@ -362,16 +362,24 @@ fn skill(ctx: &mut Ctx, base: &str, s: &Value) {
     );
     for name in ["input_schema", "output_schema"] {
         if let Some(schema) = got.get(name) {
-            if let Err(e) = jsonschema::validator_for(schema) {
-                ctx.report(
-                    &rules::AV_SCHEMA_001,
-                    ptr(base, name),
+            // The schema is attacker-controlled input to a third-party compiler: a panic there
+            // must not take the linter down.
+            let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                jsonschema::validator_for(schema).map(|_| ()).map_err(|e| {
                     format!(
-                        "{name} is not a valid JSON Schema: {} (at {}{})",
+                        "{} (at {}{})",
                         e.masked(),
                         ptr(base, name),
                         e.instance_path().as_str()
-                    ),
+                    )
+                })
+            }))
+            .unwrap_or_else(|_| Err("the schema compiler failed on it".to_string()));
+            if let Err(e) = compiled {
+                ctx.report(
+                    &rules::AV_SCHEMA_001,
+                    ptr(base, name),
+                    format!("{name} is not a valid JSON Schema: {e}"),
                 );
             }
         }
@@ -417,6 +425,10 @@ pub(crate) fn is_semver(v: &str) -> bool {
 /// ISO 8601 calendar date, or date and time with optional seconds, fraction and offset, in
 /// extended or basic format (`2025-01-15`, `2025-01-15T10:30:00Z`, `20250115T103000+0100`).
 pub(crate) fn is_iso8601(s: &str) -> bool {
+    // Every valid form is ASCII; checking first keeps the byte slicing below on char boundaries.
+    if !s.is_ascii() {
+        return false;
+    }
     let (date, time) = match s.split_once(['T', 't', ' ']) {
         Some((d, t)) => (d, Some(t)),
         None => (s, None),

@@ -26,7 +26,21 @@ const WORDS: &[&str] = &[
     "lastUpdated", "additionalInterfaces", "transport", "signatures", "1.0", "JSONRPC",
     "http://127.0.0.1.evil.com", "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1",
     "describe_skill", "sha256:00", "", "\u{0}", "é", "/", "~",
+    // Byte-slicing traps: multibyte characters where parsers index by position.
+    "123€45", "2025-01-15T10:30:00+€1", "20250115T1030€", "1.0.0-é", "€/€", "http://[::1",
+    "http://ü.example/", "HTTPS://X.EXAMPLE", "text/€", "1.€", "sha256:€€", "lastUpdated",
+    "2025-01-15", "supported_interfaces", "preferredTransport", "stateTransitionHistory",
 ];
+
+const CHARS: &[char] = &[
+    'a', '1', '.', '-', ':', '/', '€', 'é', '😀', ' ', 'T', 'Z', '+', '\u{7f}',
+];
+
+fn random_string(rng: &mut Rng) -> String {
+    (0..rng.below(12))
+        .map(|_| CHARS[rng.below(CHARS.len() as u64) as usize])
+        .collect()
+}
 
 fn random_value(rng: &mut Rng, depth: u32) -> Value {
     let pick = if depth > 5 {
@@ -38,6 +52,7 @@ fn random_value(rng: &mut Rng, depth: u32) -> Value {
         0 => Value::Null,
         1 => json!(rng.below(2) == 0),
         2 => json!(rng.below(1000) as i64 - 500),
+        3 if rng.below(3) == 0 => json!(random_string(rng)),
         3 => json!(WORDS[rng.below(WORDS.len() as u64) as usize]),
         4 | 5 => {
             let mut m = serde_json::Map::new();
@@ -207,4 +222,58 @@ fn not_json_reports_a_position() {
         lint_bytes(&big, ProfileChoice::Auto),
         Err(skillgate_lint::InputError::TooLarge { .. })
     ));
+}
+
+/// Every leaf of every fixture replaced by each trap value, linted with the card's own profile.
+#[test]
+fn every_leaf_replaced_by_trap_values_never_panics() {
+    let traps = [
+        json!("123€45"),
+        json!("20250115T1030€"),
+        json!("2025-01-15T10:30:00+€1"),
+        json!("€/€"),
+        json!("😀"),
+        json!("http://[::1"),
+        json!("1.€"),
+        json!(""),
+        json!(null),
+        json!([]),
+        json!({}),
+        json!(1.5),
+    ];
+    fn leaves(v: &Value, at: String, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, c)| {
+                leaves(
+                    c,
+                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    out,
+                )
+            }),
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, c)| leaves(c, format!("{at}/{i}"), out)),
+            _ => out.push(at),
+        }
+    }
+    let mut linted = 0;
+    for bytes in corpus() {
+        let Ok(card) = serde_json::from_slice::<Value>(&bytes) else {
+            continue;
+        };
+        let mut ptrs = Vec::new();
+        leaves(&card, String::new(), &mut ptrs);
+        for p in ptrs.iter().take(120) {
+            for t in &traps {
+                let mut c = card.clone();
+                if let Some(slot) = c.pointer_mut(p) {
+                    *slot = t.clone();
+                }
+                let _ = lint_value(&c, ProfileChoice::Auto);
+                linted += 1;
+            }
+        }
+    }
+    assert!(linted > 5000, "{linted}");
 }
