@@ -1,5 +1,6 @@
 //! Checks and plumbing shared by every profile.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 
 use serde_json::{Map, Value};
@@ -75,17 +76,7 @@ impl<'s> Ctx<'s> {
     /// The position of a pointer, or of its nearest ancestor that exists (a missing member is
     /// reported where its object starts).
     fn position_of(&self, path: &str) -> Option<Pos> {
-        let scan = self.scan?;
-        let mut p = path;
-        loop {
-            if let Some(pos) = scan.positions.get(p) {
-                return Some(*pos);
-            }
-            match p.rfind('/') {
-                Some(i) => p = &p[..i],
-                None => return scan.positions.get("").copied(),
-            }
-        }
+        position_in(&self.scan?.positions, path)
     }
 
     pub(crate) fn finish(mut self, profile: Profile, detected: bool) -> Report {
@@ -103,6 +94,21 @@ impl<'s> Ctx<'s> {
             profile,
             detected,
             findings: self.findings,
+            positions: self.scan.map(|s| s.positions.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+/// The position of a pointer, or of its nearest ancestor that exists.
+pub(crate) fn position_in(positions: &HashMap<String, Pos>, path: &str) -> Option<Pos> {
+    let mut p = path;
+    loop {
+        if let Some(pos) = positions.get(p) {
+            return Some(*pos);
+        }
+        match p.rfind('/') {
+            Some(i) => p = &p[..i],
+            None => return positions.get("").copied(),
         }
     }
 }

@@ -128,6 +128,9 @@ pub struct Report {
     pub detected: bool,
     /// Findings, in document order.
     pub findings: Vec<Finding>,
+    /// Where each member starts in the bytes (empty for [`lint_value`]).
+    #[serde(skip)]
+    positions: std::collections::HashMap<String, scan::Pos>,
 }
 
 impl Report {
@@ -340,12 +343,13 @@ pub fn primary_interface_url(card: &Value) -> Option<String> {
 
 /// Adds findings produced outside the linter (e.g. by `--deep`) and keeps the order.
 pub fn extend_report(report: &mut Report, rule: &'static Rule, path: String, message: String) {
+    let position = common::position_in(&report.positions, &path);
     report.findings.push(Finding {
         rule: rule.id,
         severity: rule.severity,
         path,
         message,
         hint: rule.fix.to_string(),
-        position: None,
+        position,
     });
 }

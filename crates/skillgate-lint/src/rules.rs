@@ -425,6 +425,14 @@ regenerate with `SKILLGATE_BLESS=1 cargo test -p skillgate-lint --test catalogue
         "Severity is fixed per rule. `error` fails the lint (exit 1); `warning` and `info` do not.\n\
 Ids are stable: rules are retired, never renumbered.\n\n",
     );
+    out.push_str(
+        "Usage: `skillgate card lint FILE|URL|- [--profile auto|a2a-1.0|a2a-0.3|agentvault-1.0] \
+[--format text|json|sarif] [--deep]`. Exit 0 without errors, 1 with errors, 2 when the input is \
+unreadable or not JSON (the message gives line and column). A URL whose path does not end in \
+`.json` is an agent base URL: the card is fetched from `/.well-known/agent-card.json` under it \
+(10 s, 3 redirects, 1 MiB). `--deep` (URLs only) calls describe_skill for every advertised skill \
+and reports `SI-DEEP-*`.\n\n",
+    );
     out.push_str(&format!("{} rules.\n\n", ALL.len()));
     out.push_str("| id | severity | profiles | what |\n|---|---|---|---|\n");
     for r in ALL {
