@@ -1,0 +1,31 @@
+//! `skillgate-conformance`: a checker for the schema-interface draft
+//! (draft-huang-ainetops-agent-schema-interfaces-00, skillgate wire profile) that probes any
+//! A2A 1.0 agent over HTTP: the card's extension advertisement, `describe_skill` for every
+//! advertised skill, three-way digests, document validation, deliberately wrong requests that
+//! must produce the right error code and task state, a valid call with artifact naming and
+//! output/record validation, and the `A2A-Extensions` echo.
+//!
+//! Probe arguments are generated from each skill's input schema ([`generate`]), so the checker
+//! needs no knowledge of the agent. Each check has a stable id ([`catalogue`]), a verdict and
+//! evidence; [`Report::exit_code`] is 0 when every required check passed, 1 when one failed, 2
+//! when the agent could not be reached or is not an A2A agent.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), skillgate_conformance::UsageError> {
+//! let report = skillgate_conformance::check("http://127.0.0.1:8080", &Default::default()).await?;
+//! print!("{}", report.to_text());
+//! std::process::exit(i32::from(report.exit_code()));
+//! # }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod catalogue;
+pub mod generate;
+pub mod probe;
+pub mod report;
+mod run;
+
+pub use probe::{Binding, ProbeConfig};
+pub use report::{CheckResult, Fatal, Report, Summary, Verdict};
+pub use run::{card_url, check, Options, UsageError};

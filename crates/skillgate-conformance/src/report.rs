@@ -1,0 +1,211 @@
+//! Checks, verdicts and the report: what the checker found, in text or JSON.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// Outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The agent behaved as the draft requires.
+    Pass,
+    /// The agent did not.
+    Fail,
+    /// The check could not be run; the evidence says why.
+    Skip,
+}
+
+impl Verdict {
+    /// Upper-case label used in the text report.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Skip => "SKIP",
+        }
+    }
+}
+
+/// The result of one check, with what was sent and seen.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    /// Stable check id, e.g. `SI-CARD-001`.
+    pub id: &'static str,
+    /// The skill the check is about, for per-skill checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
+    /// One-line statement of the requirement.
+    pub title: &'static str,
+    /// Whether a failure makes the run fail.
+    pub required: bool,
+    /// Pass, fail or skip.
+    pub verdict: Verdict,
+    /// What was sent and seen, one fact per line.
+    pub evidence: Vec<String>,
+}
+
+/// Why a run stopped before the schema-interface checks (exit code 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fatal {
+    /// No Agent Card could be fetched (connection, timeout, HTTP error).
+    Unreachable,
+    /// Something answered, but not as an A2A 1.0 agent we can talk to.
+    NotA2aAgent,
+}
+
+/// Exit code when every required check passed.
+pub const EXIT_PASS: u8 = 0;
+/// Exit code when a required check failed.
+pub const EXIT_FAIL: u8 = 1;
+/// Exit code when the agent could not be reached or is not an A2A agent.
+pub const EXIT_UNREACHABLE: u8 = 2;
+
+/// Counts of verdicts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Checks that passed.
+    pub pass: usize,
+    /// Checks that failed (required or not).
+    pub fail: usize,
+    /// Checks that were skipped.
+    pub skip: usize,
+    /// Required checks that failed.
+    pub required_failed: usize,
+}
+
+/// Everything one run found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The URL the user gave.
+    pub target: String,
+    /// The Agent Card URL fetched.
+    pub card_url: String,
+    /// The binding probed (`JSONRPC` or `HTTP+JSON`), once chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
+    /// The interface URL probed, once chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface_url: Option<String>,
+    /// Set when the run stopped early for want of a reachable A2A agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fatal: Option<Fatal>,
+    /// Every check, in the order run.
+    pub checks: Vec<CheckResult>,
+}
+
+impl Report {
+    /// Counts of verdicts.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for c in &self.checks {
+            match c.verdict {
+                Verdict::Pass => s.pass += 1,
+                Verdict::Fail => {
+                    s.fail += 1;
+                    if c.required {
+                        s.required_failed += 1;
+                    }
+                }
+                Verdict::Skip => s.skip += 1,
+            }
+        }
+        s
+    }
+
+    /// 0 when every required check passed, 1 when one failed, 2 when unreachable / not A2A.
+    pub fn exit_code(&self) -> u8 {
+        if self.fatal.is_some() {
+            EXIT_UNREACHABLE
+        } else if self.summary().required_failed > 0 {
+            EXIT_FAIL
+        } else {
+            EXIT_PASS
+        }
+    }
+
+    /// Ids of the checks that failed (required or not), in order, without repeats.
+    pub fn failed_ids(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for c in self.checks.iter().filter(|c| c.verdict == Verdict::Fail) {
+            if !out.contains(&c.id) {
+                out.push(c.id);
+            }
+        }
+        out
+    }
+
+    /// The results of one check id (one per skill for per-skill checks).
+    pub fn results(&self, id: &str) -> impl Iterator<Item = &CheckResult> {
+        let id = id.to_owned();
+        self.checks.iter().filter(move |c| c.id == id)
+    }
+
+    /// The report as a JSON value (`--format json`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert(
+                "summary".into(),
+                serde_json::to_value(self.summary()).unwrap_or_default(),
+            );
+            obj.insert("exit_code".into(), self.exit_code().into());
+        }
+        v
+    }
+
+    /// The human-readable report (`--format text`).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "skillgate conformance {}", self.target);
+        let _ = writeln!(out, "  card: {}", self.card_url);
+        if let (Some(b), Some(u)) = (&self.binding, &self.interface_url) {
+            let _ = writeln!(out, "  interface: {b} {u}");
+        }
+        for c in &self.checks {
+            let req = if c.required { "required" } else { "optional" };
+            let skill = c
+                .skill
+                .as_deref()
+                .map(|s| format!(" [{s}]"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{} {}{} ({req}): {}",
+                c.verdict.label(),
+                c.id,
+                skill,
+                c.title
+            );
+            for e in &c.evidence {
+                let _ = writeln!(out, "     - {e}");
+            }
+        }
+        let s = self.summary();
+        let _ = writeln!(
+            out,
+            "{} passed, {} failed ({} required), {} skipped",
+            s.pass, s.fail, s.required_failed, s.skip
+        );
+        match self.fatal {
+            Some(Fatal::Unreachable) => {
+                let _ = writeln!(out, "result: agent unreachable (exit 2)");
+            }
+            Some(Fatal::NotA2aAgent) => {
+                let _ = writeln!(out, "result: not an A2A 1.0 agent (exit 2)");
+            }
+            None if s.required_failed > 0 => {
+                let _ = writeln!(
+                    out,
+                    "result: NOT conformant: {} (exit 1)",
+                    self.failed_ids().join(", ")
+                );
+            }
+            None => {
+                let _ = writeln!(out, "result: conformant (exit 0)");
+            }
+        }
+        out
+    }
+}
