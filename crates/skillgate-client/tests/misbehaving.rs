@@ -626,3 +626,244 @@ fn plan_shape_is_checked() {
         assert!(Plan::from_value(bad.clone()).is_err(), "{bad}");
     }
 }
+
+#[tokio::test]
+async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
+    let fake =
+        Fake::start_with(|s| s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into()));
+    let t = Instant::now();
+    let e = call(&fake).await.unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(2), "it tried to connect");
+    assert!(
+        matches!(
+            e,
+            ClientError::Transport {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("HTTPS"), "{e}");
+}
+
+#[tokio::test]
+async fn card_that_is_json_but_not_an_agent_card_or_has_no_usable_interface() {
+    let fake = Fake::start_with(|s| {
+        s.card = CardMode::Raw("application/json", br#"{"hello": "world"}"#.to_vec())
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Protocol {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("Agent Card"), "{e}");
+    let fake = Fake::start_with(|s| {
+        s.interfaces = Some(
+            json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                                   {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
+        )
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Protocol {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("GRPC"), "{e}");
+}
+
+#[tokio::test]
+async fn too_deep_json_is_a_protocol_error() {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes();
+    let fake = Fake::start_with(|s| s.card = CardMode::Raw("application/json", deep));
+    let e = call(&fake).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Protocol {
+                step: Step::FetchCard,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.message().contains("too_deep"), "{e}");
+}
+
+#[tokio::test]
+async fn malformed_advertisement_is_skill_not_advertised() {
+    let fake = Fake::start();
+    fake.state.lock().unwrap().advertised[0].2 = "sha256:NOT-HEX".into();
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
+    let fake = Fake::start();
+    let dup = fake.state.lock().unwrap().advertised[0].clone();
+    fake.state.lock().unwrap().advertised.push(dup);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
+    assert!(e.message().contains("more than once"), "{e}");
+    assert!(fake.posts().is_empty());
+}
+
+#[tokio::test]
+async fn describe_skill_without_its_artifact_is_local_interface_invalid_at_step_3() {
+    let fake = Fake::start_with(|s| {
+        s.describe_artifacts = Some(vec![
+            json!({"artifactId": "x", "name": "something_else", "parts": [{"data": {}}]}),
+        ])
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
+    let fake = Fake::start_with(|s| {
+        s.describe_artifacts = Some(vec![
+            json!({"artifactId": "x", "name": "describe_skill", "parts": [{"text": "{}"}]}),
+        ])
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
+    assert!(e.message().contains("Data Part"), "{e}");
+    assert_eq!(fake.domain_calls(), 0);
+}
+
+#[tokio::test]
+async fn result_artifacts_must_be_the_skill_and_declared_kinds() {
+    let out = json!({"verdict": "ok", "observation_ref": "r"});
+    let data = |name: &str, id: &str, v: Value| json!({"artifactId": id, "name": name, "parts": [{"data": v}]});
+    let cases = [
+        (
+            vec![data("observation", "r", json!({"value": 1}))],
+            "without an artifact named",
+        ),
+        (
+            vec![data(SKILL, "a", out.clone()), data(SKILL, "b", out.clone())],
+            "more than one",
+        ),
+        (
+            vec![
+                data(SKILL, "a", out.clone()),
+                data("undeclared", "r", json!({})),
+            ],
+            "neither the skill id",
+        ),
+    ];
+    for (artifacts, want) in cases {
+        let fake = Fake::start_with(|s| s.domain = Domain::Artifacts(artifacts));
+        let e = call(&fake).await.unwrap_err();
+        assert_local(&e, ErrorCode::OutputInvalid, Step::ReadResult);
+        assert!(e.message().contains(want), "{want}: {e}");
+        assert_eq!(e.task_id(), Some("task-2"));
+    }
+}
+
+#[tokio::test]
+async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
+    let fake = Fake::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
+    let e = call(&fake).await.unwrap_err();
+    let ClientError::Protocol { task_id, state, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(task_id.as_deref(), Some("task-2"));
+    assert_eq!(*state, Some(TaskState::InputRequired));
+    assert_eq!(e.to_json()["state"], "TASK_STATE_INPUT_REQUIRED");
+}
+
+#[tokio::test]
+async fn a_task_returned_early_is_polled_with_get_task() {
+    let fake = Fake::start_with(|s| s.domain = Domain::Deferred);
+    let r = call(&fake).await.unwrap();
+    assert_eq!(r.output["verdict"], "ok");
+    assert_eq!(fake.posts().last().unwrap().method, "GetTask");
+}
+
+#[tokio::test]
+async fn stream_misbehaviours() {
+    let fake = Fake::start_with(|s| s.stream = common::StreamMode::TaskFirstChunked);
+    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
+    assert_eq!(r.records[0].data["value"], 1.5);
+    for (mode, want) in [
+        (
+            common::StreamMode::NoTerminal,
+            "ended while the task was TASK_STATE_WORKING",
+        ),
+        (common::StreamMode::ErrorEvent, "-32603"),
+        (common::StreamMode::MessageEvent, "Message"),
+    ] {
+        let fake = Fake::start_with(|s| s.stream = mode.clone());
+        let e = call_with(&client(), &fake, Mode::Stream).await.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ClientError::Protocol {
+                    step: Step::Delegate,
+                    ..
+                }
+            ),
+            "{mode:?}: {e:?}"
+        );
+        assert!(e.message().contains(want), "{mode:?}: {e}");
+    }
+}
+
+#[tokio::test]
+async fn stream_larger_than_the_response_limit_is_cut_off() {
+    let big = json!({"artifactId": "rec-1", "name": "observation",
+        "parts": [{"data": {"value": 1, "pad": "x".repeat(40_000)}}]});
+    let out = json!({"artifactId": "a-out", "name": SKILL,
+        "parts": [{"data": {"verdict": "ok", "observation_ref": "rec-1"}}]});
+    let fake = Fake::start_with(|s| s.domain = Domain::Artifacts(vec![big, out]));
+    let c = Client::new(ClientConfig {
+        response_limit: 16 * 1024,
+        ..ClientConfig::default()
+    })
+    .unwrap();
+    for mode in [Mode::Stream, Mode::Sync] {
+        let e = call_with(&c, &fake, mode).await.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ClientError::Transport {
+                    step: Step::Delegate,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.message().contains("limit"), "{e}");
+    }
+    // The same answer within a larger limit is accepted.
+    call_with(&client(), &fake, Mode::Stream).await.unwrap();
+}
+
+#[tokio::test]
+async fn max_input_bytes_is_checked_locally() {
+    let fake = Fake::start();
+    let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
+        .input(
+            "urn:test:threshold-request",
+            "1.0",
+            json!({"type": "object"}),
+        )
+        .output("urn:test:verdict", "1.0", json!({"type": "object"}))
+        .constraints(skillgate_core::wire::Constraints {
+            max_input_bytes: Some(10),
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    fake.set_document(SKILL, doc.value().clone(), true);
+    let e = call(&fake).await.unwrap_err();
+    assert_local(&e, ErrorCode::ResourceLimitExceeded, Step::ValidateInput);
+    assert_eq!(fake.domain_calls(), 0);
+}

@@ -69,6 +69,25 @@ pub enum Domain {
     Fail(&'static str, Value),
     /// A terminal state whose status has no error object.
     NoErrorObject(&'static str),
+    /// COMPLETED with exactly these artifacts.
+    Artifacts(Vec<Value>),
+    /// WORKING on SendMessage; GetTask then returns the valid completed task.
+    Deferred,
+}
+
+/// How a streaming answer misbehaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamMode {
+    /// Artifact updates then the final status (no initial Task event).
+    Normal,
+    /// An initial Task event, then updates with the artifact split into two appended chunks.
+    TaskFirstChunked,
+    /// Closes while the task is still WORKING.
+    NoTerminal,
+    /// Sends `event: error` with a JSON-RPC error.
+    ErrorEvent,
+    /// Answers with a Message instead of a task.
+    MessageEvent,
 }
 
 /// How the card endpoint answers.
@@ -86,6 +105,8 @@ pub enum CardMode {
     RedirectLoop,
     /// Redirects `n` times, then serves the normal card.
     Redirects(usize),
+    /// Redirects to this absolute URL.
+    RedirectTo(String),
     /// Answers after this delay.
     Slow(Duration),
 }
@@ -138,6 +159,12 @@ pub struct FakeState {
     pub describe_fails: Option<ErrorCode>,
     /// Delay before every RPC answer.
     pub rpc_delay: Duration,
+    /// Streaming behaviour.
+    pub stream: StreamMode,
+    /// Replaces the artifacts of a completed describe_skill task.
+    pub describe_artifacts: Option<Vec<Value>>,
+    /// Tasks GetTask will return, by id.
+    pub deferred: Vec<(String, Value)>,
     /// Every request received.
     pub log: Vec<Received>,
     /// Task counter.
@@ -177,6 +204,9 @@ impl Fake {
             domain: Domain::Valid,
             describe_fails: None,
             rpc_delay: Duration::ZERO,
+            stream: StreamMode::Normal,
+            describe_artifacts: None,
+            deferred: Vec::new(),
             log: Vec::new(),
             next_task: 1,
         };
@@ -329,8 +359,30 @@ async fn handle(State(st): State<Arc<Mutex<FakeState>>>, req: Request) -> Respon
     } else {
         (body.clone(), None, path.ends_with("message:stream"))
     };
+    if method == "GetTask" || (http_method == axum::http::Method::GET && path.contains("/tasks/")) {
+        let id = params["id"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| path.rsplit('/').next().unwrap_or("").to_owned());
+        let task = st
+            .lock()
+            .unwrap()
+            .deferred
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, t)| t.clone());
+        let task = task.unwrap_or(Value::Null);
+        return match rpc_id {
+            Some(rid) => json_response(
+                &json!({"jsonrpc": "2.0", "id": rid, "result": task}),
+                "application/json",
+            ),
+            None => json_response(&task, "application/a2a+json"),
+        };
+    }
     let request = params["message"]["parts"][0]["data"].clone();
     let task = run_task(&st, &request);
+    let stream_mode = st.lock().unwrap().stream.clone();
     match (rpc_id, stream) {
         (Some(id), false) => json_response(
             &json!({"jsonrpc": "2.0", "id": id, "result": {"task": task}}),
@@ -338,13 +390,44 @@ async fn handle(State(st): State<Arc<Mutex<FakeState>>>, req: Request) -> Respon
         ),
         (None, false) => json_response(&json!({"task": task}), "application/a2a+json"),
         (id, true) => {
-            // No initial Task event: a robust client must assemble the task from updates.
+            let (tid, ctx) = (task["id"].clone(), task["contextId"].clone());
             let mut events = Vec::new();
-            for a in task["artifacts"].as_array().cloned().unwrap_or_default() {
-                events.push(json!({"artifactUpdate": {"taskId": task["id"], "contextId": task["contextId"], "artifact": a, "lastChunk": true}}));
+            let artifacts = task["artifacts"].as_array().cloned().unwrap_or_default();
+            match stream_mode {
+                StreamMode::Normal => {
+                    // No initial Task event: a robust client must assemble the task from updates.
+                    for a in artifacts {
+                        events.push(json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "artifact": a, "lastChunk": true}}));
+                    }
+                    events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": task["status"]}}));
+                }
+                StreamMode::TaskFirstChunked => {
+                    events.push(json!({"task": {"id": tid, "contextId": ctx, "status": {"state": "TASK_STATE_SUBMITTED"}}}));
+                    events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}}}));
+                    for a in artifacts {
+                        let parts = a["parts"].as_array().cloned().unwrap_or_default();
+                        let mut first = a.clone();
+                        first["parts"] = json!([{"text": "placeholder"}]);
+                        events.push(json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "artifact": first}}));
+                        // The second chunk replaces the placeholder (append: false) with the data.
+                        events.push(json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "lastChunk": true,
+                            "artifact": {"artifactId": a["artifactId"], "name": a["name"], "parts": parts}}}));
+                    }
+                    events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": task["status"]}}));
+                }
+                StreamMode::NoTerminal => {
+                    events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}}}));
+                }
+                StreamMode::ErrorEvent | StreamMode::MessageEvent => {}
             }
-            events.push(json!({"statusUpdate": {"taskId": task["id"], "contextId": task["contextId"], "status": task["status"]}}));
             let mut out = String::new();
+            if stream_mode == StreamMode::ErrorEvent {
+                let e = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "internal error"}});
+                out.push_str(&format!("event: error\ndata: {e}\n\n"));
+            }
+            if stream_mode == StreamMode::MessageEvent {
+                events.push(json!({"message": {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": "hello"}]}}));
+            }
             for e in events {
                 let data = match &id {
                     Some(id) => json!({"jsonrpc": "2.0", "id": id, "result": e}),
@@ -379,6 +462,7 @@ async fn card_response(st: &Arc<Mutex<FakeState>>, path: &str, mode: CardMode) -
             )
                 .into_response()
         }
+        CardMode::RedirectTo(url) => (StatusCode::FOUND, [("location", url)]).into_response(),
         CardMode::RedirectLoop => (
             StatusCode::FOUND,
             [("location", "/.well-known/agent-card.json")],
@@ -426,6 +510,9 @@ fn run_task(st: &Arc<Mutex<FakeState>>, request: &Value) -> Value {
         let Some((_, doc)) = s.documents.iter().find(|(k, _)| k == want) else {
             return json!({"id": id, "contextId": ctx, "status": status("TASK_STATE_FAILED", Some(json!({"code": "interface_unavailable"})))});
         };
+        if let Some(arts) = s.describe_artifacts.clone() {
+            return json!({"id": id, "contextId": ctx, "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": arts});
+        }
         let d = s
             .returned_digest
             .clone()
@@ -443,7 +530,21 @@ fn run_task(st: &Arc<Mutex<FakeState>>, request: &Value) -> Value {
             json!({"fine": request["arguments"]["verdict"] == "ok"}),
         )]);
     }
+    if matches!(s.domain, Domain::Deferred) {
+        let done = completed(vec![
+            art("rec-1", "observation", json!({"value": 1.5})),
+            art(
+                "a-out",
+                skill,
+                json!({"verdict": "ok", "observation_ref": "rec-1"}),
+            ),
+        ]);
+        s.deferred.push((id.clone(), done));
+        return json!({"id": id, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}});
+    }
     match &s.domain {
+        Domain::Artifacts(a) => completed(a.clone()),
+        Domain::Deferred => Value::Null,
         Domain::Valid => completed(vec![
             art("rec-1", "observation", json!({"value": 1.5})),
             art(
