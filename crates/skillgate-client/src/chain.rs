@@ -48,6 +48,13 @@ impl Plan {
     /// per step, every `from` naming an earlier step.
     pub fn from_value(v: Value) -> Result<Self, String> {
         let plan: Plan = serde_json::from_value(v).map_err(|e| format!("invalid plan: {e}"))?;
+        plan.check()?;
+        Ok(plan)
+    }
+
+    /// The structural checks of [`Plan::from_value`], for plans built in code.
+    pub fn check(&self) -> Result<(), String> {
+        let plan = self;
         if plan.steps.is_empty() {
             return Err("invalid plan: no steps".into());
         }
@@ -80,7 +87,7 @@ impl Plan {
             }
             seen.push(&s.name);
         }
-        Ok(plan)
+        Ok(())
     }
 }
 
@@ -141,6 +148,9 @@ pub enum ChainFailure {
         /// The differing field.
         error: CompositionError,
     },
+    /// The plan itself is malformed; nothing was sent.
+    #[error("{0}")]
+    InvalidPlan(String),
     /// A step failed (its resolution, input validation or call).
     #[error("step {name:?}: {error}")]
     Step {
@@ -158,6 +168,7 @@ impl ChainFailure {
     pub fn exit_code(&self) -> u8 {
         match self {
             ChainFailure::NotComposable { .. } => 1,
+            ChainFailure::InvalidPlan(_) => 2,
             ChainFailure::Step { error, .. } => error.exit_code(),
         }
     }
@@ -179,6 +190,7 @@ impl ChainFailure {
                 "upstream_step": upstream,
                 "downstream_step": downstream,
             }),
+            ChainFailure::InvalidPlan(m) => ClientError::usage(m.clone()).to_json(),
             ChainFailure::Step { name, error, .. } => {
                 let mut v = error.to_json();
                 v["failed_step"] = Value::from(name.clone());
@@ -226,6 +238,9 @@ pub async fn run_chain(
         steps: Vec::new(),
         correlations: Vec::new(),
     };
+    if let Err(m) = plan.check() {
+        return Err((ChainFailure::InvalidPlan(m), report));
+    }
     let mut resolved: Vec<Resolved> = Vec::with_capacity(plan.steps.len());
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, s) in plan.steps.iter().enumerate() {

@@ -420,6 +420,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                             ChainFailure::NotComposable { .. } => {
                                 println!("✗ {failure}; nothing was delegated")
                             }
+                            ChainFailure::InvalidPlan(m) => println!("✗ {m}"),
                             ChainFailure::Step {
                                 name,
                                 error,
@@ -433,8 +434,10 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                         }
                     }
                 }
-                if let ChainFailure::Step { error, .. } = &failure {
-                    one_line(error);
+                match &failure {
+                    ChainFailure::Step { error, .. } => one_line(error),
+                    ChainFailure::InvalidPlan(m) => eprintln!("skillgate: {m}"),
+                    ChainFailure::NotComposable { .. } => {}
                 }
                 failure.exit_code()
             }
