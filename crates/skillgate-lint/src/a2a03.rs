@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::a2a10::{check_binding, legacy_scheme_hint};
 use crate::common::{
-    check_endpoint_url, check_link_url, check_modes, check_skill_ids, idx, ptr, Ctx,
+    check_endpoint_url, check_link_url, check_modes, check_skill_ids, idx, ptr, redact, Ctx,
 };
 use crate::rules;
 
@@ -241,10 +241,16 @@ fn scheme(v: &Value) -> Value {
 
 fn migration_report(ctx: &mut Ctx, obj: &Map<String, Value>) {
     let migrated = migrate(obj);
-    let ifaces = migrated
+    let mut ifaces = migrated
         .get("supportedInterfaces")
         .cloned()
         .unwrap_or(Value::Null);
+    // The hint shows the URLs, but never a password in them.
+    for i in ifaces.as_array_mut().into_iter().flatten() {
+        if let Some(Value::String(u)) = i.get_mut("url") {
+            *u = redact(u);
+        }
+    }
     if obj.contains_key("url") {
         ctx.report_hint(
             &rules::A2A03_MIG_001,

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::common::{
     check_endpoint_url, check_link_url, check_modes, check_skill_ids, check_type, idx,
-    is_absolute_uri, is_empty, member, ptr, snake, type_name, Ctx, Ty,
+    is_absolute_uri, is_empty, member, ptr, redact, snake, type_name, Ctx, Ty,
 };
 use crate::rules;
 
@@ -204,12 +204,12 @@ fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Val
         })
     };
     if let Some(v) = obj.get("url") {
-        let hint = match v.as_str() {
-            Some(u) if listed(u) => format!(
-                "{u:?} is already in supportedInterfaces: delete the top-level url."
+        let hint = match v.as_str().map(|u| (u, redact(u))) {
+            Some((u, shown)) if listed(u) => format!(
+                "{shown:?} is already in supportedInterfaces: delete the top-level url."
             ),
-            Some(u) => format!(
-                "Move it into supportedInterfaces: {{\"url\": {u:?}, \"protocolBinding\": \"JSONRPC\", \"protocolVersion\": \"1.0\"}}, then delete the top-level url."
+            Some((_, shown)) => format!(
+                "Move it into supportedInterfaces: {{\"url\": {shown:?}, \"protocolBinding\": \"JSONRPC\", \"protocolVersion\": \"1.0\"}}, then delete the top-level url."
             ),
             None => rules::A2A_LEGACY_001.fix.to_string(),
         };

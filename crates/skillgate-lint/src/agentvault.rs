@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use crate::common::{
-    check_skill_ids, idx, is_empty, parse_absolute_url, ptr, transport_of, type_name, Ctx,
-    Transport, Ty,
+    check_credentials, check_skill_ids, idx, is_empty, parse_absolute_url, ptr, redact,
+    transport_of, type_name, Ctx, Transport, Ty,
 };
 use crate::rules;
 
@@ -98,9 +98,13 @@ fn model_accepts(u: &Url) -> bool {
     s.starts_with("https://") || s.starts_with("http://localhost")
 }
 
-fn check_url_member(ctx: &mut Ctx, path: &str, s: &str) -> Option<Url> {
-    match parse_absolute_url(s) {
-        Ok(u) if matches!(u.scheme(), "http" | "https") => Some(u),
+fn check_url_member(ctx: &mut Ctx, path: &str, raw: &str) -> Option<Url> {
+    let s = &redact(raw);
+    match parse_absolute_url(raw) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => {
+            check_credentials(ctx, &rules::AV_URL_003, path, &u);
+            Some(u)
+        }
         Ok(u) => {
             ctx.report(
                 &rules::AV_URL_002,
@@ -112,7 +116,8 @@ fn check_url_member(ctx: &mut Ctx, path: &str, s: &str) -> Option<Url> {
             );
             None
         }
-        Err(why) => {
+        Err(_) => {
+            let why = parse_absolute_url(s).err().unwrap_or_default();
             ctx.report(&rules::AV_URL_002, path, format!("URL {why}"));
             None
         }
@@ -149,8 +154,9 @@ pub(crate) fn lint(ctx: &mut Ctx, obj: &Map<String, Value>) {
             );
         }
     }
-    if let Some(Value::String(s)) = got.get("url") {
-        if let Some(u) = check_url_member(ctx, "/url", s) {
+    if let Some(Value::String(raw)) = got.get("url") {
+        let s = &redact(raw);
+        if let Some(u) = check_url_member(ctx, "/url", raw) {
             match transport_of(&u) {
                 Transport::Secure => {
                     if !model_accepts(&u) {
@@ -325,7 +331,10 @@ fn auth_schemes(ctx: &mut Ctx, schemes: &[Value]) {
                     ctx.report(
                         &rules::AV_AUTH_004,
                         ptr(&base, "tokenUrl"),
-                        format!("token endpoint {t:?} is plain http on a non-loopback host"),
+                        format!(
+                            "token endpoint {:?} is plain http on a non-loopback host",
+                            redact(t)
+                        ),
                     );
                 }
             }

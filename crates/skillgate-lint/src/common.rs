@@ -252,33 +252,90 @@ pub(crate) fn transport_of(url: &Url) -> Transport {
     }
 }
 
-/// A2A endpoint URL: absolute (A2A-URL-001) and https outside loopback (A2A-URL-002).
-pub(crate) fn check_endpoint_url(ctx: &mut Ctx, path: &str, s: &str) {
-    match parse_absolute_url(s) {
-        Err(why) => ctx.report(&rules::A2A_URL_001, path, format!("endpoint URL {why}")),
-        Ok(u) => match transport_of(&u) {
-            Transport::Secure => {}
-            Transport::Insecure => ctx.report(
-                &rules::A2A_URL_002,
-                path,
-                format!(
-                    "endpoint {s:?} uses plain http and host {:?} is not loopback",
-                    u.host_str().unwrap_or("")
-                ),
-            ),
-            Transport::OtherScheme => ctx.report(
-                &rules::A2A_URL_002,
-                path,
-                format!("endpoint {s:?} uses scheme {:?}, not https", u.scheme()),
-            ),
-        },
+/// The URL as shown in messages: a password is never echoed.
+pub(crate) fn redact(s: &str) -> String {
+    match Url::parse(s) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => s.to_string(),
     }
 }
 
-/// A2A link URL (provider, documentation, icon): absolute.
-pub(crate) fn check_link_url(ctx: &mut Ctx, path: &str, s: &str) {
-    if let Err(why) = parse_absolute_url(s) {
-        ctx.report(&rules::A2A_URL_001, path, format!("URL {why}"));
+/// `rule` when the URL has userinfo.
+pub(crate) fn check_credentials(ctx: &mut Ctx, rule: &'static Rule, path: &str, u: &Url) {
+    if !u.username().is_empty() || u.password().is_some() {
+        ctx.report(
+            rule,
+            path,
+            format!(
+                "{:?} carries credentials in its userinfo",
+                redact(u.as_str())
+            ),
+        );
+    }
+}
+
+/// Whether `s` is a bare `host:port`, as gRPC targets are often written.
+fn is_host_port(s: &str) -> bool {
+    !s.contains("://")
+        && s.rsplit_once(':').is_some_and(|(h, p)| {
+            !h.is_empty() && !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())
+        })
+}
+
+/// A2A endpoint URL: absolute (A2A-URL-001), https outside loopback (A2A-URL-002), no
+/// credentials (A2A-URL-003).
+pub(crate) fn check_endpoint_url(ctx: &mut Ctx, path: &str, raw: &str) {
+    let s = &redact(raw);
+    match parse_absolute_url(raw) {
+        Err(_) if is_host_port(raw) => ctx.report_hint(
+            &rules::A2A_URL_001,
+            path,
+            format!("endpoint {s:?} is a bare host:port, not a URL"),
+            format!(
+                "Write \"https://{raw}\": A2A 1.0.1 requires an absolute URL (bare host:port for gRPC appears only in the unreleased specification)."
+            ),
+        ),
+        Err(_) => {
+            let why = parse_absolute_url(s).err().unwrap_or_default();
+            ctx.report(&rules::A2A_URL_001, path, format!("endpoint URL {why}"))
+        }
+        Ok(u) => {
+            check_credentials(ctx, &rules::A2A_URL_003, path, &u);
+            check_transport(ctx, path, s, &u)
+        }
+    }
+}
+
+fn check_transport(ctx: &mut Ctx, path: &str, s: &str, u: &Url) {
+    match transport_of(u) {
+        Transport::Secure => {}
+        Transport::Insecure => ctx.report(
+            &rules::A2A_URL_002,
+            path,
+            format!(
+                "endpoint {s:?} uses plain http and host {:?} is not loopback",
+                u.host_str().unwrap_or("")
+            ),
+        ),
+        Transport::OtherScheme => ctx.report(
+            &rules::A2A_URL_002,
+            path,
+            format!("endpoint {s:?} uses scheme {:?}, not https", u.scheme()),
+        ),
+    }
+}
+
+/// A2A link URL (provider, documentation, icon): absolute, no credentials.
+pub(crate) fn check_link_url(ctx: &mut Ctx, path: &str, raw: &str) {
+    match parse_absolute_url(raw) {
+        Err(_) => {
+            let why = parse_absolute_url(&redact(raw)).err().unwrap_or_default();
+            ctx.report(&rules::A2A_URL_001, path, format!("URL {why}"));
+        }
+        Ok(u) => check_credentials(ctx, &rules::A2A_URL_003, path, &u),
     }
 }
 

@@ -134,6 +134,10 @@ rules! {
         "An endpoint URL is not HTTPS and its host is not loopback.",
         "A2A requires TLS in production; plain http is acceptable only on localhost, 127.0.0.0/8 or ::1 (decided from the parsed host, so http://127.0.0.1.evil.com is not loopback).",
         "Serve the interface over https.";
+    A2A_URL_003 = "A2A-URL-003", Warning, "a2a-1.0, a2a-0.3",
+        "A URL carries credentials (user:password@host).",
+        "The card is public: whoever fetches it gets the credentials (the linter's output redacts the password).",
+        "Remove the userinfo and declare authentication in securitySchemes.";
     A2A_MEDIA_001 = "A2A-MEDIA-001", Error, "a2a-1.0, a2a-0.3",
         "An input or output mode is not a media type of the form type/subtype.",
         "Modes are media types; file extensions (\"json\", \".pdf\") or private enums (\"text\") match nothing a client offers.",
@@ -289,6 +293,10 @@ rules! {
         "A URL member is not a valid absolute URL (e.g. an invalid port).",
         "AgentVault parses URLs as HttpUrl and rejects the card; clients cannot connect.",
         "Write a valid absolute http(s) URL.";
+    AV_URL_003 = "AV-URL-003", Warning, "agentvault-1.0",
+        "A URL carries credentials (user:password@host).",
+        "The card is public and AgentVault's registry stores the URL as given (its model accepts it).",
+        "Remove the userinfo and declare authentication in authSchemes.";
     AV_COMPAT_001 = "AV-COMPAT-001", Warning, "agentvault-1.0",
         "url is acceptable by the written rule but AgentVault's own model rejects it.",
         "The model accepts http only with the literal prefix http://localhost, so http://127.0.0.1 or http://[::1] cards do not register.",

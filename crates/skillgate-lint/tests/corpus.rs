@@ -144,3 +144,32 @@ fn seed_cards_behave_as_the_issue_requires() {
         assert!(r.findings.is_empty(), "{server}: {:?}", r.findings);
     }
 }
+
+/// URLs with userinfo are reported, but no message or hint repeats the password.
+#[test]
+fn no_finding_echoes_a_password() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (file, secret) in [
+        ("a2a-1.0/url-credentials-and-host-port.json", ":s3cret@"),
+        ("a2a-1.0/url-credentials-and-host-port.json", ":pw@"),
+        ("agentvault-1.0/url-credentials.json", ":pw@"),
+    ] {
+        let bytes = fs::read(root.join(file)).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains(secret), "{file} lost its secret {secret}");
+        let report = lint_bytes(&bytes, ProfileChoice::Auto).unwrap();
+        assert!(report.warnings() >= 2);
+        let out = skillgate_lint::output::to_json(&report).to_string()
+            + &skillgate_lint::output::to_text(&report, file);
+        assert!(!out.contains(secret), "{file}: {out}");
+        assert!(out.contains(":***@"), "{out}");
+    }
+    // A 1.0 card with credentials in a legacy top-level url: the migration hint redacts too.
+    let card = br#"{"url":"http://u:topsecret@h.example/a2a","protocolVersion":"0.3.0","supportedInterfaces":[]}"#;
+    let report = lint_bytes(card, ProfileChoice::Fixed(skillgate_lint::Profile::A2a10)).unwrap();
+    let out = skillgate_lint::output::to_json(&report).to_string();
+    assert!(!out.contains("topsecret"), "{out}");
+    let report = lint_bytes(card, ProfileChoice::Fixed(skillgate_lint::Profile::A2a03)).unwrap();
+    let out = skillgate_lint::output::to_json(&report).to_string();
+    assert!(!out.contains("topsecret"), "{out}");
+}
