@@ -137,6 +137,48 @@ pub fn wrong_type(root: &Value, valid: &Value, validator: &CompiledSchema) -> Op
     None
 }
 
+/// An invalid instance that carries [`ECHO_MARKER`]: a member set to the marker (an enum,
+/// const or non-string member), a string member stretched past its `maxLength`, or an extra
+/// member where `additionalProperties` is false. Used when the wrong-type probe cannot carry it.
+pub fn echo_probe(valid: &Value, validator: &CompiledSchema) -> Option<InvalidProbe> {
+    let obj = valid.as_object()?;
+    let probe = |instance: Value, change: String| {
+        (!validator.is_valid(&instance)).then_some(InvalidProbe {
+            instance,
+            change,
+            carries_marker: true,
+        })
+    };
+    for name in obj.keys() {
+        let mut broken = obj.clone();
+        broken.insert(name.clone(), Value::String(ECHO_MARKER.into()));
+        if let Some(p) = probe(
+            Value::Object(broken),
+            format!("member {name:?} set to the probe string"),
+        ) {
+            return Some(p);
+        }
+    }
+    // Long enough for most maxLength bounds (bounded, so the request stays small).
+    let long = ECHO_MARKER.repeat(128);
+    for name in obj.keys().filter(|k| obj[k.as_str()].is_string()) {
+        let mut broken = obj.clone();
+        broken.insert(name.clone(), Value::String(long.clone()));
+        if let Some(p) = probe(
+            Value::Object(broken),
+            format!("member {name:?} set to the probe string repeated past any maxLength"),
+        ) {
+            return Some(p);
+        }
+    }
+    let mut broken = obj.clone();
+    broken.insert("skillgate_probe".into(), Value::String(ECHO_MARKER.into()));
+    probe(
+        Value::Object(broken),
+        "undeclared member \"skillgate_probe\" added".into(),
+    )
+}
+
 /// `required` of an object schema, following a local `$ref` and `allOf`.
 fn required_of(root: &Value, schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -728,6 +770,22 @@ mod tests {
         assert!(!c.is_valid(&wrong.instance));
         assert!(wrong.carries_marker);
         assert_eq!(wrong.instance["n"], ECHO_MARKER);
+    }
+
+    #[test]
+    fn echo_probes_for_string_only_schemas() {
+        let s = json!({"type": "object", "required": ["i"], "additionalProperties": false,
+            "properties": {"i": {"type": "string", "maxLength": 50}}});
+        let c = compiled(&s);
+        let v = valid_instance(&s, 0).unwrap();
+        let w = wrong_type(&s, &v, &c).unwrap();
+        assert!(!w.carries_marker);
+        let e = echo_probe(&v, &c).unwrap();
+        assert!(e.carries_marker && !c.is_valid(&e.instance));
+        assert!(e.instance["i"].as_str().unwrap().len() > 50);
+        let open = json!({"type": "object", "properties": {"i": {"type": "string"}}});
+        let c = compiled(&open);
+        assert!(echo_probe(&json!({"i": "x"}), &c).is_none());
     }
 
     #[test]

@@ -919,6 +919,24 @@ async fn skill_checks(
             }
         }
     }
+    if echo_probe.is_none() {
+        if let Some(p) = valid
+            .first()
+            .and_then(|v| generate::echo_probe(v, validator))
+        {
+            let payload = json!({names::SKILL: skill_id, names::SKILL_VERSION: version, names::INTERFACE_DIGEST: served_digest.to_string(), names::ARGUMENTS: p.instance});
+            let label = format!("{skill_id} echo probe ({})", p.change);
+            if let Ok(ex) = run.send(binding, endpoint, label.clone(), payload).await {
+                if let Some(t) = ex.task() {
+                    if is_error_state(t.status.state) {
+                        let _ = run.error_of(&label, t);
+                    }
+                    let seen_text = serde_json::to_string(&t.status).unwrap_or_default();
+                    echo_probe = Some((label, seen_text.contains(ECHO_MARKER)));
+                }
+            }
+        }
+    }
     match echo_probe {
         Some((label, true)) => run.push(
             cat::INPUT_NO_ECHO,

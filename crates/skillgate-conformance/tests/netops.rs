@@ -1,0 +1,53 @@
+//! The checker against the real netops agent on the real runtime (skillgate-server on
+//! 127.0.0.1:0, the host's real interfaces): every required check must pass on both bindings.
+
+use skillgate_conformance::{check, Binding, Options, Verdict};
+
+async fn serve_netops() -> String {
+    let agent = skillgate_netops::agent()
+        .build()
+        .expect("netops documents are valid");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        skillgate_server::serve(agent, listener, Default::default(), std::future::pending())
+            .await
+            .unwrap();
+    });
+    base
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn netops_agent_is_conformant_on_both_bindings() {
+    let base = serve_netops().await;
+    for binding in [Binding::JsonRpc, Binding::HttpJson] {
+        let options = Options {
+            binding: Some(binding),
+            ..Default::default()
+        };
+        let r = check(&base, &options).await.unwrap();
+        assert_eq!(r.exit_code(), 0, "{binding:?}\n{}", r.to_text());
+        assert_eq!(r.binding.as_deref(), Some(binding.as_str()));
+        // All three skills were described and called.
+        for id in [
+            "SI-DESC-002",
+            "SI-MISMATCH-001",
+            "SI-MISMATCH-002",
+            "SI-INPUT-001",
+        ] {
+            let v: Vec<Verdict> = r.results(id).map(|c| c.verdict).collect();
+            assert_eq!(
+                v,
+                vec![Verdict::Pass; 3],
+                "{id} on {binding:?}\n{}",
+                r.to_text()
+            );
+        }
+        let calls: Vec<Verdict> = r.results("SI-CALL-001").map(|c| c.verdict).collect();
+        assert_eq!(calls.len(), 3);
+        // evaluate_resource_condition may refuse a generated condition on some hosts
+        // (constraint_rejected -> skip); a failure is never acceptable.
+        assert!(!calls.contains(&Verdict::Fail), "{}", r.to_text());
+        assert!(calls.contains(&Verdict::Pass), "{}", r.to_text());
+    }
+}
