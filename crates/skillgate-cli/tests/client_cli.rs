@@ -451,3 +451,32 @@ fn demo_runs_against_the_real_netops_runtime() {
     );
     assert!(text.contains("correlation collect -> assess"), "{text}");
 }
+
+#[test]
+fn cache_dir_without_a_value_uses_the_user_cache_directory() {
+    let fake = Fake::start();
+    let home = std::env::temp_dir().join(format!("skillgate-cli-xdg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let run_cached = || {
+        Command::new(env!("CARGO_BIN_EXE_skillgate"))
+            .args([
+                "call",
+                &fake.base,
+                SKILL,
+                "--args",
+                ARGS,
+                "--format",
+                "json",
+                "--cache-dir",
+            ])
+            .env("XDG_CACHE_HOME", &home)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run_cached().status.code(), Some(0));
+    assert_eq!(run_cached().status.code(), Some(0));
+    assert_eq!(fake.describe_calls(), 1);
+    let dir = home.join("skillgate").join("interfaces");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let _ = std::fs::remove_dir_all(&home);
+}

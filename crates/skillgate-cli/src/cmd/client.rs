@@ -38,13 +38,11 @@ pub struct ClientArgs {
     /// Permit plain http:// to hosts that are not loopback.
     #[arg(long)]
     allow_http: bool,
-    /// Keep validated interfaces in DIR (every file is validated again on load).
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
-    /// Keep validated interfaces in the user's cache directory
-    /// ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces).
-    #[arg(long, conflicts_with = "cache_dir")]
-    cache: bool,
+    /// Keep validated interfaces on disk, in DIR or (without a value) in the user's cache
+    /// directory ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces); every file is
+    /// validated again on load. Without this flag the cache lives in memory only.
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    cache_dir: Option<Option<PathBuf>>,
     /// Overall time limit of each request, in seconds (connect limit: 5 s at most).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
@@ -70,12 +68,12 @@ impl ClientArgs {
             .clone()
             .or_else(|| std::env::var("SKILLGATE_TOKEN").ok())
             .filter(|t| !t.is_empty());
-        let cache_dir = match (&self.cache_dir, self.cache) {
-            (Some(d), _) => Some(d.clone()),
-            (None, true) => Some(default_cache_dir().ok_or_else(|| {
-                ClientError::usage("--cache: neither XDG_CACHE_HOME nor HOME is set")
+        let cache_dir = match &self.cache_dir {
+            Some(Some(d)) => Some(d.clone()),
+            Some(None) => Some(default_cache_dir().ok_or_else(|| {
+                ClientError::usage("--cache-dir: neither XDG_CACHE_HOME nor HOME is set")
             })?),
-            (None, false) => None,
+            None => None,
         };
         let defaults = ClientConfig::default();
         Ok(ClientConfig {
