@@ -40,6 +40,8 @@ enum Command {
     Chain(cmd::client::ChainArgs),
     /// Start the netops example agent in-process and walk through describe, call and chain.
     Demo(cmd::demo::DemoArgs),
+    /// Probe an agent for the schema-interface draft: every check with an id, verdict and evidence.
+    Conformance(cmd::conformance::ConformanceArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Call(a) => cmd::client::call(a),
         Command::Chain(a) => cmd::client::chain(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Conformance(a) => cmd::conformance::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -2,6 +2,7 @@
 
 pub mod card;
 pub mod client;
+pub mod conformance;
 pub mod demo;
 pub mod interface;
 pub mod io;

@@ -1,0 +1,85 @@
+//! `skillgate conformance URL`: probe an agent for the schema-interface draft.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use skillgate_conformance::{Binding, Options, ProbeConfig};
+
+use crate::exit;
+
+/// Report format.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// One line per check plus its evidence.
+    Text,
+    /// The whole report as one JSON object.
+    Json,
+}
+
+/// Binding to probe.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum BindingArg {
+    /// JSON-RPC 2.0.
+    Jsonrpc,
+    /// HTTP+JSON (REST).
+    HttpJson,
+}
+
+/// Arguments of `conformance`.
+#[derive(Args, Debug)]
+pub struct ConformanceArgs {
+    /// The agent's base URL (its card is at /.well-known/agent-card.json) or its card URL.
+    pub url: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Probe this binding (default: JSONRPC if the card offers it, else HTTP+JSON).
+    #[arg(long, value_enum)]
+    pub binding: Option<BindingArg>,
+    /// Bearer token sent with every request.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Permit plain http:// to hosts that are not loopback.
+    #[arg(long)]
+    pub allow_http: bool,
+    /// Time allowed for one request, in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub timeout_ms: u64,
+}
+
+/// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
+/// reached or is not an A2A 1.0 agent (or the URL is unusable).
+pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
+    let timeout = Duration::from_millis(a.timeout_ms.max(1));
+    let options = Options {
+        probe: ProbeConfig {
+            request_timeout: timeout,
+            task_deadline: timeout,
+            token: a.token,
+            allow_http: a.allow_http,
+            ..Default::default()
+        },
+        binding: a.binding.map(|b| match b {
+            BindingArg::Jsonrpc => Binding::JsonRpc,
+            BindingArg::HttpJson => Binding::HttpJson,
+        }),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = match rt.block_on(skillgate_conformance::check(&a.url, &options)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("skillgate conformance: {e}");
+            return Ok(exit::USAGE);
+        }
+    };
+    match a.format {
+        Format::Text => print!("{}", report.to_text()),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+        ),
+    }
+    Ok(report.exit_code())
+}
