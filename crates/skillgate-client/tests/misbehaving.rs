@@ -867,3 +867,22 @@ async fn max_input_bytes_is_checked_locally() {
     assert_local(&e, ErrorCode::ResourceLimitExceeded, Step::ValidateInput);
     assert_eq!(fake.domain_calls(), 0);
 }
+
+#[tokio::test]
+async fn a_task_returned_early_is_polled_over_http_json_too() {
+    let fake = Fake::start_with(|s| s.domain = Domain::Deferred);
+    {
+        let mut s = fake.state.lock().unwrap();
+        let base = s.base.clone();
+        s.interfaces = Some(
+            json!([{"url": format!("{base}/rest"), "protocolBinding": "HTTP+JSON",
+            "protocolVersion": "1.0", "tenant": "acme"}]),
+        );
+    }
+    let r = call(&fake).await.unwrap();
+    assert_eq!(r.output["verdict"], "ok");
+    let last = fake.log().pop().unwrap();
+    assert_eq!(last.method, "GET");
+    assert_eq!(last.path, "/rest/acme/tasks/task-2");
+    assert_eq!(last.headers["a2a-version"], "1.0");
+}
