@@ -114,16 +114,19 @@ impl TaskEntry {
         if current.is_terminal() {
             return Err(current);
         }
-        d.task.artifacts.push(artifact.clone());
-        let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: d.task.id.clone(),
-            context_id: d.task.context_id.clone(),
-            artifact,
-            append: false,
-            last_chunk: true,
-            metadata: None,
-        });
-        let _ = self.events.send(ev);
+        // Only pay for the event copy when someone is streaming this task.
+        if self.events.receiver_count() > 0 {
+            let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: d.task.id.clone(),
+                context_id: d.task.context_id.clone(),
+                artifact: artifact.clone(),
+                append: false,
+                last_chunk: true,
+                metadata: None,
+            });
+            let _ = self.events.send(ev);
+        }
+        d.task.artifacts.push(artifact);
         Ok(())
     }
 

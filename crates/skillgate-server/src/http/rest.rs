@@ -91,13 +91,13 @@ fn query_int(
     q: &HashMap<String, String>,
     camel: &str,
     snake: &str,
-) -> Result<Option<i32>, Response> {
+) -> Result<Option<i32>, ServiceError> {
     match q.get(camel).or_else(|| q.get(snake)) {
         None => Ok(None),
         Some(s) => s.parse::<i32>().map(Some).map_err(|_| {
-            error_response(
+            ServiceError::new(
                 A2aError::InvalidParams,
-                &format!("{camel} must be an integer"),
+                format!("{camel} must be an integer"),
             )
         }),
     }
@@ -127,7 +127,7 @@ pub(crate) async fn get_task_or_subscribe(
     }
     let history_length = match query_int(&q, "historyLength", "history_length") {
         Ok(h) => h,
-        Err(r) => return r,
+        Err(e) => return service_error(e),
     };
     let p = a2a::GetTaskRequest {
         id,
@@ -200,12 +200,12 @@ pub(crate) async fn list_tasks(
     req: Request,
 ) -> Response {
     let ctx = request_context(req.extensions());
-    let parse = || -> Result<a2a::ListTasksRequest, Response> {
+    let parse = || -> Result<a2a::ListTasksRequest, ServiceError> {
         let status = match query_str(&q, "status", "status") {
             None => a2a::TaskState::Unspecified,
             Some(s) => s
                 .parse()
-                .map_err(|e: String| error_response(A2aError::InvalidParams, &e))?,
+                .map_err(|e: String| ServiceError::new(A2aError::InvalidParams, e))?,
         };
         let include_artifacts =
             match query_str(&q, "includeArtifacts", "include_artifacts").as_deref() {
@@ -213,7 +213,7 @@ pub(crate) async fn list_tasks(
                 Some("true") => Some(true),
                 Some("false") => Some(false),
                 Some(_) => {
-                    return Err(error_response(
+                    return Err(ServiceError::new(
                         A2aError::InvalidParams,
                         "includeArtifacts must be true or false",
                     ))
@@ -232,7 +232,7 @@ pub(crate) async fn list_tasks(
     };
     let p = match parse() {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(e) => return service_error(e),
     };
     match st.service.list_tasks(&p, &ctx) {
         Ok(r) => json_response(StatusCode::OK, &r),
