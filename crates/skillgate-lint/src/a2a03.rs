@@ -175,10 +175,10 @@ pub(crate) fn migrate(obj: &Map<String, Value>) -> Map<String, Value> {
 
 fn interfaces(obj: &Map<String, Value>) -> Vec<Value> {
     let mut list: Vec<Value> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut push = |url: &Value, binding: &Value| {
-        let entry = json!({"url": url, "protocolBinding": binding, "protocolVersion": "1.0"});
-        if !list.contains(&entry) {
-            list.push(entry);
+        if seen.insert(format!("{url}\u{0}{binding}")) {
+            list.push(json!({"url": url, "protocolBinding": binding, "protocolVersion": "1.0"}));
         }
     };
     if let Some(url) = obj.get("url") {
@@ -323,13 +323,14 @@ fn migration_report(ctx: &mut Ctx, obj: &Map<String, Value>) {
     let mut sub = Ctx::new(None);
     crate::a2a10::lint(&mut sub, &migrated);
     let report = sub.finish(crate::Profile::A2a10, false);
+    let already = ctx.error_paths();
     for f in report
         .findings
         .into_iter()
         .filter(|f| f.severity == rules::Severity::Error)
     {
         // Already reported by the 0.3 checks themselves (same place).
-        if ctx.has_error_at(&f.path) {
+        if already.contains(&f.path) {
             continue;
         }
         ctx.report_hint(

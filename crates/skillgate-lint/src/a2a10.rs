@@ -321,11 +321,19 @@ fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
             );
             continue;
         };
-        if o.contains_key("transport") {
-            ctx.report(
+        if let Some(t) = o.get("transport") {
+            let hint = match (t.as_str(), o.contains_key("protocolVersion")) {
+                (Some(t), true) => format!("Rename it: \"protocolBinding\": {t:?}."),
+                (Some(t), false) => format!(
+                    "Rename it and add the version: \"protocolBinding\": {t:?}, \"protocolVersion\": \"1.0\"."
+                ),
+                (None, _) => rules::A2A_LEGACY_010.fix.to_string(),
+            };
+            ctx.report_hint(
                 &rules::A2A_LEGACY_010,
                 ptr(&base, "transport"),
                 "\"transport\" is the A2A 0.3 name of protocolBinding".into(),
+                hint,
             );
         }
         let got = required(ctx, o, &base, &REQ, "the interface");

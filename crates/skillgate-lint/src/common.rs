@@ -49,11 +49,13 @@ impl<'s> Ctx<'s> {
         });
     }
 
-    /// Whether an error was already reported at `path`.
-    pub(crate) fn has_error_at(&self, path: &str) -> bool {
+    /// The paths at which errors were reported so far.
+    pub(crate) fn error_paths(&self) -> std::collections::HashSet<String> {
         self.findings
             .iter()
-            .any(|f| f.severity == crate::Severity::Error && f.path == path)
+            .filter(|f| f.severity == crate::Severity::Error)
+            .map(|f| f.path.clone())
+            .collect()
     }
 
     pub(crate) fn report_at(

@@ -251,6 +251,7 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
 /// Well-formed entries of the exact extension (for `--deep`).
 pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
     let mut out = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let exts = card
         .pointer("/capabilities/extensions")
         .and_then(Value::as_array)
@@ -272,9 +273,7 @@ pub(crate) fn advertised(card: &Value) -> Vec<AdvertisedSkill> {
                 get(names::SKILL_VERSION),
                 get(names::INTERFACE_DIGEST),
             ) {
-                if skill_id != DESCRIBE_SKILL
-                    && !out.iter().any(|a: &AdvertisedSkill| a.skill_id == skill_id)
-                {
+                if skill_id != DESCRIBE_SKILL && seen.insert(skill_id.clone()) {
                     out.push(AdvertisedSkill {
                         skill_id,
                         skill_version,

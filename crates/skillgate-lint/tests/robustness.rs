@@ -277,3 +277,47 @@ fn every_leaf_replaced_by_trap_values_never_panics() {
     }
     assert!(linted > 5000, "{linted}");
 }
+
+/// Cards near the 1 MiB limit built to maximise findings and pairwise comparisons finish in
+/// bounded time under every profile.
+#[test]
+fn large_hostile_cards_finish_quickly() {
+    let n = 5000;
+    let ifaces: Vec<Value> = (0..n)
+        .map(|i| json!({"url": format!("http://h{i}.example/"), "transport": "x"}))
+        .collect();
+    let skills: Vec<Value> = (0..n / 2)
+        .map(|_| json!({"id": "a b", "tags": [""], "inputModes": ["t"]}))
+        .collect();
+    let adv: Vec<Value> = (0..n / 2)
+        .map(|i| json!({"skill_id": format!("s{}", i % 7), "skill_version": "01", "interface_digest": "x"}))
+        .collect();
+    let card = json!({
+        "url": "http://x.example/", "protocolVersion": "0.3.0",
+        "supportedInterfaces": ifaces.clone(), "additionalInterfaces": ifaces,
+        "skills": skills,
+        "capabilities": {"extensions": [{"uri": skillgate_core::wire::EXTENSION_URI,
+            "params": {"interface_version": "1.0", "skills": adv}}]},
+    });
+    let bytes = serde_json::to_vec(&card).unwrap();
+    assert!(
+        bytes.len() < skillgate_lint::MAX_CARD_BYTES,
+        "{}",
+        bytes.len()
+    );
+    for choice in PROFILES {
+        let t = std::time::Instant::now();
+        let r = lint_bytes(&bytes, choice).unwrap();
+        eprintln!(
+            "{choice:?}: {:?} {} findings",
+            t.elapsed(),
+            r.findings.len()
+        );
+        assert!(r.findings.len() > 1000);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(10),
+            "{choice:?}: {:?}",
+            t.elapsed()
+        );
+    }
+}
