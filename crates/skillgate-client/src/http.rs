@@ -39,6 +39,9 @@ pub struct ClientConfig {
     pub token: Option<String>,
     /// Directory of the on-disk interface cache; `None` keeps the cache in memory only.
     pub cache_dir: Option<PathBuf>,
+    /// Extra trusted root certificates (PEM), added to the platform's roots, for agents
+    /// behind a private CA.
+    pub ca_certificates: Vec<Vec<u8>>,
 }
 
 impl Default for ClientConfig {
@@ -52,6 +55,7 @@ impl Default for ClientConfig {
             allow_http: false,
             token: None,
             cache_dir: None,
+            ca_certificates: Vec::new(),
         }
     }
 }
@@ -223,7 +227,17 @@ impl Http {
                 attempt.follow()
             }
         });
+        let mut roots = Vec::new();
+        for pem in &config.ca_certificates {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| ClientError::usage(format!("not a PEM certificate: {e}")))?;
+            if certs.is_empty() {
+                return Err(ClientError::usage("no certificate in the PEM data"));
+            }
+            roots.extend(certs);
+        }
         let client = reqwest::Client::builder()
+            .tls_certs_merge(roots)
             .connect_timeout(config.connect_timeout)
             .read_timeout(config.read_timeout)
             .timeout(config.timeout)

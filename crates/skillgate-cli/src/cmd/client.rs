@@ -38,6 +38,9 @@ pub struct ClientArgs {
     /// Permit plain http:// to hosts that are not loopback.
     #[arg(long)]
     allow_http: bool,
+    /// Also trust the root certificates in this PEM file (repeatable), for a private CA.
+    #[arg(long, value_name = "PEM_FILE")]
+    cacert: Vec<PathBuf>,
     /// Keep validated interfaces on disk, in DIR or (without a value) in the user's cache
     /// directory ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces); every file is
     /// validated again on load. Without this flag the cache lives in memory only.
@@ -75,6 +78,12 @@ impl ClientArgs {
             })?),
             None => None,
         };
+        let mut ca_certificates = Vec::new();
+        for path in &self.cacert {
+            let p = path.to_string_lossy();
+            ca_certificates
+                .push(read_input(&p).map_err(|e| ClientError::usage(format!("--cacert: {e:#}")))?);
+        }
         let defaults = ClientConfig::default();
         Ok(ClientConfig {
             connect_timeout: defaults.connect_timeout.min(self.timeout),
@@ -83,6 +92,7 @@ impl ClientArgs {
             allow_http: self.allow_http,
             token,
             cache_dir,
+            ca_certificates,
             ..defaults
         })
     }
