@@ -455,6 +455,9 @@ fn deep_reports_digest_document_and_call_failures() {
     ]);
     assert_eq!(code(&o), 1);
     assert_eq!(deep_rules(&o), ["SI-DEEP-002"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("sha256:{}", "0".repeat(64))), "{out}");
+    assert!(out.contains("/params/skills/0/interface_digest"), "{out}");
     // Without --deep the card is well-formed: the lie is only visible on the wire.
     let o = run(&[
         "card",
@@ -475,6 +478,11 @@ fn deep_reports_digest_document_and_call_failures() {
     ]);
     assert_eq!(code(&o), 1);
     assert_eq!(deep_rules(&o), ["SI-DEEP-003"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("/skill_version") && out.contains("9.9"),
+        "{out}"
+    );
 
     let o = run(&[
         "card",
