@@ -13,8 +13,10 @@ use clap::{Parser, Subcommand};
 /// Schema interfaces for A2A agent skills (draft-huang-ainetops-agent-schema-interfaces-00).
 #[derive(Parser)]
 #[command(name = "skillgate", version, about, long_about = None)]
-#[command(after_help = "Exit codes: 0 ok/valid, 1 invalid or a draft error code, \
-2 usage error, unreadable input, transport or protocol failure.")]
+#[command(
+    after_help = "Exit codes: 0 ok/valid, 1 invalid or a draft error code, \
+2 usage error, unreadable input, transport or protocol failure."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,6 +42,8 @@ enum Command {
     Chain(cmd::client::ChainArgs),
     /// Start the netops example agent in-process and walk through describe, call and chain.
     Demo(cmd::demo::DemoArgs),
+    /// Run the netops example agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON).
+    Serve(cmd::serve::ServeArgs),
     /// Probe an agent for the schema-interface draft: every check with an id, verdict and evidence.
     Conformance(cmd::conformance::ConformanceArgs),
 }
@@ -48,7 +52,11 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -62,6 +70,7 @@ fn main() -> ExitCode {
         Command::Call(a) => cmd::client::call(a),
         Command::Chain(a) => cmd::client::chain(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
     };
     match result {

@@ -7,3 +7,4 @@ pub mod demo;
 pub mod interface;
 pub mod io;
 pub mod jcs;
+pub mod serve;

@@ -1,0 +1,76 @@
+//! `skillgate serve`: run the netops example agent as an A2A 1.0 server.
+
+use anyhow::Context;
+use clap::Args;
+use skillgate_server::{ServerConfig, TokenTable};
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::exit;
+
+/// Arguments of `serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:7420")]
+    pub listen: String,
+    /// Bearer token file: one `token` or `token skill1,skill2` per line, `#` comments.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Base URL to advertise in the Agent Card (default: http://<bound address>).
+    #[arg(long)]
+    pub public_url: Option<String>,
+}
+
+/// `skillgate serve`: prints `listening on http://HOST:PORT` first, then serves until SIGINT or
+/// SIGTERM, finishing in-flight requests.
+pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
+    let tokens = a
+        .token_file
+        .as_deref()
+        .map(TokenTable::from_file)
+        .transpose()?;
+    let agent = skillgate_netops::agent()
+        .build()
+        .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
+    let config = ServerConfig {
+        tokens,
+        public_url: a.public_url,
+        ..Default::default()
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&a.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", a.listen))?;
+        let addr = listener.local_addr()?;
+        let mut out = std::io::stdout();
+        writeln!(out, "listening on http://{addr}")?;
+        out.flush()?;
+        skillgate_server::serve(agent, listener, config, shutdown_signal()).await?;
+        Ok(exit::OK)
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
