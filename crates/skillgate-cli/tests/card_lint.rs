@@ -158,6 +158,7 @@ fn sarif_has_the_2_1_0_structure() {
     let run0 = &v["runs"][0];
     let driver = &run0["tool"]["driver"];
     assert_eq!(driver["name"], "skillgate");
+    assert_eq!(run0["invocations"][0]["executionSuccessful"], true);
     let rules = driver["rules"].as_array().unwrap();
     assert!(rules.len() > 50);
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
@@ -204,8 +205,40 @@ fn not_json_exits_2_with_the_position() {
     assert!(err.contains("line 3, column 1"), "{err}");
     assert!(o.stdout.is_empty());
 
+    // Machine-readable failure documents for CI steps that parse stdout.
+    let o = run(&["card", "lint", path_str(&bad), "--format", "json"]);
+    assert_eq!(code(&o), 2);
+    let v = json_out(&o);
+    assert_eq!(v["error"]["code"], "not_json");
+    assert_eq!(
+        (v["error"]["line"].as_u64(), v["error"]["column"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let o = run(&["card", "lint", path_str(&bad), "--format", "sarif"]);
+    assert_eq!(code(&o), 2);
+    let v = json_out(&o);
+    assert_eq!(v["version"], "2.1.0");
+    let inv = &v["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    let note = &inv["toolExecutionNotifications"][0];
+    assert_eq!(note["descriptor"]["id"], "not_json");
+    assert_eq!(
+        note["locations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    assert_eq!(v["runs"][0]["results"], Value::Array(vec![]));
+
     let o = run(&["card", "lint", path_str(&dir.join("missing.json"))]);
     assert_eq!(code(&o), 2);
+    let o = run(&[
+        "card",
+        "lint",
+        path_str(&dir.join("missing.json")),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(json_out(&o)["error"]["code"], "unreadable");
 
     let o = run_stdin(&["card", "lint", "-"], b"[1,");
     assert_eq!(code(&o), 2);
@@ -346,9 +379,12 @@ fn cards_are_fetched_from_a_url_with_limits() {
     assert_eq!(code(&run(&["card", "lint", &url("/r1.json")])), 0);
     assert_eq!(code(&run(&["card", "lint", &url("/l1.json")])), 2);
 
-    let o = run(&["card", "lint", &url("/missing.json")]);
+    let o = run(&["card", "lint", &url("/missing.json"), "--format", "json"]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("404"));
+    assert_eq!(json_out(&o)["error"]["code"], "fetch_failed");
+    let o = run(&["card", "lint", &url("/big.json"), "--format", "json"]);
+    assert_eq!(json_out(&o)["error"]["code"], "too_large");
 }
 
 /// The real netops agent on the real server runtime, on 127.0.0.1:0; returns its base URL.

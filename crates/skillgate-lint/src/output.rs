@@ -66,6 +66,57 @@ fn sarif_level(s: Severity) -> &'static str {
     }
 }
 
+/// The JSON document for input that could not be linted (exit 2):
+/// `{"error": {"code", "message", "line"?, "column"?}}`. Codes: `unreadable`, `fetch_failed`,
+/// `too_large`, `not_json`.
+pub fn input_error_json(code: &str, message: &str, position: Option<(usize, usize)>) -> Value {
+    let mut e = json!({"code": code, "message": message});
+    if let Some((line, column)) = position {
+        e["line"] = json!(line);
+        e["column"] = json!(column);
+    }
+    json!({ "error": e })
+}
+
+/// A SARIF 2.1.0 log for input that could not be linted: no results, an unsuccessful
+/// invocation with one error notification (located at the parse position when known).
+pub fn input_error_sarif(
+    code: &str,
+    message: &str,
+    position: Option<(usize, usize)>,
+    artifact_uri: &str,
+) -> Value {
+    let mut physical = json!({"artifactLocation": {"uri": artifact_uri}});
+    if let Some((line, column)) = position {
+        physical["region"] = json!({"startLine": line, "startColumn": column});
+    }
+    let mut log = to_sarif(
+        &Report {
+            profile: crate::Profile::A2a10,
+            detected: false,
+            findings: Vec::new(),
+            positions: Default::default(),
+        },
+        artifact_uri,
+    );
+    if let Some(run) = log["runs"].get_mut(0) {
+        if let Some(props) = run.as_object_mut() {
+            props.remove("properties");
+        }
+        run["invocations"] = json!([{
+            "executionSuccessful": false,
+            "exitCode": 2,
+            "toolExecutionNotifications": [{
+                "level": "error",
+                "descriptor": {"id": code},
+                "message": {"text": message},
+                "locations": [{"physicalLocation": physical}],
+            }],
+        }]);
+    }
+    log
+}
+
 /// A SARIF 2.1.0 log with one run. Every catalogue rule is listed in `tool.driver.rules` (so
 /// that `ruleIndex` is stable across runs); each result has a physical location in `artifact_uri`
 /// (with a region when the position is known) and the JSON Pointer as a logical location.
@@ -124,6 +175,7 @@ pub fn to_sarif(report: &Report, artifact_uri: &str) -> Value {
                 "rules": rules_json,
             }},
             "artifacts": [{"location": {"uri": artifact_uri}}],
+            "invocations": [{"executionSuccessful": true}],
             "properties": {"profile": report.profile.as_str()},
             "results": results,
         }],

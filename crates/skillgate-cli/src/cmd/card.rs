@@ -7,7 +7,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use skillgate_client::a2a::A2aConn;
 use skillgate_client::http::Http;
 use skillgate_client::{steps, ClientConfig};
-use skillgate_lint::fetch::{fetch_card, looks_like_url, FetchLimits};
+use skillgate_lint::fetch::{fetch_card, looks_like_url, FetchError, FetchLimits};
 use skillgate_lint::{
     extend_report, lint_bytes, output, rules, AdvertisedSkill, InputError, ProfileChoice, Report,
     MAX_CARD_BYTES,
@@ -89,27 +89,63 @@ fn artifact_uri(input: &str) -> String {
     }
 }
 
+/// Why the input could not be linted (exit 2), with a machine-readable code.
+struct Unlintable {
+    code: &'static str,
+    message: String,
+    position: Option<(usize, usize)>,
+}
+
+impl Unlintable {
+    fn new(code: &'static str, message: String) -> Self {
+        Self {
+            code,
+            message,
+            position: None,
+        }
+    }
+}
+
+fn obtain(input: &str) -> Result<Vec<u8>, Unlintable> {
+    if looks_like_url(input) {
+        fetch_card(input, FetchLimits::default()).map_err(|e| {
+            let code = match e {
+                FetchError::TooLarge { .. } => "too_large",
+                _ => "fetch_failed",
+            };
+            Unlintable::new(code, format!("cannot fetch the card: {e}"))
+        })
+    } else {
+        read_local(input).map_err(|e| Unlintable::new("unreadable", format!("{e:#}")))
+    }
+}
+
 fn lint(args: LintArgs) -> Result<u8> {
     let choice: ProfileChoice = args.profile.parse().map_err(|e| anyhow!("{e}"))?;
-    let is_url = looks_like_url(&args.input);
-    if args.deep && !is_url {
+    if args.deep && !looks_like_url(&args.input) {
         bail!("--deep needs the card's URL (describe_skill is called on the agent)");
     }
-    let bytes = if is_url {
-        fetch_card(&args.input, FetchLimits::default())
-            .with_context(|| format!("cannot fetch {}", args.input))?
-    } else {
-        read_local(&args.input)?
-    };
     let source = if args.input == "-" {
         "stdin"
     } else {
         args.input.as_str()
     };
-    let mut report = match lint_bytes(&bytes, choice) {
-        Ok(r) => r,
-        Err(e @ InputError::NotJson { .. }) => bail!("{source}: {e}"),
-        Err(e @ InputError::TooLarge { .. }) => bail!("{source}: {e}"),
+    let linted = obtain(&args.input).and_then(|bytes| match lint_bytes(&bytes, choice) {
+        Ok(r) => Ok((bytes, r)),
+        Err(InputError::NotJson {
+            message,
+            line,
+            column,
+        }) => Err(Unlintable {
+            code: "not_json",
+            message: format!("not JSON: {message} at line {line}, column {column}"),
+            position: Some((line, column)),
+        }),
+        Err(e @ InputError::TooLarge { .. }) => Err(Unlintable::new("too_large", e.to_string())),
+    });
+    let (bytes, mut report) = match linted {
+        Ok(x) => x,
+        Err(u) => return unlintable(&args, source, u),
     };
     if args.deep {
         // lint_bytes accepted the bytes, so they parse.
@@ -122,15 +158,39 @@ fn lint(args: LintArgs) -> Result<u8> {
         Format::Json => pretty(&output::to_json(&report))?,
         Format::Sarif => pretty(&output::to_sarif(&report, &artifact_uri(&args.input)))?,
     };
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write to stdout")?;
+    write_stdout(&text)?;
     Ok(if report.errors() > 0 {
         exit::INVALID
     } else {
         exit::OK
     })
+}
+
+/// Exit 2: the reason on stderr, and for json/sarif also a machine-readable document on stdout
+/// (so that CI steps that parse stdout see the failure instead of an empty file).
+fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
+    eprintln!("skillgate: {source}: {}", u.message);
+    let doc = match args.format {
+        Format::Text => None,
+        Format::Json => Some(output::input_error_json(u.code, &u.message, u.position)),
+        Format::Sarif => Some(output::input_error_sarif(
+            u.code,
+            &u.message,
+            u.position,
+            &artifact_uri(&args.input),
+        )),
+    };
+    if let Some(doc) = doc {
+        write_stdout(&pretty(&doc)?)?;
+    }
+    Ok(exit::USAGE)
+}
+
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")
 }
 
 fn pretty(v: &serde_json::Value) -> Result<String> {
