@@ -17,6 +17,7 @@ use url::Url;
 
 use crate::error::{ClientError, Step};
 use crate::http::{Body, Http};
+use crate::steps::bounded_text;
 
 /// A protocol binding this client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,13 +240,14 @@ impl A2aConn {
         response.outcome.map_err(|e| {
             let reason = e
                 .error_info()
-                .map(|i| format!(" [{}]", i.reason))
+                .map(|i| format!(" [{}]", bounded_text(&i.reason)))
                 .unwrap_or_default();
             ClientError::protocol(
                 step,
                 format!(
                     "{method} failed: JSON-RPC error {}: {}{reason}",
-                    e.code, e.message
+                    e.code,
+                    bounded_text(&e.message)
                 ),
             )
         })
@@ -274,7 +276,9 @@ impl A2aConn {
                             step,
                             format!(
                                 "HTTP {} {}: {}",
-                                err.error.code, err.error.status, err.error.message
+                                err.error.code,
+                                bounded_text(&err.error.status),
+                                bounded_text(&err.error.message)
                             ),
                         ));
                     }
@@ -402,7 +406,8 @@ impl A2aConn {
                                 step,
                                 format!(
                                     "SendStreamingMessage failed: JSON-RPC error {}: {}",
-                                    e.code, e.message
+                                    e.code,
+                                    bounded_text(&e.message)
                                 ),
                             ))
                         }
@@ -474,7 +479,11 @@ impl A2aConn {
                 r.outcome.map_err(|e| {
                     ClientError::protocol(
                         step,
-                        format!("stream error: JSON-RPC error {}: {}", e.code, e.message),
+                        format!(
+                            "stream error: JSON-RPC error {}: {}",
+                            e.code,
+                            bounded_text(&e.message)
+                        ),
                     )
                 })?
             }
@@ -507,7 +516,7 @@ fn http_failure(body: &Body, url: &Url) -> String {
             .as_str()
             .or_else(|| v["message"].as_str());
         if let Some(m) = m {
-            let m: String = m.chars().take(200).collect();
+            let m: String = bounded_text(m).chars().take(200).collect();
             s.push_str(&format!(": {m}"));
         }
     }

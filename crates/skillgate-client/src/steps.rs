@@ -499,6 +499,25 @@ pub fn error_object(task: &Task) -> Result<ErrorObject, String> {
     serde_json::from_value(data.clone()).map_err(|e| format!("the error object is malformed: {e}"))
 }
 
+/// Longest agent-supplied message kept in an error (characters), so a hostile agent cannot
+/// flood a terminal or a log through it.
+pub const MAX_REMOTE_MESSAGE: usize = 1000;
+/// Most agent-supplied details kept in an error (the core's own limit for local details).
+pub const MAX_REMOTE_DETAILS: usize = skillgate_core::instance::MAX_DETAILS;
+
+/// An agent-supplied string made safe to print: control characters replaced, length bounded.
+pub fn bounded_text(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .take(MAX_REMOTE_MESSAGE)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if s.chars().count() > MAX_REMOTE_MESSAGE {
+        out.push('…');
+    }
+    out
+}
+
 /// A non-COMPLETED task as an error: a remote draft error when its status carries an error
 /// object, otherwise a protocol failure that keeps the task id and state.
 pub fn remote_failure(step: Step, task: &Task) -> ClientError {
@@ -518,8 +537,8 @@ pub fn remote_failure(step: Step, task: &Task) -> ClientError {
         Ok(e) if matches!(state, TaskState::Failed | TaskState::Rejected) => ClientError::Remote {
             step,
             code: e.code,
-            message: e.message.unwrap_or_default(),
-            details: e.details,
+            message: bounded_text(&e.message.unwrap_or_default()),
+            details: e.details.into_iter().take(MAX_REMOTE_DETAILS).collect(),
             task_id: task.id.clone(),
             state,
         },

@@ -886,3 +886,55 @@ async fn a_task_returned_early_is_polled_over_http_json_too() {
     assert_eq!(last.path, "/rest/acme/tasks/task-2");
     assert_eq!(last.headers["a2a-version"], "1.0");
 }
+
+#[tokio::test]
+async fn agent_supplied_messages_are_bounded_and_stripped_of_control_characters() {
+    let long = format!("\u{1b}[31mred\u{7}{}", "x".repeat(5000));
+    let fake = Fake::start_with(|s| {
+        s.domain = Domain::Fail(
+            "TASK_STATE_REJECTED",
+            json!({"code": "constraint_rejected", "message": long}),
+        )
+    });
+    let e = call(&fake).await.unwrap_err();
+    assert_eq!(e.code(), Some(ErrorCode::ConstraintRejected));
+    assert!(e.message().chars().count() <= 1001, "{}", e.message().len());
+    assert!(
+        !e.message().chars().any(char::is_control),
+        "{:?}",
+        &e.message()[..20]
+    );
+}
+
+#[tokio::test]
+async fn chain_across_two_agents_correlates_with_both_endpoints() {
+    let upstream = Fake::start();
+    let downstream = Fake::start_with(|s| {
+        let d = common::document(NEXT_SKILL, "1.0");
+        s.advertised = vec![(
+            NEXT_SKILL.into(),
+            "1.0".into(),
+            d.interface_digest().to_string(),
+        )];
+        s.documents = vec![(NEXT_SKILL.into(), d.value().clone())];
+    });
+    let plan = Plan::from_value(json!({"steps": [
+        {"name": "check", "agent": upstream.base, "skill": SKILL, "arguments": args()},
+        {"name": "judge", "agent": format!("{}/.well-known/agent-card.json", downstream.base), "skill": NEXT_SKILL, "from": "check"}
+    ]}))
+    .unwrap();
+    let report = run_chain(&client(), &plan, Mode::Sync, &mut |_| {})
+        .await
+        .unwrap();
+    let c = &report.correlations[0];
+    assert_eq!(c.upstream.interface_url, format!("{}/rpc", upstream.base));
+    assert_eq!(
+        c.downstream.interface_url,
+        format!("{}/rpc", downstream.base)
+    );
+    // Both agents number their tasks alike; the ids are only meaningful with their endpoint.
+    assert_eq!(c.upstream.task_id, "task-2");
+    assert_eq!(c.downstream.task_id, "task-2");
+    assert_eq!(upstream.domain_calls(), 1);
+    assert_eq!(downstream.domain_calls(), 1);
+}

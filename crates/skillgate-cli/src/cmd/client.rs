@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use skillgate_client::chain::{step_json, ChainEvent, ChainFailure, ChainReport};
+use skillgate_client::steps::bounded_text;
 use skillgate_client::{
     default_cache_dir, run_chain, Client, ClientConfig, ClientError, InterfaceSource, Mode, Plan,
     Resolved, SkillResult, Step,
@@ -182,7 +183,7 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
         "{indent}✗ {step}{} ({}): {}",
         e.code_str(),
         e.where_().as_str(),
-        e.message()
+        bounded_text(e.message())
     );
     if let ClientError::Remote { task_id, state, .. } = e {
         println!("{indent}     remote task {task_id} ended {state}");
@@ -194,13 +195,13 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
         _ => &[],
     };
     for d in details {
-        println!("{indent}     {}", detail_line(d));
+        println!("{indent}     {}", bounded_text(&detail_line(d)));
     }
 }
 
 fn one_line(e: &ClientError) {
     if e.exit_code() == exit::USAGE {
-        eprintln!("skillgate: {}", e.message());
+        eprintln!("skillgate: {}", bounded_text(e.message()));
     }
 }
 
