@@ -206,6 +206,31 @@ fn parse_error(task: &Task) -> Result<SeenError, String> {
     })
 }
 
+/// A copy of `v` with every float that has an exact integer value (|x| < 2^53) written as
+/// that integer, and how many were rewritten.
+fn integral_floats_as_integers(v: &Value) -> (Value, usize) {
+    fn walk(v: &Value, n: &mut usize) -> Value {
+        match v {
+            Value::Number(num) if num.is_f64() => match num.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+                    *n += 1;
+                    // Exact: |f| < 2^53, so the cast loses nothing.
+                    json!(f as i64)
+                }
+                _ => v.clone(),
+            },
+            Value::Array(a) => Value::Array(a.iter().map(|x| walk(x, n)).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, x)| (k.clone(), walk(x, n))).collect())
+            }
+            _ => v.clone(),
+        }
+    }
+    let mut n = 0;
+    let out = walk(v, &mut n);
+    (out, n)
+}
+
 /// Failed and rejected tasks carry the draft's error object.
 fn is_error_state(s: TaskState) -> bool {
     matches!(s, TaskState::Failed | TaskState::Rejected)
@@ -710,18 +735,30 @@ async fn skill_checks(
         skill_version: Some(adv_version.to_owned()),
         interface_digest: None,
     };
-    let doc = match ValidatedDocument::from_value(&doc_value, &expect) {
+    // Peers that transcode Data Parts through protobuf send every integer as a float
+    // (`5000.0`); JSON Schema and RFC 8785 treat that as the integer, so the document is read
+    // the same way (the digest above is over what was received and is unaffected).
+    let (doc_for_validation, rewritten) = integral_floats_as_integers(&doc_value);
+    let doc = match ValidatedDocument::from_value(&doc_for_validation, &expect) {
         Ok(doc) => {
             run.push(
                 cat::DESCRIBE_DOCUMENT,
                 skill,
                 Verdict::Pass,
-                vec![format!(
-                    "valid document {} {} with {} record kind(s)",
-                    doc.skill_id(),
-                    doc.skill_version(),
-                    doc.document().supporting_record_schemas.len()
-                )],
+                {
+                    let mut ev = vec![format!(
+                        "valid document {} {} with {} record kind(s)",
+                        doc.skill_id(),
+                        doc.skill_version(),
+                        doc.document().supporting_record_schemas.len()
+                    )];
+                    if rewritten > 0 {
+                        ev.push(format!(
+                            "note: {rewritten} integral number(s) arrived as floats (e.g. 5000.0) and were read as integers"
+                        ));
+                    }
+                    ev
+                },
             );
             doc
         }
@@ -1302,6 +1339,20 @@ mod tests {
         );
         assert!(card_url("ftp://h/").is_err());
         assert!(card_url("not a url").is_err());
+    }
+
+    #[test]
+    fn integral_floats_are_read_as_integers() {
+        let v: Value =
+            serde_json::from_str(r#"{"a": 5000.0, "b": [1.5, -2.0, 1e300], "c": 3}"#).unwrap();
+        let (out, n) = integral_floats_as_integers(&v);
+        assert_eq!(n, 2);
+        assert_eq!(out["a"], json!(5000));
+        assert!(out["a"].is_u64());
+        assert_eq!(out["b"][0], json!(1.5));
+        assert_eq!(out["b"][1], json!(-2));
+        assert!(out["b"][2].is_f64());
+        assert_eq!(digest(&out), digest(&v));
     }
 
     #[test]

@@ -211,6 +211,20 @@ async fn constraint_rejected_valid_calls_are_skipped_not_failed() {
 }
 
 #[tokio::test]
+async fn integers_sent_as_floats_are_still_integers() {
+    let r = run(Faults {
+        floats_in_document: true,
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(r.exit_code(), 0, "{}", r.to_text());
+    let ev = r.results("SI-DESC-003").next().unwrap().evidence.join("\n");
+    assert!(ev.contains("arrived as floats"), "{ev}");
+    // The bounds read from the float-encoded schema still shaped the probes.
+    assert_eq!(verdict(&r, "SI-CALL-001"), vec![Verdict::Pass]);
+}
+
+#[tokio::test]
 async fn unreachable_and_non_a2a_targets_exit_2() {
     // A port that was bound and released: nothing listens there.
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

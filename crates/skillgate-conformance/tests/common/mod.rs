@@ -40,6 +40,24 @@ pub struct Faults {
     pub text_errors: bool,
     /// input_invalid errors echo the offending value.
     pub echo_values: bool,
+    /// Every integer in the describe_skill document is sent as a float (what protobuf-based
+    /// SDKs do): still conformant, since JSON Schema and RFC 8785 read 5.0 as 5.
+    pub floats_in_document: bool,
+}
+
+fn as_floats(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_i64() || n.is_u64() => {
+            serde_json::Number::from_f64(n.as_f64().unwrap())
+                .map(Value::Number)
+                .unwrap()
+        }
+        Value::Array(a) => Value::Array(a.iter().map(as_floats).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, x)| (k.clone(), as_floats(x))).collect())
+        }
+        _ => v.clone(),
+    }
 }
 
 pub const SKILL: &str = "ping_host";
@@ -79,6 +97,11 @@ pub fn document() -> ValidatedDocument {
                 "properties": {"observed_at": {"type": "string", "format": "date-time"},
                     "rtt_ms": {"type": "number", "minimum": 0}}}),
         )
+        .constraints(skillgate_core::wire::Constraints {
+            max_input_bytes: Some(4096),
+            max_duration_ms: Some(2000),
+            ..Default::default()
+        })
         .build()
         .expect("the test document is valid")
 }
@@ -224,7 +247,12 @@ fn answer(s: &AppState, request: &Value) -> Value {
             .as_str()
             .unwrap_or_default();
         if wanted == SKILL {
-            let data = json!({"interface_digest": s.doc.interface_digest().to_string(), "skill_interface": s.doc.value()});
+            let doc = if f.floats_in_document {
+                as_floats(s.doc.value())
+            } else {
+                s.doc.value().clone()
+            };
+            let data = json!({"interface_digest": s.doc.interface_digest().to_string(), "skill_interface": doc});
             return task(
                 "TASK_STATE_COMPLETED",
                 vec![artifact("a-d", "describe_skill", data)],

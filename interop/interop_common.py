@@ -1,0 +1,110 @@
+"""Shared pieces of the a2a-sdk server scenarios: an a2a-sdk (1.3.0) Starlette app served by
+uvicorn on 127.0.0.1:0 in a background thread, a request log, and a runner for `skillgate`."""
+
+import json
+import socket
+import subprocess
+import threading
+import time
+
+import uvicorn
+from google.protobuf import json_format
+from starlette.applications import Starlette
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types.a2a_pb2 import AgentCard
+
+EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
+
+FAILURES = []
+CHECKS = []
+
+
+def check(cond, what):
+    """Records one expectation; failures are printed and counted, the run goes on."""
+    CHECKS.append(what)
+    if cond:
+        print(f"  ok: {what}")
+    else:
+        FAILURES.append(what)
+        print(f"  FAIL: {what}")
+
+
+def finish(name):
+    passed = len(CHECKS) - len(FAILURES)
+    print(f"{name}: {passed} of {len(CHECKS)} checks passed")
+    if FAILURES:
+        for f in FAILURES:
+            print(f"  failed: {f}")
+        raise SystemExit(1)
+
+
+class RequestLog:
+    """ASGI middleware: records (method, path) of every HTTP request and, when `echo` is set,
+    echoes the schema-interface extension in A2A-Extensions if the request activated it."""
+
+    def __init__(self, app, echo=False):
+        self.app = app
+        self.echo = echo
+        self.requests = []
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        self.requests.append((scope["method"], scope["path"]))
+        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        activated = EXT in [u.strip() for u in headers.get("a2a-extensions", "").split(",")]
+
+        async def send_with_echo(message):
+            if message["type"] == "http.response.start" and self.echo and activated:
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [
+                    (b"a2a-extensions", EXT.encode())
+                ]
+            await send(message)
+
+        return await self.app(scope, receive, send_with_echo)
+
+
+def bind_loopback():
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def serve(card_dict, executor, sock, echo=False):
+    """Starts the a2a-sdk app (card + JSON-RPC at /) on `sock`; returns (server, request log)."""
+    card = AgentCard()
+    json_format.ParseDict(card_dict, card)
+    handler = DefaultRequestHandler(
+        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
+    )
+    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url="/")
+    log = RequestLog(Starlette(routes=routes), echo=echo)
+    server = uvicorn.Server(uvicorn.Config(log, log_level="warning", lifespan="off"))
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise SystemExit("the a2a-sdk server did not start")
+        time.sleep(0.05)
+    return server, log
+
+
+def stop(server):
+    server.should_exit = True
+
+
+def skillgate(binary, *args, timeout=60):
+    """Runs `skillgate ARGS`; returns (exit code, stdout, stderr)."""
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def parse_json(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
