@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::common::{
     check_endpoint_url, check_link_url, check_modes, check_skill_ids, check_type, idx,
-    is_absolute_uri, is_empty, member, ptr, redact, snake, type_name, Ctx, Ty,
+    is_absolute_uri, is_empty, member, ptr, redact, snake, type_name, Ctx, Member, Ty,
 };
 use crate::rules;
 
@@ -704,9 +704,9 @@ fn security_schemes(ctx: &mut Ctx, schemes: &Map<String, Value>) -> HashSet<Stri
             );
             continue;
         }
-        let kinds: Vec<&String> = o
-            .keys()
-            .filter(|k| SCHEME_KINDS.contains(&k.as_str()))
+        let kinds: Vec<(&str, Member)> = SCHEME_KINDS
+            .iter()
+            .filter_map(|k| member(ctx, o, &p, k, &snake(k)).map(|m| (*k, m)))
             .collect();
         if kinds.len() != 1 || o.len() != 1 {
             ctx.report(
@@ -717,9 +717,139 @@ fn security_schemes(ctx: &mut Ctx, schemes: &Map<String, Value>) -> HashSet<Stri
                     o.keys().collect::<Vec<_>>()
                 ),
             );
+            continue;
+        }
+        if let Some((kind, m)) = kinds.first() {
+            scheme_body(ctx, kind, &m.path, m.value);
         }
     }
     schemes.keys().cloned().collect()
+}
+
+/// The REQUIRED members of one scheme kind (A2A-SEC-004) and its URLs.
+fn scheme_body(ctx: &mut Ctx, kind: &str, base: &str, body: &Value) {
+    let Some(o) = body.as_object() else {
+        ctx.report(
+            &rules::A2A_REQ_003,
+            base,
+            format!("{kind} must be an object, found {}", type_name(body)),
+        );
+        return;
+    };
+    let need: &[&str] = match kind {
+        "apiKeySecurityScheme" => &["location", "name"],
+        "httpAuthSecurityScheme" => &["scheme"],
+        "oauth2SecurityScheme" => &["flows"],
+        "openIdConnectSecurityScheme" => &["openIdConnectUrl"],
+        _ => &[],
+    };
+    let mut got: HashMap<&str, &Value> = HashMap::new();
+    for n in need {
+        match member(ctx, o, base, n, &snake(n)) {
+            Some(m) if !is_empty(m.value) => {
+                got.insert(n, m.value);
+            }
+            _ => ctx.report(
+                &rules::A2A_SEC_004,
+                ptr(base, n),
+                format!("{kind} has no {n:?} (REQUIRED)"),
+            ),
+        }
+    }
+    if let Some(Value::String(loc)) = got.get("location") {
+        if !["header", "query", "cookie"].contains(&loc.as_str()) {
+            ctx.report_hint(
+                &rules::A2A_SEC_005,
+                ptr(base, "location"),
+                format!("API key location {loc:?} is not header, query or cookie"),
+                "Use \"header\", \"query\" or \"cookie\".".into(),
+            );
+        }
+    }
+    if let Some(Value::String(u)) = got.get("openIdConnectUrl") {
+        check_endpoint_url(ctx, &ptr(base, "openIdConnectUrl"), u);
+    }
+    if let Some(Value::String(u)) = o.get("oauth2MetadataUrl") {
+        check_endpoint_url(ctx, &ptr(base, "oauth2MetadataUrl"), u);
+    }
+    let Some(flows) = got.get("flows").and_then(|f| f.as_object()) else {
+        return;
+    };
+    let fp = ptr(base, "flows");
+    const FLOWS: [(&str, &[&str]); 5] = [
+        (
+            "authorizationCode",
+            &["authorizationUrl", "tokenUrl", "scopes"],
+        ),
+        ("clientCredentials", &["tokenUrl", "scopes"]),
+        (
+            "deviceCode",
+            &["deviceAuthorizationUrl", "tokenUrl", "scopes"],
+        ),
+        ("implicit", &["authorizationUrl", "scopes"]),
+        ("password", &["tokenUrl", "scopes"]),
+    ];
+    let present: Vec<_> = FLOWS
+        .iter()
+        .filter_map(|(f, req)| member(ctx, flows, &fp, f, &snake(f)).map(|m| (*f, *req, m)))
+        .collect();
+    if present.len() != 1 {
+        ctx.report(
+            &rules::A2A_SEC_004,
+            fp.clone(),
+            format!(
+                "flows must hold exactly one flow (OAuthFlows is a oneof), found {}",
+                present.len()
+            ),
+        );
+    }
+    for (flow, req, m) in present {
+        if matches!(flow, "implicit" | "password") {
+            ctx.report(
+                &rules::A2A_SEC_005,
+                m.path.clone(),
+                format!("the {flow} flow is deprecated in A2A 1.0"),
+            );
+        }
+        let Some(fo) = m.value.as_object() else {
+            ctx.report(
+                &rules::A2A_REQ_003,
+                m.path.clone(),
+                format!("a flow must be an object, found {}", type_name(m.value)),
+            );
+            continue;
+        };
+        for n in req {
+            match member(ctx, fo, &m.path, n, &snake(n)) {
+                None => ctx.report(
+                    &rules::A2A_SEC_004,
+                    ptr(&m.path, n),
+                    format!("the {flow} flow has no {n:?} (REQUIRED)"),
+                ),
+                Some(v) if n.ends_with("Url") => match v.value.as_str() {
+                    Some(u) => check_endpoint_url(ctx, &v.path, u),
+                    None => ctx.report(
+                        &rules::A2A_REQ_003,
+                        v.path.clone(),
+                        format!("must be a string, found {}", type_name(v.value)),
+                    ),
+                },
+                Some(v) => {
+                    if !v
+                        .value
+                        .as_object()
+                        .is_some_and(|sc| sc.values().all(Value::is_string))
+                    {
+                        ctx.report(
+                            &rules::A2A_REQ_003,
+                            v.path.clone(),
+                            "scopes must be an object of scope name to description".into(),
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The 1.0 form of a 0.3 security scheme, as a hint.

@@ -131,9 +131,9 @@ rules! {
         "Clients resolve nothing relative to where the card was fetched from; a relative or malformed URL is unreachable.",
         "Write an absolute URL with scheme and host, e.g. https://agent.example.com/a2a.";
     A2A_URL_002 = "A2A-URL-002", Error, "a2a-1.0, a2a-0.3",
-        "An endpoint URL is not HTTPS and its host is not loopback.",
+        "An endpoint URL (interface, OAuth or OpenID Connect URL) is not HTTPS and its host is not loopback.",
         "A2A requires TLS in production; plain http is acceptable only on localhost, 127.0.0.0/8 or ::1 (decided from the parsed host, so http://127.0.0.1.evil.com is not loopback).",
-        "Serve the interface over https.";
+        "Serve the endpoint over https.";
     A2A_URL_003 = "A2A-URL-003", Warning, "a2a-1.0, a2a-0.3",
         "A URL carries credentials (user:password@host).",
         "The card is public: whoever fetches it gets the credentials (the linter's output redacts the password).",
@@ -182,6 +182,14 @@ rules! {
         "A securityRequirements entry is not of the 1.0 shape {\"schemes\": {NAME: {\"list\": [SCOPES]}}}.",
         "The 0.3 shape {NAME: [SCOPES]} does not parse as a 1.0 SecurityRequirement.",
         "Write {\"schemes\": {\"NAME\": {\"list\": []}}}.";
+    A2A_SEC_004 = "A2A-SEC-004", Error, "a2a-1.0",
+        "A security scheme lacks a member the proto marks REQUIRED (apiKey location/name, http scheme, oauth2 flows with exactly one flow and its URLs and scopes, openIdConnectUrl).",
+        "Clients cannot authenticate with an incomplete scheme.",
+        "Add the member named in the message.";
+    A2A_SEC_005 = "A2A-SEC-005", Warning, "a2a-1.0",
+        "A security scheme uses a deprecated OAuth flow (implicit, password) or an API key location other than header, query or cookie.",
+        "A2A 1.0 deprecates those flows (OAuth 2.0 Security BCP); clients know only the three key locations.",
+        "Use the authorizationCode (with PKCE), clientCredentials or deviceCode flow; put API keys in a header.";
     A2A_SIG_001 = "A2A-SIG-001", Error, "a2a-1.0",
         "A signature lacks its protected header or signature value.",
         "AgentCardSignature.protected and .signature are REQUIRED; without them the JWS cannot be verified.",
