@@ -74,18 +74,47 @@ fn read_local(input: &str) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// The artifact URI for SARIF: the URL, `stdin`, or the path as a relative URI reference.
+/// The artifact URI for SARIF: the URL, `stdin`, an absolute path as a `file:` URL, or a
+/// relative path as a relative URI reference (percent-encoded, `/`-separated).
 fn artifact_uri(input: &str) -> String {
     if input == "-" {
-        "stdin".to_string()
-    } else if looks_like_url(input) {
-        input.to_string()
-    } else {
-        let p = input.replace('\\', "/");
-        match p.strip_prefix('/') {
-            Some(abs) => format!("file:///{abs}"),
-            None => p,
+        return "stdin".to_string();
+    }
+    if looks_like_url(input) {
+        return input.to_string();
+    }
+    let mut out = String::new();
+    if std::path::Path::new(input).is_absolute() {
+        out.push_str("file://");
+        if !input.starts_with('/') {
+            // A Windows drive path: file:///C:/...
+            out.push('/');
         }
+    }
+    for b in input.replace('\\', "/").bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_uri;
+
+    #[test]
+    fn artifact_uris_are_uri_references() {
+        assert_eq!(artifact_uri("-"), "stdin");
+        assert_eq!(artifact_uri("cards/a.json"), "cards/a.json");
+        assert_eq!(artifact_uri("my card%.json"), "my%20card%25.json");
+        assert_eq!(artifact_uri("/tmp/é.json"), "file:///tmp/%C3%A9.json");
+        assert_eq!(
+            artifact_uri("https://a.example/c.json"),
+            "https://a.example/c.json"
+        );
     }
 }
 
