@@ -101,23 +101,6 @@ fn artifact_uri(input: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::artifact_uri;
-
-    #[test]
-    fn artifact_uris_are_uri_references() {
-        assert_eq!(artifact_uri("-"), "stdin");
-        assert_eq!(artifact_uri("cards/a.json"), "cards/a.json");
-        assert_eq!(artifact_uri("my card%.json"), "my%20card%25.json");
-        assert_eq!(artifact_uri("/tmp/é.json"), "file:///tmp/%C3%A9.json");
-        assert_eq!(
-            artifact_uri("https://a.example/c.json"),
-            "https://a.example/c.json"
-        );
-    }
-}
-
 /// Why the input could not be linted (exit 2), with a machine-readable code.
 struct Unlintable {
     code: &'static str,
@@ -298,5 +281,22 @@ async fn deep_one(
     if let Err(e) = steps::step6_verify_schema_digests(&doc) {
         let msg = format!("skill {:?}: {e}", a.skill_id);
         extend_report(report, &rules::SI_DEEP_003, a.pointer.clone(), msg);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_uri;
+
+    #[test]
+    fn artifact_uris_are_uri_references() {
+        assert_eq!(artifact_uri("-"), "stdin");
+        assert_eq!(artifact_uri("cards/a.json"), "cards/a.json");
+        assert_eq!(artifact_uri("my card%.json"), "my%20card%25.json");
+        assert_eq!(artifact_uri("/tmp/é.json"), "file:///tmp/%C3%A9.json");
+        assert_eq!(
+            artifact_uri("https://a.example/c.json"),
+            "https://a.example/c.json"
+        );
     }
 }
