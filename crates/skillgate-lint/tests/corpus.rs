@@ -173,3 +173,33 @@ fn no_finding_echoes_a_password() {
     let out = skillgate_lint::output::to_json(&report).to_string();
     assert!(!out.contains("topsecret"), "{out}");
 }
+
+/// The server-shaped fixtures advertise the real digest of a real, valid Skill Interface
+/// Document (kept beside them), not a placeholder.
+#[test]
+fn server_card_fixture_digest_is_real() {
+    use skillgate_core::document::{validate_document, Expectations};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let doc: Value = serde_json::from_slice(
+        &fs::read(data.join("evaluate_resource_condition.interface.json")).unwrap(),
+    )
+    .unwrap();
+    let findings = validate_document(&doc, &Expectations::default());
+    assert!(findings.is_empty(), "{findings:?}");
+    let digest = skillgate_core::digest(&doc).to_string();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/a2a-1.0");
+    for f in [
+        "server-card.json",
+        "server-card-with-auth.json",
+        "si-two-skills.json",
+    ] {
+        let card: Value = serde_json::from_slice(&fs::read(root.join(f)).unwrap()).unwrap();
+        let advertised = skillgate_lint::advertised_skills(&card);
+        let erc = advertised
+            .iter()
+            .find(|a| a.skill_id == "evaluate_resource_condition")
+            .unwrap();
+        assert_eq!(erc.interface_digest, digest, "{f}");
+        assert_eq!(erc.skill_version, doc["skill_version"], "{f}");
+    }
+}
