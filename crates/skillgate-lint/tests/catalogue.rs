@@ -40,8 +40,8 @@ fn ids_are_unique_and_well_formed() {
 fn every_rule_is_exercised_by_the_corpus() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut used = std::collections::HashSet::new();
-    for dir in std::fs::read_dir(&root).unwrap() {
-        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+    for dir in ["a2a-1.0", "a2a-0.3", "agentvault-1.0", "mixed"] {
+        for f in std::fs::read_dir(root.join(dir)).unwrap() {
             let p = f.unwrap().path();
             if p.to_string_lossy().ends_with(".expect.json") {
                 let v: serde_json::Value =
