@@ -938,3 +938,52 @@ async fn chain_across_two_agents_correlates_with_both_endpoints() {
     assert_eq!(upstream.domain_calls(), 1);
     assert_eq!(downstream.domain_calls(), 1);
 }
+
+#[tokio::test]
+async fn a_protobuf_peer_that_sends_integers_as_doubles_is_still_served() {
+    // a2a-sdk re-encodes every number as a double: 1 -> 1.0. RFC 8785 writes both as 1, so the
+    // digest is the same; the client must read the document as the integers it means.
+    let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
+        .input(
+            "urn:test:threshold-request",
+            "1.0",
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),
+        )
+        .output("urn:test:verdict", "1.0", json!({"type": "object"}))
+        .constraints(skillgate_core::wire::Constraints {
+            max_input_bytes: Some(65536),
+            max_duration_ms: Some(5000),
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    let text = serde_json::to_string(doc.value())
+        .unwrap()
+        .replace("65536", "65536.0")
+        .replace("5000", "5000.0")
+        .replace("\"minimum\":1", "\"minimum\":1.0");
+    assert!(
+        text.contains("65536.0") && text.contains("\"minimum\":1.0"),
+        "{text}"
+    );
+    let doubled: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(digest(&doubled), doc.interface_digest());
+    let fake = Fake::start_with(|s| {
+        s.domain = Domain::Artifacts(vec![
+            json!({"artifactId": "a", "name": SKILL, "parts": [{"data": {"n": 2.0}}]}),
+        ])
+    });
+    fake.set_document(SKILL, doubled, true);
+    let r = client()
+        .call(
+            &fake.base,
+            SKILL,
+            &json!({"n": 3}),
+            Mode::Sync,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.interface_digest, doc.interface_digest());
+    assert_eq!(r.output["n"], 2.0);
+}
