@@ -25,6 +25,34 @@ pub(crate) fn format_unix_millis(ms: i64) -> String {
     )
 }
 
+/// Now as an IMF-fixdate (RFC 9110 HTTP-date), e.g. `Wed, 02 Dec 2026 14:55:00 GMT`.
+pub(crate) fn now_http_date() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs() as i64;
+    format_http_date(secs)
+}
+
+/// Formats seconds since the Unix epoch as an IMF-fixdate.
+pub(crate) fn format_http_date(secs: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{}, {d:02} {} {y:04} {:02}:{:02}:{:02} GMT",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize],
+        sod / 3600,
+        (sod % 3600) / 60,
+        sod % 60
+    )
+}
+
 // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -41,6 +69,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn http_dates() {
+        assert_eq!(super::format_http_date(0), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(
+            super::format_http_date(1_795_000_000),
+            "Wed, 18 Nov 2026 11:06:40 GMT"
+        );
+    }
+
     #[test]
     fn known_instants() {
         assert_eq!(super::format_unix_millis(0), "1970-01-01T00:00:00.000Z");

@@ -305,6 +305,7 @@ async fn agent_card_is_valid_and_cacheable() {
     assert_eq!(h["content-type"], "application/json");
     assert!(h["cache-control"].to_str().unwrap().contains("max-age=300"));
     let etag = h["etag"].to_str().unwrap().to_string();
+    assert!(h["last-modified"].to_str().unwrap().ends_with(" GMT"));
     assert!(etag.starts_with('"') && etag.len() > 10);
     let card: Value = serde_json::from_str(&text).unwrap();
     assert_valid_card(&card);

@@ -34,6 +34,7 @@ pub(crate) struct AppState {
     card_bytes: bytes::Bytes,
     etag: Arc<str>,
     cache_control: Arc<str>,
+    last_modified: Arc<str>,
     pub(crate) body_limit: usize,
     pub(crate) max_depth: usize,
     pub(crate) request_timeout: Duration,
@@ -60,6 +61,8 @@ pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
         card_bytes,
         etag: etag.into(),
         cache_control: format!("public, max-age={}", config.card_max_age.as_secs()).into(),
+        // The card is assembled here, once: its modification time is the server's start.
+        last_modified: crate::time::now_http_date().into(),
         body_limit: config.body_limit,
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
@@ -139,6 +142,9 @@ async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response 
     }
     if let Ok(v) = HeaderValue::from_str(&st.cache_control) {
         h.insert(header::CACHE_CONTROL, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&st.last_modified) {
+        h.insert(header::LAST_MODIFIED, v);
     }
     resp
 }
