@@ -8,3 +8,4 @@ pub mod interface;
 pub mod io;
 pub mod jcs;
 pub mod serve;
+pub mod tck_agent;

@@ -20,6 +20,9 @@ pub struct ServeArgs {
     /// Base URL to advertise in the Agent Card (default: http://<bound address>).
     #[arg(long)]
     pub public_url: Option<String>,
+    /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
+    #[arg(long)]
+    pub conformance_agent: bool,
 }
 
 /// `skillgate serve`: prints `listening on http://HOST:PORT` first, then serves until SIGINT or
@@ -30,7 +33,12 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         .as_deref()
         .map(TokenTable::from_file)
         .transpose()?;
-    let agent = skillgate_netops::agent()
+    let builder = if a.conformance_agent {
+        crate::cmd::tck_agent::agent()
+    } else {
+        skillgate_netops::agent()
+    };
+    let agent = builder
         .build()
         .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
     let config = ServerConfig {
