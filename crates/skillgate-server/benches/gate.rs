@@ -92,7 +92,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("check_output_only", |b| {
         b.iter(|| gate.check_output(black_box(&output)).is_ok())
     });
-    g.bench_function("clone_document_value", |b| b.iter(|| black_box(gate.document().value().clone())));
+    g.bench_function("clone_document_value", |b| {
+        b.iter(|| black_box(gate.document().value().clone()))
+    });
     g.finish();
 
     let rt = tokio::runtime::Builder::new_current_thread()

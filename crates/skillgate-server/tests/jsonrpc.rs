@@ -784,3 +784,79 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
     let text = inflight.await.unwrap();
     assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
 }
+
+#[tokio::test]
+async fn server_time_limits() {
+    let cfg = ServerConfig {
+        request_timeout: Duration::from_millis(300),
+        max_task_duration: Duration::from_millis(600),
+        ..Default::default()
+    };
+    let s = Server::start_with(agent(), cfg).await;
+    let card = s.card().await;
+    // A blocking send returns the still-running task once the request timeout passes ...
+    let started = std::time::Instant::now();
+    let r = s
+        .rpc("SendMessage", msg(request(&card, "wait", json!({}))))
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let t = task_of(&r);
+    assert_eq!(t["status"]["state"], "TASK_STATE_WORKING", "{r}");
+    // ... and the server-wide duration cap fails a handler that declares no max_duration_ms.
+    let id = t["id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let g = s.rpc("GetTask", json!({"id": id})).await;
+    assert_eq!(g["result"]["status"]["state"], "TASK_STATE_FAILED", "{g}");
+    assert_eq!(
+        error_object(&g["result"])["code"],
+        "resource_limit_exceeded"
+    );
+    // A body that never arrives is answered after the request timeout, not held forever.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let mut conn = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    conn.write_all(format!("POST / HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), conn.read(&mut buf))
+        .await
+        .expect("answered in time")
+        .unwrap();
+    let text = String::from_utf8_lossy(&buf[..n]);
+    assert!(
+        text.contains("-32600") && text.contains("not received in time"),
+        "{text}"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn full_task_store_refuses_new_work() {
+    let cfg = ServerConfig {
+        task_store: TaskStoreConfig {
+            max_tasks: 1,
+            max_age: Duration::from_secs(60),
+        },
+        ..Default::default()
+    };
+    let s = Server::start_with(agent(), cfg).await;
+    let card = s.card().await;
+    let mut p = msg(request(&card, "wait", json!({})));
+    p["configuration"] = json!({"returnImmediately": true});
+    let r = s.rpc("SendMessage", p).await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_string();
+    let full = s
+        .rpc("SendMessage", msg(request(&card, "slow", json!({}))))
+        .await;
+    assert_eq!(code_of(&full), -32603, "{full}");
+    assert_eq!(reason_of(&full), "INTERNAL_ERROR");
+    s.rpc("CancelTask", json!({"id": id})).await;
+    let ok = s
+        .rpc("SendMessage", msg(request(&card, "slow", json!({}))))
+        .await;
+    assert_eq!(
+        task_of(&ok)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "a finished task makes room"
+    );
+    s.shutdown().await;
+}
