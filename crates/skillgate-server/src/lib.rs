@@ -9,6 +9,36 @@
 //!
 //! Both A2A bindings are served from one [`A2aService`]: JSON-RPC 2.0 at `/` and HTTP+JSON at
 //! `/message:send`, `/tasks/{id}`, ... with server-sent event streaming.
+//!
+//! ```
+//! use serde_json::json;
+//! use skillgate_server::{Agent, ServerConfig, Skill, SkillContext, SkillError, SkillOutput};
+//!
+//! let echo = Skill::builder("echo_interface", "1.0")
+//!     .description("Returns the interface name it was given")
+//!     .tags(["example"])
+//!     .input_schema("urn:example:echo:input", "1.0", json!({
+//!         "$schema": "https://json-schema.org/draft/2020-12/schema",
+//!         "type": "object", "required": ["resource_id"],
+//!         "properties": {"resource_id": {"type": "string"}}}))
+//!     .output_schema("urn:example:echo:output", "1.0", json!({
+//!         "$schema": "https://json-schema.org/draft/2020-12/schema",
+//!         "type": "object", "required": ["resource_id"]}))
+//!     .handler(|args: serde_json::Value, _ctx: SkillContext| async move {
+//!         if args["resource_id"] == "eth9" {
+//!             return Err(SkillError::constraint_rejected("no such interface"));
+//!         }
+//!         Ok(SkillOutput::new(json!({"resource_id": args["resource_id"]})))
+//!     })
+//!     .build();
+//! // Assembles and validates the Skill Interface Document; an invalid one is a StartupError.
+//! let agent = Agent::builder("echo agent", "An example", "0.1.0").skill(echo).build().unwrap();
+//! let card = agent.card("http://127.0.0.1:7420", false);
+//! assert_eq!(card.skills.len(), 2); // describe_skill + echo_interface
+//! // Serve it: `skillgate_server::serve(agent, listener, ServerConfig::default(), shutdown).await`,
+//! // or embed `skillgate_server::router(agent, ServerConfig::default(), base_url)` in axum.
+//! let _app = skillgate_server::router(agent, ServerConfig::default(), "http://127.0.0.1:7420".into());
+//! ```
 
 #![warn(missing_docs)]
 
