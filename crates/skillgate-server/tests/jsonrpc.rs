@@ -328,7 +328,7 @@ async fn plain_messages() {
 async fn return_immediately_then_poll_with_get_task() {
     let s = Server::start().await;
     let card = s.card().await;
-    let mut p = msg(request(&card, "slow", json!({"ms": 200})));
+    let mut p = msg(request(&card, "wait", json!({"ms": 300})));
     p["configuration"] = json!({"returnImmediately": true});
     let r = s.rpc("SendMessage", p).await;
     let t = task_of(&r);
@@ -339,7 +339,7 @@ async fn return_immediately_then_poll_with_get_task() {
     );
     let id = t["id"].as_str().unwrap().to_string();
     let mut last = Value::Null;
-    for _ in 0..100 {
+    for _ in 0..250 {
         last = s
             .rpc("GetTask", json!({"id": id, "history_length": 0}))
             .await;
@@ -357,8 +357,8 @@ async fn return_immediately_then_poll_with_get_task() {
         "historyLength 0 drops history"
     );
     assert_eq!(
-        last["result"]["artifacts"][0]["parts"][0]["data"]["slept"],
-        200
+        last["result"]["artifacts"][0]["parts"][0]["data"]["waited"],
+        300
     );
     s.shutdown().await;
 }
@@ -481,7 +481,7 @@ async fn streaming_sends_task_then_records_then_result_then_status() {
 async fn subscribe_to_task() {
     let s = Server::start().await;
     let card = s.card().await;
-    let mut p = msg(request(&card, "slow", json!({"ms": 250})));
+    let mut p = msg(request(&card, "wait", json!({"ms": 800})));
     p["configuration"] = json!({"returnImmediately": true});
     let id = task_of(&s.rpc("SendMessage", p).await)["id"]
         .as_str()
@@ -765,7 +765,7 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
     let card = s.card().await;
     let client = s.client.clone();
     let url = format!("{}/", s.base);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": msg(request(&card, "slow", json!({"ms": 250})))}).to_string();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": msg(request(&card, "wait", json!({"ms": 400})))}).to_string();
     let inflight = tokio::spawn(async move {
         client
             .post(url)
@@ -789,7 +789,7 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
 async fn server_time_limits() {
     let cfg = ServerConfig {
         request_timeout: Duration::from_millis(300),
-        max_task_duration: Duration::from_millis(600),
+        max_task_duration: Duration::from_millis(1500),
         ..Default::default()
     };
     let s = Server::start_with(agent(), cfg).await;
@@ -804,7 +804,7 @@ async fn server_time_limits() {
     assert_eq!(t["status"]["state"], "TASK_STATE_WORKING", "{r}");
     // ... and the server-wide duration cap fails a handler that declares no max_duration_ms.
     let id = t["id"].as_str().unwrap().to_string();
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(Duration::from_millis(1700)).await;
     let g = s.rpc("GetTask", json!({"id": id})).await;
     assert_eq!(g["result"]["status"]["state"], "TASK_STATE_FAILED", "{g}");
     assert_eq!(

@@ -189,7 +189,7 @@ async fn rest_streaming_and_subscribe() {
         "TASK_STATE_COMPLETED"
     );
     for method in ["GET", "POST"] {
-        let mut p = msg(request(&card, "slow", json!({"ms": 150})));
+        let mut p = msg(request(&card, "wait", json!({"ms": 600})));
         p["configuration"] = json!({"returnImmediately": true});
         let (_, r) = s.rest("POST", "/message:send", Some(p)).await;
         let id = r["task"]["id"].as_str().unwrap().to_string();
