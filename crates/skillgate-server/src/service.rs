@@ -625,6 +625,15 @@ impl A2aService {
                 .parse()
                 .map_err(|_| ServiceError::new(A2aError::InvalidParams, "invalid pageToken"))?
         };
+        let after = match &req.status_timestamp_after {
+            None => None,
+            Some(t) => Some(crate::time::parse_rfc3339_millis(t).ok_or_else(|| {
+                ServiceError::new(
+                    A2aError::InvalidParams,
+                    "statusTimestampAfter must be an RFC 3339 date-time",
+                )
+            })?),
+        };
         let caller = ctx.caller.as_ref().map(|c| &c.label);
         let mut tasks: Vec<Task> = self
             .0
@@ -635,12 +644,12 @@ impl A2aService {
             .map(|e| e.snapshot())
             .filter(|t| req.context_id.is_empty() || t.context_id == req.context_id)
             .filter(|t| req.status == TaskState::Unspecified || t.status.state == req.status)
-            .filter(
-                |t| match (&req.status_timestamp_after, &t.status.timestamp) {
-                    (Some(after), Some(ts)) => ts.as_str() > after.as_str(),
-                    _ => true,
-                },
-            )
+            .filter(|t| match (after, &t.status.timestamp) {
+                (Some(after), Some(ts)) => {
+                    crate::time::parse_rfc3339_millis(ts).is_some_and(|ts| ts > after)
+                }
+                _ => true,
+            })
             .collect();
         tasks.sort_by(|a, b| {
             b.status

@@ -570,6 +570,44 @@ async fn list_tasks_pages_and_filters() {
         code_of(&s.rpc("ListTasks", json!({"pageSize": 0})).await),
         -32602
     );
+    // statusTimestampAfter is compared as a time, whatever its offset or precision.
+    let newest = s.rpc("GetTask", json!({"id": ids[2]})).await;
+    let ts = newest["result"]["status"]["timestamp"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s
+        .rpc("ListTasks", json!({"statusTimestampAfter": ts}))
+        .await;
+    assert!(
+        r["result"]["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["id"] != ids[2].as_str()),
+        "{r}"
+    );
+    let r = s
+        .rpc(
+            "ListTasks",
+            json!({"status_timestamp_after": "2000-01-01T01:00:00+01:00"}),
+        )
+        .await;
+    assert_eq!(r["result"]["totalSize"], 4, "{r}");
+    let r = s
+        .rpc(
+            "ListTasks",
+            json!({"statusTimestampAfter": "2999-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(r["result"]["totalSize"], 0, "{r}");
+    assert_eq!(
+        code_of(
+            &s.rpc("ListTasks", json!({"statusTimestampAfter": "yesterday"}))
+                .await
+        ),
+        -32602
+    );
     assert_eq!(
         code_of(&s.rpc("ListTasks", json!({"pageToken": "zz"})).await),
         -32602
