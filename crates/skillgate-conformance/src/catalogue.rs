@@ -171,6 +171,13 @@ pub const CALL_RECORDS: CheckDef = def(
     true,
     true,
 );
+/// Integers written as floats are integers.
+pub const CALL_INTEGRAL_FLOATS: CheckDef = def(
+    "SI-CALL-004",
+    "the valid call with its integers written as floats (2 as 2.0, as protobuf-based peers send them) is served like the original, never input_invalid",
+    false,
+    true,
+);
 /// Error results are well formed.
 pub const ERROR_SHAPE: CheckDef = def(
     "SI-ERR-001",
@@ -209,6 +216,7 @@ pub const CATALOGUE: &[CheckDef] = &[
     CALL_COMPLETES,
     CALL_PRIMARY,
     CALL_RECORDS,
+    CALL_INTEGRAL_FLOATS,
     ERROR_SHAPE,
     EXTENSION_ECHO,
 ];

@@ -202,6 +202,13 @@ impl Report {
                     self.failed_ids().join(", ")
                 );
             }
+            None if s.fail > 0 => {
+                let _ = writeln!(
+                    out,
+                    "result: conformant (exit 0); optional checks failed: {}",
+                    self.failed_ids().join(", ")
+                );
+            }
             None => {
                 let _ = writeln!(out, "result: conformant (exit 0)");
             }

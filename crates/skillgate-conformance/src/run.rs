@@ -231,6 +231,35 @@ fn integral_floats_as_integers(v: &Value) -> (Value, usize) {
     (out, n)
 }
 
+/// A copy of `v` with every integer written as a float (what protobuf-based peers send), and
+/// how many were rewritten; integers beyond 2^53 are left alone (a float cannot hold them).
+fn integers_as_floats(v: &Value) -> (Value, usize) {
+    fn walk(v: &Value, n: &mut usize) -> Value {
+        match v {
+            Value::Number(num) if !num.is_f64() => match num.as_f64() {
+                Some(f) if f.abs() < 9_007_199_254_740_992.0 => {
+                    match serde_json::Number::from_f64(f) {
+                        Some(x) => {
+                            *n += 1;
+                            Value::Number(x)
+                        }
+                        None => v.clone(),
+                    }
+                }
+                _ => v.clone(),
+            },
+            Value::Array(a) => Value::Array(a.iter().map(|x| walk(x, n)).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, x)| (k.clone(), walk(x, n))).collect())
+            }
+            _ => v.clone(),
+        }
+    }
+    let mut n = 0;
+    let out = walk(v, &mut n);
+    (out, n)
+}
+
 /// Failed and rejected tasks carry the draft's error object.
 fn is_error_state(s: TaskState) -> bool {
     matches!(s, TaskState::Failed | TaskState::Rejected)
@@ -1025,6 +1054,12 @@ async fn call_checks(
             Verdict::Skip,
             vec![why.to_owned()],
         );
+        run.push(
+            cat::CALL_INTEGRAL_FLOATS,
+            Some(skill_id),
+            Verdict::Skip,
+            vec![why.to_owned()],
+        );
     };
     if valid.is_empty() {
         run.push(
@@ -1038,6 +1073,7 @@ async fn call_checks(
     }
     let mut ev = Vec::new();
     let mut completed: Option<Task> = None;
+    let mut completed_args: Option<Value> = None;
     for args in valid {
         let payload = json!({names::SKILL: skill_id, names::SKILL_VERSION: doc.skill_version(), names::INTERFACE_DIGEST: doc.interface_digest().to_string(), names::ARGUMENTS: args});
         ev.push(format!("sent {}", show(&payload, 300)));
@@ -1059,6 +1095,7 @@ async fn call_checks(
         };
         if task.status.state == TaskState::Completed {
             completed = Some(task.clone());
+            completed_args = Some(args.clone());
             break;
         }
         let err = if is_error_state(task.status.state) {
@@ -1207,6 +1244,51 @@ async fn call_checks(
         if ok { Verdict::Pass } else { Verdict::Fail },
         ev,
     );
+
+    // SI-CALL-004
+    let args = completed_args.unwrap_or_default();
+    let (floats, n) = integers_as_floats(&args);
+    if n == 0 {
+        run.push(
+            cat::CALL_INTEGRAL_FLOATS,
+            skill,
+            Verdict::Skip,
+            vec!["the completed arguments hold no integer".into()],
+        );
+        return;
+    }
+    let payload = json!({names::SKILL: skill_id, names::SKILL_VERSION: doc.skill_version(), names::INTERFACE_DIGEST: doc.interface_digest().to_string(), names::ARGUMENTS: floats});
+    let mut ev = vec![format!(
+        "sent the completed call again with {n} integer(s) written as floats: {}",
+        show(&payload, 300)
+    )];
+    let label = format!("{skill_id} integral floats");
+    match run.send(binding, endpoint, label.clone(), payload).await {
+        Ok(ex) => {
+            ev.push(format!("got {}", ex.describe()));
+            let verdict = match ex.task() {
+                Some(t) if t.status.state == TaskState::Completed => Verdict::Pass,
+                Some(t) if is_error_state(t.status.state) => {
+                    match run.error_of(&label, t) {
+                        Ok(e) => {
+                            ev.push(format!("error code {:?}", e.code));
+                            if e.code == ErrorCode::InputInvalid.as_str() {
+                                ev.push("JSON Schema reads 2.0 as the integer 2: valid arguments were refused".into());
+                            }
+                        }
+                        Err(e) => ev.push(format!("error result malformed: {e}")),
+                    }
+                    Verdict::Fail
+                }
+                _ => Verdict::Fail,
+            };
+            run.push(cat::CALL_INTEGRAL_FLOATS, skill, verdict, ev);
+        }
+        Err(e) => {
+            ev.push(e);
+            run.push(cat::CALL_INTEGRAL_FLOATS, skill, Verdict::Fail, ev);
+        }
+    }
 }
 
 fn single_data(art: &a2a::Artifact) -> Result<&Value, String> {
@@ -1352,6 +1434,19 @@ mod tests {
         assert_eq!(out["b"][0], json!(1.5));
         assert_eq!(out["b"][1], json!(-2));
         assert!(out["b"][2].is_f64());
+        assert_eq!(digest(&out), digest(&v));
+    }
+
+    #[test]
+    fn integers_are_written_as_floats() {
+        let v = json!({"a": 2, "b": [1.5, -3], "c": "7", "d": 18446744073709551615u64});
+        let (out, n) = integers_as_floats(&v);
+        assert_eq!(n, 2);
+        assert!(out["a"].is_f64());
+        assert_eq!(
+            out.to_string(),
+            r#"{"a":2.0,"b":[1.5,-3.0],"c":"7","d":18446744073709551615}"#
+        );
         assert_eq!(digest(&out), digest(&v));
     }
 

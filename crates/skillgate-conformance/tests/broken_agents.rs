@@ -225,6 +225,26 @@ async fn integers_sent_as_floats_are_still_integers() {
 }
 
 #[tokio::test]
+async fn refusing_integers_written_as_floats_fails_the_interop_check() {
+    let r = run(Faults {
+        refuse_integral_floats: true,
+        ..Default::default()
+    })
+    .await;
+    assert_eq!(
+        verdict(&r, "SI-CALL-004"),
+        vec![Verdict::Fail],
+        "{}",
+        r.to_text()
+    );
+    let ev = r.results("SI-CALL-004").next().unwrap().evidence.join("\n");
+    assert!(ev.contains("\"count\":1.0"), "{ev}");
+    assert!(ev.contains("valid arguments were refused"), "{ev}");
+    // An interop check, not a draft requirement: the run still passes.
+    assert_eq!(r.exit_code(), 0, "{}", r.to_text());
+}
+
+#[tokio::test]
 async fn unreachable_and_non_a2a_targets_exit_2() {
     // A port that was bound and released: nothing listens there.
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

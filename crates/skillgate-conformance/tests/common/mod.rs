@@ -43,6 +43,8 @@ pub struct Faults {
     /// Every integer in the describe_skill document is sent as a float (what protobuf-based
     /// SDKs do): still conformant, since JSON Schema and RFC 8785 read 5.0 as 5.
     pub floats_in_document: bool,
+    /// The handler deserializes `count` as an unsigned integer and refuses `2.0`.
+    pub refuse_integral_floats: bool,
 }
 
 fn as_floats(v: &Value) -> Value {
@@ -310,6 +312,17 @@ fn answer(s: &AppState, request: &Value) -> Value {
     }
     if let Some(e) = input_check() {
         return task("TASK_STATE_REJECTED", vec![], Some(e), te);
+    }
+    if f.refuse_integral_floats && args["count"].is_f64() {
+        return task(
+            "TASK_STATE_REJECTED",
+            vec![],
+            Some(error(
+                "input_invalid",
+                "invalid type: floating point, expected u64",
+            )),
+            te,
+        );
     }
     if f.refuse_valid_calls {
         return task(
