@@ -28,4 +28,4 @@ mod run;
 
 pub use probe::{Binding, ProbeConfig};
 pub use report::{CheckResult, Fatal, Report, Summary, Verdict};
-pub use run::{card_url, check, Options, UsageError};
+pub use run::{card_url, check, Options, UsageError, MAX_SKILLS};

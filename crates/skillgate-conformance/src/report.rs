@@ -93,6 +93,9 @@ pub struct Report {
     pub fatal: Option<Fatal>,
     /// Every check, in the order run.
     pub checks: Vec<CheckResult>,
+    /// Remarks about the run itself (e.g. skills left out by a bound).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Report {
@@ -181,6 +184,9 @@ impl Report {
             for e in &c.evidence {
                 let _ = writeln!(out, "     - {e}");
             }
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
         }
         let s = self.summary();
         let _ = writeln!(

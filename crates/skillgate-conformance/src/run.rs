@@ -15,6 +15,9 @@ use crate::generate::{self, InvalidProbe, ECHO_MARKER};
 use crate::probe::{show, Binding, Exchange, ProbeConfig, Prober};
 use crate::report::{CheckResult, Fatal, Report, Verdict};
 
+/// Most skills probed in one run.
+pub const MAX_SKILLS: usize = 64;
+
 /// Options of one run.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -313,6 +316,7 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
             interface_url: None,
             fatal: None,
             checks: Vec::new(),
+            notes: Vec::new(),
         },
         echoes: Vec::new(),
         error_shapes: Vec::new(),
@@ -327,7 +331,15 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
     let Some(advertised) = extension_checks(&mut run, &card) else {
         return Ok(run.report);
     };
-    for (skill_id, version, adv_digest) in advertised {
+    if advertised.len() > MAX_SKILLS {
+        // Each skill costs about a dozen requests: a card listing thousands must not turn the
+        // checker into a load generator.
+        run.report.notes.push(format!(
+            "{} skills are advertised; only the first {MAX_SKILLS} were probed",
+            advertised.len()
+        ));
+    }
+    for (skill_id, version, adv_digest) in advertised.into_iter().take(MAX_SKILLS) {
         skill_checks(
             &mut run, binding, &endpoint, &skill_id, &version, adv_digest,
         )
