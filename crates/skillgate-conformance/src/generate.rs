@@ -37,7 +37,12 @@ pub struct InvalidProbe {
 
 /// Generates valid instances of `root`, varied by `variant` (enum member and string seed).
 pub fn valid_instance(root: &Value, variant: usize) -> Option<Value> {
-    Gen { root, variant }.value(root, 0)
+    Gen {
+        root,
+        variant,
+        budget: std::cell::Cell::new(NODE_BUDGET),
+    }
+    .value(root, 0)
 }
 
 /// Up to [`MAX_VALID_VARIANTS`] distinct generated instances that `validator` accepts.
@@ -182,20 +187,28 @@ pub fn echo_probe(valid: &Value, validator: &CompiledSchema) -> Option<InvalidPr
 /// `required` of an object schema, following a local `$ref` and `allOf`.
 fn required_of(root: &Value, schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    collect_required(root, schema, &mut out, 0);
+    let mut budget = NODE_BUDGET;
+    collect_required(root, schema, &mut out, 0, &mut budget);
     out
 }
 
-fn collect_required(root: &Value, schema: &Value, out: &mut Vec<String>, depth: usize) {
-    if depth > MAX_DEPTH {
+fn collect_required(
+    root: &Value,
+    schema: &Value,
+    out: &mut Vec<String>,
+    depth: usize,
+    budget: &mut usize,
+) {
+    if depth > MAX_DEPTH || *budget == 0 {
         return;
     }
+    *budget -= 1;
     if let Some(target) = schema
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|r| resolve(root, r))
     {
-        collect_required(root, target, out, depth + 1);
+        collect_required(root, target, out, depth + 1, budget);
     }
     if let Some(req) = schema.get("required").and_then(Value::as_array) {
         for r in req.iter().filter_map(Value::as_str) {
@@ -206,7 +219,7 @@ fn collect_required(root: &Value, schema: &Value, out: &mut Vec<String>, depth: 
     }
     if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
         for s in all {
-            collect_required(root, s, out, depth + 1);
+            collect_required(root, s, out, depth + 1, budget);
         }
     }
 }
@@ -241,6 +254,23 @@ fn percent_decode(s: &str) -> Option<String> {
 struct Gen<'a> {
     root: &'a Value,
     variant: usize,
+    /// Schema nodes still allowed to be visited: a hostile schema (self-referencing `anyOf`
+    /// or `allOf` branches) must not turn generation exponential.
+    budget: std::cell::Cell<usize>,
+}
+
+/// Schema nodes one generated instance may visit.
+const NODE_BUDGET: usize = 20_000;
+
+impl Gen<'_> {
+    fn spend(&self) -> bool {
+        let left = self.budget.get();
+        if left == 0 {
+            return false;
+        }
+        self.budget.set(left - 1);
+        true
+    }
 }
 
 const TYPE_ORDER: [&str; 7] = [
@@ -263,7 +293,7 @@ impl Gen<'_> {
 
     /// Folds `allOf` members (and a local `$ref`) into one schema object.
     fn merged(&self, schema: &Value, depth: usize) -> Option<Map<String, Value>> {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !self.spend() {
             return None;
         }
         let obj = match schema {
@@ -305,7 +335,7 @@ impl Gen<'_> {
     }
 
     fn value(&self, schema: &Value, depth: usize) -> Option<Value> {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !self.spend() {
             return None;
         }
         let s = self.merged(schema, depth)?;
@@ -477,8 +507,10 @@ impl Gen<'_> {
             let g = Gen {
                 root: self.root,
                 variant: self.variant + k,
+                budget: std::cell::Cell::new(self.budget.get()),
             };
             out.push(g.value(&items, depth + 1)?);
+            self.budget.set(g.budget.get());
             k += 1;
             if k > 256 {
                 return None;
@@ -796,6 +828,16 @@ mod tests {
         assert!(c.is_valid(&v));
         assert!(missing_required(&s, &v, &c).is_none());
         assert!(wrong_type(&s, &v, &c).is_none());
+    }
+
+    #[test]
+    fn hostile_recursive_schemas_stop_quickly() {
+        let s = json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}},
+            "allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]});
+        let started = std::time::Instant::now();
+        assert!(valid_instance(&s, 0).is_none());
+        assert!(required_of(&s, &s).is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]
