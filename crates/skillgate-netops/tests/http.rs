@@ -33,6 +33,9 @@ async fn start_with(builder: skillgate_server::AgentBuilder) -> Server {
             let _ = rx.await;
         },
     ));
+    // The workspace builds reqwest with `rustls-no-provider` (see docs/design.md, Client), so a
+    // client built in a whole-workspace test run needs a crypto provider even for plain HTTP.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
         .redirect(reqwest::redirect::Policy::none())
