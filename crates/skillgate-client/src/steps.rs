@@ -398,33 +398,14 @@ pub fn step5_validate_document(
     })
 }
 
-/// Largest integer a double represents exactly (2^53).
-const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
-
 /// Rewrites every number that is a double with no fraction (`65536.0`) as the integer it
 /// equals. Peers that transcode through protobuf (a2a-sdk) send every integer that way; the
 /// RFC 8785 form, and so every digest, is the same either way, but the typed document reads
 /// `max_input_bytes` and friends as integers.
 pub fn integral_floats_as_integers(v: &Value) -> Value {
-    match v {
-        Value::Number(n) if n.is_f64() => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() <= MAX_EXACT => {
-                if f >= 0.0 {
-                    Value::from(f as u64)
-                } else {
-                    Value::from(f as i64)
-                }
-            }
-            _ => v.clone(),
-        },
-        Value::Array(a) => Value::Array(a.iter().map(integral_floats_as_integers).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), integral_floats_as_integers(v)))
-                .collect(),
-        ),
-        _ => v.clone(),
-    }
+    let mut v = v.clone();
+    skillgate_core::instance::normalize_integral_floats(&mut v);
+    v
 }
 
 /// Every Schema Reference of a document with its JSON Pointer.

@@ -343,8 +343,11 @@ impl ValidatedDocument {
         let fail = |m: String| InterfaceError {
             findings: vec![Finding::new("", m)],
         };
+        // Peers that send 5000.0 for 5000 describe the same document (same digest).
+        let mut typed = value.clone();
+        crate::instance::normalize_integral_floats(&mut typed);
         let document: SkillInterfaceDocument =
-            serde_json::from_value(value.clone()).map_err(|e| fail(e.to_string()))?;
+            serde_json::from_value(typed).map_err(|e| fail(e.to_string()))?;
         let (Some(input), Some(output)) = (compiled.input, compiled.output) else {
             return Err(fail("input or output schema did not compile".to_owned()));
         };
@@ -662,6 +665,24 @@ mod tests {
         ] {
             assert!(!validate_document(&v, &Expectations::default()).is_empty());
         }
+    }
+
+    #[test]
+    fn a_document_with_float_integers_is_the_same_document() {
+        let doc = InterfaceBuilder::new("probe", "1.0")
+            .input("urn:x:in", "1.0", json!({"type": "object"}))
+            .output("urn:x:out", "1.0", json!({"type": "object"}))
+            .constraints(Constraints {
+                max_input_bytes: Some(5000),
+                ..Default::default()
+            })
+            .build()
+            .unwrap();
+        let mut v = doc.value().clone();
+        v["constraints"]["max_input_bytes"] = json!(5000.0);
+        let again = ValidatedDocument::from_value(&v, &Expectations::default()).unwrap();
+        assert_eq!(again.interface_digest(), doc.interface_digest());
+        assert_eq!(again.document().constraints.max_input_bytes, Some(5000));
     }
 
     #[test]

@@ -128,6 +128,28 @@ impl CompiledSchema {
     }
 }
 
+/// Rewrites every number that is a whole double (`80.0`) as an integer, in place.
+///
+/// JSON Schema and RFC 8785 already treat `80.0` and `80` as the same value, but peers whose
+/// JSON goes through protobuf (Python's a2a-sdk) send every integer as a double, and typed Rust
+/// code (`u64` fields) would refuse those. Only doubles below 2^53 in magnitude are rewritten,
+/// where the conversion is exact; digests are unchanged.
+pub fn normalize_integral_floats(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+                    // Exact: |f| < 2^53, so the cast loses nothing (and -0.0 becomes 0).
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_integral_floats),
+        Value::Object(map) => map.values_mut().for_each(normalize_integral_floats),
+        _ => {}
+    }
+}
+
 /// The JSON Schema type name of a value; a number with no fraction is an `integer`.
 pub fn json_type(v: &Value) -> &'static str {
     match v {
@@ -309,6 +331,22 @@ mod tests {
         let v: Value =
             serde_json::from_str(r#"{"threshold": 80, "count": 3.5, "unit": "count"}"#).unwrap();
         assert!(!s.is_valid(&v));
+    }
+
+    #[test]
+    fn integral_floats_become_integers_without_changing_the_digest() {
+        let mut v: Value =
+            serde_json::from_str(r#"{"a": 5000.0, "b": [1.5, -0.0, 1e300, 3], "c": "7.0"}"#)
+                .unwrap();
+        let before = crate::digest(&v);
+        normalize_integral_floats(&mut v);
+        assert_eq!(v["a"], Value::from(5000u64));
+        assert!(v["a"].is_u64());
+        assert_eq!(v["b"][0], Value::from(1.5));
+        assert!(v["b"][1].is_i64());
+        assert!(v["b"][2].is_f64(), "beyond 2^53 stays a double");
+        assert_eq!(v["c"], "7.0");
+        assert_eq!(crate::digest(&v), before);
     }
 
     #[test]

@@ -318,6 +318,21 @@ async fn netops_over_http_on_loopback() {
     assert_eq!(health["interface"], "lo");
     assert_eq!(health["health"], "healthy", "{health}");
 
+    // Python peers (protobuf) send every integer as a double: 100.0 is still an integer.
+    let task = s
+        .rpc_send(
+            &rpc,
+            json!({"skill": "collect_interface_counters", "skill_version": "1.0",
+                   "interface_digest": collect_digest,
+                   "arguments": {"interface": "lo", "window_ms": 100.0}}),
+        )
+        .await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    assert_eq!(
+        data(artifact(&task, "collect_interface_counters"))["window_ms"],
+        100
+    );
+
     s.stop().await;
 }
 
