@@ -28,6 +28,26 @@ pub enum PlainReply {
     Message(Vec<a2a::Part>),
     /// Refuse: a task in `TASK_STATE_REJECTED` whose status message carries this text.
     Rejected(String),
+    /// Create a Task and play these steps on it (status changes, artifact chunks, pauses).
+    Task(Vec<PlainStep>),
+}
+
+/// One step of a plain Task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlainStep {
+    /// Move to a state, with an agent status message made of these parts (none if empty).
+    Status(a2a::TaskState, Vec<a2a::Part>),
+    /// Add an artifact, or append parts to one with the same id.
+    Artifact {
+        /// The artifact (or chunk).
+        artifact: a2a::Artifact,
+        /// Append to the artifact with the same id.
+        append: bool,
+        /// This is the last chunk.
+        last_chunk: bool,
+    },
+    /// Pause before the next step.
+    Sleep(std::time::Duration),
 }
 
 pub(crate) type PlainFuture = Pin<Box<dyn Future<Output = PlainReply> + Send + 'static>>;

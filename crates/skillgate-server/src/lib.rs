@@ -51,7 +51,7 @@ pub mod skill;
 mod store;
 mod time;
 
-pub use agent::{Agent, AgentBuilder, PlainContext, PlainReply, StartupError};
+pub use agent::{Agent, AgentBuilder, PlainContext, PlainReply, PlainStep, StartupError};
 pub use config::{
     ApprovalPolicy, ApprovalRequest, ServerConfig, TaskStoreConfig, TokenEntry, TokenFileError,
     TokenTable,

@@ -95,6 +95,10 @@ enum Prepared {
         entry: Arc<TaskEntry>,
         job: Job,
     },
+    Continue {
+        entry: Arc<TaskEntry>,
+        message: Message,
+    },
 }
 
 fn new_id() -> String {
@@ -184,6 +188,14 @@ impl A2aService {
         if !m.task_id.is_empty() {
             let e = self.visible(&m.task_id, ctx)?;
             let state = e.state();
+            if state.is_interrupted() && e.plain.load(std::sync::atomic::Ordering::Relaxed) {
+                m.context_id = e.snapshot().context_id;
+                e.push_history(m.clone());
+                return Ok(Prepared::Continue {
+                    entry: e,
+                    message: m,
+                });
+            }
             return Err(ServiceError::new(
                 A2aError::UnsupportedOperation,
                 format!(
@@ -397,6 +409,10 @@ impl A2aService {
         let limit = gate.max_duration().map_or(self.0.max_task_duration, |d| {
             d.min(self.0.max_task_duration)
         });
+        // The input validated as JSON Schema sees it (80.0 is an integer); hand the handler the
+        // same view, so typed handlers accept what Python peers send.
+        let mut args = args;
+        skillgate_core::instance::normalize_integral_floats(&mut args);
         // A separate task so a panicking handler becomes a JoinError, not a dead runtime thread.
         let mut handle = tokio::spawn((h.handler)(args, ctx));
         let outcome = tokio::select! {
@@ -510,6 +526,10 @@ impl A2aService {
                 },
                 ..Default::default()
             })),
+            PlainReply::Task(_) => Err(ServiceError::new(
+                A2aError::InternalError,
+                "plain task replies are handled before this point",
+            )),
             PlainReply::Rejected(text) => {
                 let entry = self.new_task(&mut message, context_id, false, ctx)?;
                 let snap = entry.snapshot();
@@ -539,7 +559,46 @@ impl A2aService {
                 let reply = self
                     .plain_reply(message.clone(), context_id.clone(), ctx)
                     .await;
+                if let PlainReply::Task(steps) = reply {
+                    let mut m = message;
+                    let entry = self.new_task(&mut m, context_id, true, ctx)?;
+                    entry
+                        .plain
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    let (_, mut events) = entry.subscribe();
+                    play(entry.clone(), steps);
+                    if !cfg.return_immediately {
+                        settle(&mut events, self.0.request_timeout).await;
+                    }
+                    return Ok(SendMessageResponse::Task(trim_history(
+                        entry.snapshot(),
+                        cfg.history_length,
+                    )));
+                }
                 self.plain_to_response(reply, message, context_id, ctx)
+            }
+            Prepared::Continue { entry, message } => {
+                let context_id = entry.snapshot().context_id;
+                let reply = self.plain_reply(message, context_id, ctx).await;
+                let steps = match reply {
+                    PlainReply::Task(steps) => steps,
+                    PlainReply::Message(parts) => {
+                        vec![crate::agent::PlainStep::Status(TaskState::Completed, parts)]
+                    }
+                    PlainReply::Rejected(t) => vec![crate::agent::PlainStep::Status(
+                        TaskState::Rejected,
+                        vec![Part::text(t)],
+                    )],
+                };
+                let (_, mut events) = entry.subscribe();
+                play(entry.clone(), steps);
+                if !cfg.return_immediately {
+                    settle(&mut events, self.0.request_timeout).await;
+                }
+                Ok(SendMessageResponse::Task(trim_history(
+                    entry.snapshot(),
+                    cfg.history_length,
+                )))
             }
             Prepared::Task { entry, job } => {
                 self.spawn(entry.clone(), job, ctx);
@@ -570,12 +629,49 @@ impl A2aService {
                 let reply = self
                     .plain_reply(message.clone(), context_id.clone(), ctx)
                     .await;
+                if let PlainReply::Task(steps) = reply {
+                    let mut m = message;
+                    let entry = self.new_task(&mut m, context_id, true, ctx)?;
+                    entry
+                        .plain
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    let (first, events) = entry.subscribe();
+                    let rx = forward(
+                        entry.clone(),
+                        trim_history(first, cfg.history_length),
+                        events,
+                    );
+                    play(entry, steps);
+                    return Ok(rx);
+                }
                 let (tx, rx) = mpsc::channel(1);
                 let ev = match self.plain_to_response(reply, message, context_id, ctx)? {
                     SendMessageResponse::Message(m) => StreamResponse::Message(m),
                     SendMessageResponse::Task(t) => StreamResponse::Task(t),
                 };
                 let _ = tx.try_send(ev);
+                Ok(rx)
+            }
+            Prepared::Continue { entry, message } => {
+                let context_id = entry.snapshot().context_id;
+                let reply = self.plain_reply(message, context_id, ctx).await;
+                let steps = match reply {
+                    PlainReply::Task(steps) => steps,
+                    PlainReply::Message(parts) => {
+                        vec![crate::agent::PlainStep::Status(TaskState::Completed, parts)]
+                    }
+                    PlainReply::Rejected(t) => vec![crate::agent::PlainStep::Status(
+                        TaskState::Rejected,
+                        vec![Part::text(t)],
+                    )],
+                };
+                let (first, events) = entry.subscribe();
+                let rx = forward(
+                    entry.clone(),
+                    trim_history(first, cfg.history_length),
+                    events,
+                );
+                play(entry, steps);
                 Ok(rx)
             }
             Prepared::Task { entry, job } => {
@@ -736,6 +832,47 @@ impl A2aService {
     }
 }
 
+/// Waits (bounded) until a plain task reaches a state that ends a blocking request.
+async fn settle(events: &mut broadcast::Receiver<StreamResponse>, limit: Duration) {
+    let settled = async {
+        while let Ok(ev) = events.recv().await {
+            if ends_stream(&ev) {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(limit, settled).await;
+}
+
+/// Plays a plain Task's steps in the background (a canceled task stops taking steps).
+fn play(entry: Arc<TaskEntry>, steps: Vec<crate::agent::PlainStep>) {
+    use crate::agent::PlainStep;
+    tokio::spawn(async move {
+        for step in steps {
+            let ok = match step {
+                PlainStep::Status(state, parts) => {
+                    let msg = (!parts.is_empty()).then(|| agent_message(&entry.snapshot(), parts));
+                    entry.set_status(state, msg).is_ok()
+                }
+                PlainStep::Artifact {
+                    artifact,
+                    append,
+                    last_chunk,
+                } => entry
+                    .add_artifact_chunk(artifact, append, last_chunk)
+                    .is_ok(),
+                PlainStep::Sleep(d) => {
+                    tokio::time::sleep(d).await;
+                    !entry.state().is_terminal()
+                }
+            };
+            if !ok {
+                return;
+            }
+        }
+    });
+}
+
 fn ends_stream(ev: &StreamResponse) -> bool {
     match ev {
         StreamResponse::StatusUpdate(s) => {
@@ -755,7 +892,8 @@ fn forward(
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         let first = StreamResponse::Task(first);
-        let end = ends_stream(&first);
+        // An interrupted task's stream stays open: the next turn moves it on.
+        let end = matches!(&first, StreamResponse::Task(t) if t.status.state.is_terminal());
         if tx.send(first).await.is_err() || end {
             return;
         }

@@ -32,6 +32,8 @@ pub(crate) struct TaskEntry {
     pub(crate) cancel: Arc<CancelSignal>,
     pub(crate) cancelable: bool,
     pub(crate) owner: Option<Arc<str>>,
+    /// Created by the plain handler: later messages with its taskId continue it.
+    pub(crate) plain: std::sync::atomic::AtomicBool,
 }
 
 /// Recover the data even if a thread panicked while holding the lock: the task data is always
@@ -52,7 +54,13 @@ impl TaskEntry {
             cancel: Arc::new(CancelSignal::default()),
             cancelable,
             owner,
+            plain: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Appends a message to the history (a follow-up turn).
+    pub(crate) fn push_history(&self, m: Message) {
+        lock(&self.data).task.history.push(m);
     }
 
     pub(crate) fn snapshot(&self) -> Task {
@@ -127,6 +135,39 @@ impl TaskEntry {
             let _ = self.events.send(ev);
         }
         d.task.artifacts.push(artifact);
+        Ok(())
+    }
+
+    /// Adds an artifact chunk: `append` extends the parts of the artifact with the same id.
+    pub(crate) fn add_artifact_chunk(
+        &self,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+    ) -> Result<(), TaskState> {
+        let mut d = lock(&self.data);
+        let current = d.task.status.state;
+        if current.is_terminal() {
+            return Err(current);
+        }
+        let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: d.task.id.clone(),
+            context_id: d.task.context_id.clone(),
+            artifact: artifact.clone(),
+            append,
+            last_chunk,
+            metadata: None,
+        });
+        let _ = self.events.send(ev);
+        match d
+            .task
+            .artifacts
+            .iter_mut()
+            .find(|a| append && a.artifact_id == artifact.artifact_id)
+        {
+            Some(existing) => existing.parts.extend(artifact.parts),
+            None => d.task.artifacts.push(artifact),
+        }
         Ok(())
     }
 

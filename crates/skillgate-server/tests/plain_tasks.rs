@@ -1,0 +1,169 @@
+//! Plain (not schema-governed) handlers that answer with a Task: chunked artifacts, an
+//! interrupted state, a follow-up turn that continues the task, and a subscription that stays
+//! open across the interruption.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use skillgate_server::*;
+use std::time::Duration;
+
+fn chunk(id: &str, text: &str) -> a2a::Artifact {
+    a2a::Artifact {
+        artifact_id: id.into(),
+        name: "notes".into(),
+        parts: vec![a2a::Part::text(text)],
+        ..Default::default()
+    }
+}
+
+fn agent() -> Agent {
+    Agent::builder("plain tasks", "d", "1.0")
+        .skill(observe_skill())
+        .plain_handler(|m: a2a::Message, _c: PlainContext| async move {
+            match m.parts[0].as_text().unwrap_or("") {
+                "start" => PlainReply::Task(vec![
+                    PlainStep::Status(a2a::TaskState::Working, vec![]),
+                    PlainStep::Artifact {
+                        artifact: chunk("a1", "chunk-1 "),
+                        append: false,
+                        last_chunk: false,
+                    },
+                    PlainStep::Artifact {
+                        artifact: chunk("a1", "chunk-2"),
+                        append: true,
+                        last_chunk: true,
+                    },
+                    PlainStep::Status(
+                        a2a::TaskState::InputRequired,
+                        vec![a2a::Part::text("which interface?")],
+                    ),
+                ]),
+                "eth0" => PlainReply::Task(vec![
+                    PlainStep::Sleep(Duration::from_millis(100)),
+                    PlainStep::Status(a2a::TaskState::Completed, vec![a2a::Part::text("done")]),
+                ]),
+                _ => PlainReply::Rejected("unknown".into()),
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+fn text_message(text: &str, task_id: Option<&str>) -> Value {
+    let mut m = json!({"messageId": uuid(), "role": "ROLE_USER", "parts": [{"text": text}]});
+    if let Some(t) = task_id {
+        m["taskId"] = json!(t);
+    }
+    json!({"message": m})
+}
+
+#[tokio::test]
+async fn a_plain_task_is_interrupted_then_continued_by_a_follow_up() {
+    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let r = s.rpc("SendMessage", text_message("start", None)).await;
+    let t = task_of(&r);
+    assert_eq!(t["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{r}");
+    assert_eq!(
+        t["status"]["message"]["parts"][0]["text"],
+        "which interface?"
+    );
+    let parts = t["artifacts"][0]["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2, "appended chunk joins its artifact: {t}");
+    let id = t["id"].as_str().unwrap().to_owned();
+
+    let r = s.rpc("SendMessage", text_message("eth0", Some(&id))).await;
+    let t = task_of(&r);
+    assert_eq!(t["id"], id.as_str());
+    assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{r}");
+    assert_eq!(t["history"].as_array().unwrap().len(), 2, "{t}");
+
+    // A terminal task takes no further turns.
+    let r = s.rpc("SendMessage", text_message("eth0", Some(&id))).await;
+    assert_eq!(r["error"]["code"], -32004, "{r}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn streamed_plain_task_reports_chunks_in_order() {
+    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "SendStreamingMessage",
+                      "params": text_message("start", None)})
+    .to_string();
+    let (_, _, text) = s
+        .post_raw(
+            "/",
+            body,
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    let evs = sse_events(&text);
+    let kinds: Vec<&str> = evs
+        .iter()
+        .map(|e| {
+            let r = e["result"].as_object().unwrap();
+            r.keys().next().unwrap().as_str()
+        })
+        .collect();
+    assert_eq!(kinds[0], "task", "{kinds:?}");
+    let chunks: Vec<&Value> = evs
+        .iter()
+        .filter_map(|e| e["result"].get("artifactUpdate"))
+        .collect();
+    assert_eq!(chunks.len(), 2, "{evs:?}");
+    assert_eq!(chunks[1]["append"], true);
+    assert_eq!(chunks[1]["lastChunk"], true);
+    let last = evs.last().unwrap();
+    assert_eq!(
+        last["result"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
+    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let r = s.rpc("SendMessage", text_message("start", None)).await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_owned();
+
+    let client = s.client.clone();
+    let url = format!("{}/", s.base);
+    let sub_id = id.clone();
+    let sub = tokio::spawn(async move {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "SubscribeToTask",
+                          "params": {"id": sub_id}});
+        let resp = client
+            .post(url)
+            .header("A2A-Version", "1.0")
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        resp.text().await.unwrap()
+    });
+    // Give the subscription time to attach before the follow-up moves the task on.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !sub.is_finished(),
+        "the subscription closed at the interrupted state"
+    );
+    let r = s.rpc("SendMessage", text_message("eth0", Some(&id))).await;
+    assert_eq!(task_of(&r)["status"]["state"], "TASK_STATE_COMPLETED");
+    let text = tokio::time::timeout(Duration::from_secs(5), sub)
+        .await
+        .unwrap()
+        .unwrap();
+    let evs = sse_events(&text);
+    assert_eq!(
+        evs[0]["result"]["task"]["status"]["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
+    assert_eq!(
+        evs.last().unwrap()["result"]["statusUpdate"]["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{evs:?}"
+    );
+    s.shutdown().await;
+}
