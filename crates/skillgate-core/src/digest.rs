@@ -62,36 +62,7 @@ fn lower_hex_value(b: u8) -> Option<u8> {
 
 /// `sha256:` digest of the RFC 8785 serialization of `value`.
 pub fn digest(value: &Value) -> Digest {
-    let mut sink = HashSink {
-        hasher: Sha256::new(),
-        buf: Vec::with_capacity(HASH_CHUNK),
-    };
-    jcs::write_canonical(value, &mut sink);
-    sink.hasher.update(&sink.buf);
-    Digest(sink.hasher.finalize().into())
-}
-
-/// Canonical bytes are hashed in cache-sized chunks instead of being materialized whole.
-const HASH_CHUNK: usize = 32 * 1024;
-
-struct HashSink {
-    hasher: Sha256,
-    buf: Vec<u8>,
-}
-
-impl jcs::Sink for HashSink {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        if self.buf.len() + bytes.len() > HASH_CHUNK {
-            self.hasher.update(&self.buf);
-            self.buf.clear();
-            if bytes.len() > HASH_CHUNK {
-                self.hasher.update(bytes);
-                return;
-            }
-        }
-        self.buf.extend_from_slice(bytes);
-    }
+    Digest::of_bytes(&jcs::to_canonical_vec(value))
 }
 
 impl fmt::Display for Digest {

@@ -201,6 +201,9 @@ fn write_object<S: Sink + ?Sized>(map: &Map<String, Value>, out: &mut S) {
 /// holds a character at or above U+E000; checking keeps us correct even if a dependency turns
 /// on `preserve_order`.
 fn map_in_utf16_order(map: &Map<String, Value>) -> bool {
+    if map_iterates_sorted() {
+        return !map.keys().any(|k| k.bytes().any(|b| b >= 0xEE));
+    }
     let mut prev: Option<&str> = None;
     for k in map.keys() {
         if k.bytes().any(|b| b >= 0xEE) {
@@ -214,6 +217,18 @@ fn map_in_utf16_order(map: &Map<String, Value>) -> bool {
         prev = Some(k);
     }
     true
+}
+
+/// Whether serde_json's map iterates in key order (a `BTreeMap`), probed once at run time
+/// because a dependency may switch on `preserve_order` through feature unification.
+fn map_iterates_sorted() -> bool {
+    static SORTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SORTED.get_or_init(|| {
+        let mut m = Map::new();
+        m.insert("b".to_owned(), Value::Null);
+        m.insert("a".to_owned(), Value::Null);
+        m.keys().next().map(String::as_str) == Some("a")
+    })
 }
 
 /// Compares strings by their UTF-16 code units, as RFC 8785 section 3.2.3 requires.
@@ -248,8 +263,18 @@ pub(crate) fn write_f64<S: Sink + ?Sized>(f: f64, out: &mut S) {
 }
 
 pub(crate) fn write_string<S: Sink + ?Sized>(s: &str, out: &mut S) {
-    out.put(b"\"");
     let bytes = s.as_bytes();
+    // Most strings need no escape; a branch-free scan lets the compiler vectorize the check.
+    let plain = !bytes.iter().fold(false, |acc, &b| {
+        acc | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if plain {
+        out.put(b"\"");
+        out.put(bytes);
+        out.put(b"\"");
+        return;
+    }
+    out.put(b"\"");
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &[u8] = match b {
