@@ -542,6 +542,20 @@ impl A2aService {
         }
     }
 
+    /// A task for a plain handler's `PlainReply::Task`; follow-up messages may continue it.
+    fn new_plain_task(
+        &self,
+        mut message: Message,
+        context_id: String,
+        ctx: &RequestContext,
+    ) -> Result<Arc<TaskEntry>, ServiceError> {
+        let entry = self.new_task(&mut message, context_id, true, ctx)?;
+        entry
+            .plain
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(entry)
+    }
+
     /// `SendMessage`: waits for a terminal state (up to the request timeout) unless
     /// `returnImmediately` is set.
     pub async fn send_message(
@@ -560,11 +574,7 @@ impl A2aService {
                     .plain_reply(message.clone(), context_id.clone(), ctx)
                     .await;
                 if let PlainReply::Task(steps) = reply {
-                    let mut m = message;
-                    let entry = self.new_task(&mut m, context_id, true, ctx)?;
-                    entry
-                        .plain
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    let entry = self.new_plain_task(message, context_id, ctx)?;
                     let (_, mut events) = entry.subscribe();
                     play(entry.clone(), steps);
                     if !cfg.return_immediately {
@@ -580,16 +590,7 @@ impl A2aService {
             Prepared::Continue { entry, message } => {
                 let context_id = entry.snapshot().context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
-                let steps = match reply {
-                    PlainReply::Task(steps) => steps,
-                    PlainReply::Message(parts) => {
-                        vec![crate::agent::PlainStep::Status(TaskState::Completed, parts)]
-                    }
-                    PlainReply::Rejected(t) => vec![crate::agent::PlainStep::Status(
-                        TaskState::Rejected,
-                        vec![Part::text(t)],
-                    )],
-                };
+                let steps = continuation_steps(reply);
                 let (_, mut events) = entry.subscribe();
                 play(entry.clone(), steps);
                 if !cfg.return_immediately {
@@ -630,11 +631,7 @@ impl A2aService {
                     .plain_reply(message.clone(), context_id.clone(), ctx)
                     .await;
                 if let PlainReply::Task(steps) = reply {
-                    let mut m = message;
-                    let entry = self.new_task(&mut m, context_id, true, ctx)?;
-                    entry
-                        .plain
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    let entry = self.new_plain_task(message, context_id, ctx)?;
                     let (first, events) = entry.subscribe();
                     let rx = forward(
                         entry.clone(),
@@ -655,16 +652,7 @@ impl A2aService {
             Prepared::Continue { entry, message } => {
                 let context_id = entry.snapshot().context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
-                let steps = match reply {
-                    PlainReply::Task(steps) => steps,
-                    PlainReply::Message(parts) => {
-                        vec![crate::agent::PlainStep::Status(TaskState::Completed, parts)]
-                    }
-                    PlainReply::Rejected(t) => vec![crate::agent::PlainStep::Status(
-                        TaskState::Rejected,
-                        vec![Part::text(t)],
-                    )],
-                };
+                let steps = continuation_steps(reply);
                 let (first, events) = entry.subscribe();
                 let rx = forward(
                     entry.clone(),
@@ -829,6 +817,18 @@ impl A2aService {
     /// Number of tasks held (for tests and metrics).
     pub fn task_count(&self) -> usize {
         self.0.store.len()
+    }
+}
+
+/// The steps a follow-up turn plays on an interrupted plain task, whatever the reply kind.
+fn continuation_steps(reply: PlainReply) -> Vec<crate::agent::PlainStep> {
+    use crate::agent::PlainStep;
+    match reply {
+        PlainReply::Task(steps) => steps,
+        PlainReply::Message(parts) => vec![PlainStep::Status(TaskState::Completed, parts)],
+        PlainReply::Rejected(t) => {
+            vec![PlainStep::Status(TaskState::Rejected, vec![Part::text(t)])]
+        }
     }
 }
 
