@@ -34,7 +34,7 @@ struct Bundle {
 impl Bundle {
     fn load() -> Bundle {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/spec/a2a/v1.0.0/tck-generated/a2a.json");
+            .join("tests/data/a2a-1.0.0-tck-generated.json");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!("the TCK schema bundle is needed at {}: {e}", path.display())
         });
