@@ -22,6 +22,7 @@ pub mod jsonrpc;
 pub mod methods;
 pub mod requests;
 pub mod types;
+pub mod url_policy;
 
 pub use card::*;
 pub use error::{A2aError, ErrorInfo, RestError, RestErrorBody};

@@ -2,14 +2,13 @@
 //! redirects, a body-size limit enforced while the body streams in, and a scheme policy
 //! (HTTPS unless the host is loopback or plain HTTP was explicitly allowed).
 
-use std::net::{Ipv4Addr, Ipv6Addr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::{redirect, StatusCode};
-use url::{Host, Url};
+use url::Url;
 
 use crate::error::{ClientError, Step};
 
@@ -75,37 +74,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     Some(base.join("skillgate").join("interfaces"))
 }
 
-/// True when the URL's parsed host is loopback: `localhost`, `127.0.0.0/8` or `::1`.
-/// Decided on the parsed host, never on a string prefix (`127.0.0.1.example.com` is not).
-pub fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(d)) => {
-            let d = d.strip_suffix('.').unwrap_or(d);
-            d.eq_ignore_ascii_case("localhost")
-        }
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => {
-            ip == Ipv6Addr::LOCALHOST
-                || ip
-                    .to_ipv4_mapped()
-                    .is_some_and(|v4: Ipv4Addr| v4.is_loopback())
-        }
-        None => false,
-    }
-}
-
-/// Checks the scheme policy for one URL: `https`, or `http` to loopback or when allowed.
-pub fn check_scheme(url: &Url, allow_http: bool) -> Result<(), String> {
-    match url.scheme() {
-        "https" => Ok(()),
-        "http" if allow_http || is_loopback(url) => Ok(()),
-        "http" => Err(format!(
-            "refusing plain HTTP to non-loopback host {} (HTTPS is required; --allow-http overrides)",
-            url.host_str().unwrap_or("?")
-        )),
-        other => Err(format!("unsupported URL scheme {other:?} (only https and http)")),
-    }
-}
+pub use skillgate_a2a::url_policy::{check_scheme, is_loopback};
 
 /// A body read completely within its limit, with the response's metadata.
 #[derive(Debug)]
@@ -374,49 +343,5 @@ impl Http {
             .await?
             .rest()
             .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn u(s: &str) -> Url {
-        Url::parse(s).unwrap()
-    }
-
-    #[test]
-    fn loopback_is_decided_on_the_parsed_host() {
-        for ok in [
-            "http://localhost:1/",
-            "http://LOCALHOST./",
-            "http://127.0.0.1/",
-            "http://127.255.0.9/",
-            "http://127.1/",
-            "http://[::1]:8080/",
-            "http://[::ffff:127.0.0.1]/",
-        ] {
-            assert!(is_loopback(&u(ok)), "{ok}");
-        }
-        for no in [
-            "http://127.0.0.1.example.com/",
-            "http://localhost.example.com/",
-            "http://128.0.0.1/",
-            "http://[::2]/",
-            "http://10.0.0.1/",
-            "http://example.com/127.0.0.1",
-        ] {
-            assert!(!is_loopback(&u(no)), "{no}");
-        }
-    }
-
-    #[test]
-    fn scheme_policy() {
-        assert!(check_scheme(&u("https://example.com/"), false).is_ok());
-        assert!(check_scheme(&u("http://example.com/"), false).is_err());
-        assert!(check_scheme(&u("http://example.com/"), true).is_ok());
-        assert!(check_scheme(&u("http://127.0.0.1:9/"), false).is_ok());
-        assert!(check_scheme(&u("ftp://127.0.0.1/"), true).is_err());
-        assert!(check_scheme(&u("file:///etc/passwd"), true).is_err());
     }
 }

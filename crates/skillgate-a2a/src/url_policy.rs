@@ -1,0 +1,90 @@
+//! Where plain HTTP is acceptable: one decision shared by the client, the conformance checker
+//! and the card linter, so a card the linter calls loopback is one the client will call.
+
+use std::net::Ipv4Addr;
+
+use url::{Host, Url};
+
+/// True when the URL's parsed host is loopback: `localhost`, `127.0.0.0/8`, `::1` (or
+/// `::ffff:127.x.y.z`).
+///
+/// Decided on the parsed host, never on a string prefix (`127.0.0.1.example.com` is not). Names
+/// under `.localhost` are not treated as loopback: a resolver is not bound to send them there,
+/// and plain HTTP must never leave the host on a guess.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(d)) => d
+            .strip_suffix('.')
+            .unwrap_or(d)
+            .eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => {
+            ip.is_loopback()
+                || ip
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4: Ipv4Addr| v4.is_loopback())
+        }
+        None => false,
+    }
+}
+
+/// The scheme policy for one URL: `https` always, `http` to loopback or when allowed.
+pub fn check_scheme(url: &Url, allow_http: bool) -> Result<(), String> {
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if allow_http || is_loopback(url) => Ok(()),
+        "http" => Err(format!(
+            "refusing plain HTTP to non-loopback host {} (HTTPS is required; --allow-http overrides)",
+            url.host_str().unwrap_or("?")
+        )),
+        other => Err(format!("unsupported URL scheme {other:?} (only https and http)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn loopback_is_decided_from_the_parsed_host() {
+        for ok in [
+            "http://localhost:1/",
+            "http://LOCALHOST./",
+            "http://127.0.0.1/",
+            "http://127.255.0.9/",
+            "http://127.1/",
+            "http://0x7f.1/",
+            "http://[::1]:8080/",
+            "http://[::ffff:127.0.0.1]/",
+        ] {
+            assert!(is_loopback(&u(ok)), "{ok}");
+        }
+        for no in [
+            "http://127.0.0.1.example.com/",
+            "http://localhost.example.com/",
+            "http://a.localhost/",
+            "http://localhost@evil.example/",
+            "http://evil.example/?localhost",
+            "http://128.0.0.1/",
+            "http://[::2]/",
+            "http://10.0.0.1/",
+            "http://example.com/127.0.0.1",
+        ] {
+            assert!(!is_loopback(&u(no)), "{no}");
+        }
+    }
+
+    #[test]
+    fn scheme_policy() {
+        assert!(check_scheme(&u("https://example.com/"), false).is_ok());
+        assert!(check_scheme(&u("http://example.com/"), false).is_err());
+        assert!(check_scheme(&u("http://example.com/"), true).is_ok());
+        assert!(check_scheme(&u("http://127.0.0.1:9/"), false).is_ok());
+        assert!(check_scheme(&u("ftp://127.0.0.1/"), true).is_err());
+        assert!(check_scheme(&u("file:///etc/passwd"), true).is_err());
+    }
+}
