@@ -387,8 +387,8 @@ pub fn step5_validate_document(
         skill_version: Some(selection.skill_version.clone()),
         interface_digest: Some(selection.interface_digest),
     };
-    let document = integral_floats_as_integers(document);
-    ValidatedDocument::from_value(&document, &expect).map_err(|e| {
+    // Core reads integral doubles (`5000.0` from protobuf peers) as integers itself.
+    ValidatedDocument::from_value(document, &expect).map_err(|e| {
         let step = if !e.findings.is_empty() && e.findings.iter().all(is_embedded_digest_finding) {
             Step::VerifySchemaDigests
         } else {
@@ -396,16 +396,6 @@ pub fn step5_validate_document(
         };
         ClientError::local(step, ErrorCode::InterfaceInvalid, e.to_string())
     })
-}
-
-/// Rewrites every number that is a double with no fraction (`65536.0`) as the integer it
-/// equals. Peers that transcode through protobuf (a2a-sdk) send every integer that way; the
-/// RFC 8785 form, and so every digest, is the same either way, but the typed document reads
-/// `max_input_bytes` and friends as integers.
-pub fn integral_floats_as_integers(v: &Value) -> Value {
-    let mut v = v.clone();
-    skillgate_core::instance::normalize_integral_floats(&mut v);
-    v
 }
 
 /// Every Schema Reference of a document with its JSON Pointer.

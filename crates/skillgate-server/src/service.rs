@@ -556,6 +556,22 @@ impl A2aService {
         Ok(entry)
     }
 
+    /// Plays a plain task's steps and answers a blocking request once it settles (bounded by
+    /// the request timeout), or at once with `returnImmediately`.
+    async fn play_and_answer(
+        &self,
+        entry: Arc<TaskEntry>,
+        steps: Vec<crate::agent::PlainStep>,
+        cfg: &skillgate_a2a::SendMessageConfiguration,
+    ) -> SendMessageResponse {
+        let (_, mut events) = entry.subscribe();
+        play(entry.clone(), steps);
+        if !cfg.return_immediately {
+            settle(&mut events, self.0.request_timeout).await;
+        }
+        SendMessageResponse::Task(trim_history(entry.snapshot(), cfg.history_length))
+    }
+
     /// `SendMessage`: waits for a terminal state (up to the request timeout) unless
     /// `returnImmediately` is set.
     pub async fn send_message(
@@ -575,31 +591,16 @@ impl A2aService {
                     .await;
                 if let PlainReply::Task(steps) = reply {
                     let entry = self.new_plain_task(message, context_id, ctx)?;
-                    let (_, mut events) = entry.subscribe();
-                    play(entry.clone(), steps);
-                    if !cfg.return_immediately {
-                        settle(&mut events, self.0.request_timeout).await;
-                    }
-                    return Ok(SendMessageResponse::Task(trim_history(
-                        entry.snapshot(),
-                        cfg.history_length,
-                    )));
+                    return Ok(self.play_and_answer(entry, steps, &cfg).await);
                 }
                 self.plain_to_response(reply, message, context_id, ctx)
             }
             Prepared::Continue { entry, message } => {
                 let context_id = entry.snapshot().context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
-                let steps = continuation_steps(reply);
-                let (_, mut events) = entry.subscribe();
-                play(entry.clone(), steps);
-                if !cfg.return_immediately {
-                    settle(&mut events, self.0.request_timeout).await;
-                }
-                Ok(SendMessageResponse::Task(trim_history(
-                    entry.snapshot(),
-                    cfg.history_length,
-                )))
+                Ok(self
+                    .play_and_answer(entry, continuation_steps(reply), &cfg)
+                    .await)
             }
             Prepared::Task { entry, job } => {
                 self.spawn(entry.clone(), job, ctx);
