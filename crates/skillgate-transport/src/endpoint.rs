@@ -1,0 +1,235 @@
+//! The A2A operations on one interface, put on the wire for its binding.
+//!
+//! JSON-RPC: one `POST` to the interface URL with a fresh string id. HTTP+JSON: the
+//! operation's path under the interface URL (and the tenant, when the card names one):
+//! `POST message:send`, `POST message:stream`, `GET tasks/{id}`, `POST tasks/{id}:cancel`,
+//! `GET tasks/{id}:subscribe`.
+
+use serde::Serialize;
+use skillgate_a2a::{
+    methods, CancelTaskRequest, GetTaskRequest, JsonRpcId, JsonRpcRequest, SendMessageRequest,
+    SubscribeToTaskRequest, MEDIA_TYPE_A2A_JSON, MEDIA_TYPE_EVENT_STREAM, MEDIA_TYPE_JSON,
+};
+use url::Url;
+
+use crate::{fresh_id, Binding, Interface, Reply, Streaming, Transport, TransportError};
+
+/// What one unary operation got back: the whole reply and, for JSON-RPC, the id the request
+/// carried (the caller decides how strictly the response's id must match it).
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// The JSON-RPC request id; `None` on HTTP+JSON.
+    pub request_id: Option<JsonRpcId>,
+    /// The reply.
+    pub reply: Reply,
+}
+
+/// One interface of one agent, reached through a [`Transport`]. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    transport: Transport,
+    interface: Interface,
+}
+
+enum Verb {
+    Get,
+    Post,
+}
+
+fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, TransportError> {
+    serde_json::to_vec(value)
+        .map_err(|e| TransportError::Config(format!("cannot encode the request: {e}")))
+}
+
+impl Endpoint {
+    /// `interface` reached through `transport`.
+    pub fn new(transport: Transport, interface: Interface) -> Self {
+        Self {
+            transport,
+            interface,
+        }
+    }
+
+    /// The interface.
+    pub fn interface(&self) -> &Interface {
+        &self.interface
+    }
+
+    /// The transport (and so its configuration).
+    pub fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
+    /// The HTTP+JSON URL of `segments` (each percent-encoded here) under the interface URL
+    /// and its tenant.
+    pub fn rest_url(&self, segments: &[&str]) -> Result<Url, TransportError> {
+        let mut url = self.interface.url.clone();
+        {
+            let mut path = url.path_segments_mut().map_err(|()| {
+                TransportError::BadUrl(format!(
+                    "interface URL {} cannot be a base",
+                    crate::redact(&self.interface.url)
+                ))
+            })?;
+            path.pop_if_empty();
+            if !self.interface.tenant.is_empty() {
+                path.push(&self.interface.tenant);
+            }
+            path.extend(segments);
+        }
+        Ok(url)
+    }
+
+    fn rpc(
+        &self,
+        method: &str,
+        params: impl Serialize,
+    ) -> Result<(JsonRpcId, Vec<u8>), TransportError> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| TransportError::Config(format!("cannot encode the request: {e}")))?;
+        let id = JsonRpcId::String(fresh_id("req"));
+        let body = encode(&JsonRpcRequest::new(id.clone(), method, params))?;
+        Ok((id, body))
+    }
+
+    /// Opens one operation; the caller reads the reply whole or as a stream.
+    async fn open<P: Serialize>(
+        &self,
+        method: &str,
+        params: P,
+        rest: (Verb, &[&str]),
+        accept: &str,
+        activate: bool,
+    ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        let t = &self.transport;
+        match self.interface.binding {
+            Binding::JsonRpc => {
+                let (id, body) = self.rpc(method, params)?;
+                let open = t
+                    .post(&self.interface.url, MEDIA_TYPE_JSON, accept, activate, body)
+                    .await?;
+                Ok((Some(id), open))
+            }
+            Binding::HttpJson => {
+                let (verb, segments) = rest;
+                let url = self.rest_url(segments)?;
+                let open = match verb {
+                    Verb::Get => t.get(&url, accept, activate).await?,
+                    Verb::Post => {
+                        t.post(
+                            &url,
+                            MEDIA_TYPE_A2A_JSON,
+                            accept,
+                            activate,
+                            encode(&params)?,
+                        )
+                        .await?
+                    }
+                };
+                Ok((None, open))
+            }
+        }
+    }
+
+    async fn unary<P: Serialize>(
+        &self,
+        method: &str,
+        params: P,
+        rest: (Verb, &[&str]),
+        accept: &str,
+        activate: bool,
+    ) -> Result<Sent, TransportError> {
+        let (request_id, open) = self.open(method, params, rest, accept, activate).await?;
+        Ok(Sent {
+            request_id,
+            reply: open.rest().await?,
+        })
+    }
+
+    /// `SendMessage`; `activate` sends `A2A-Extensions` with the schema-interface URI.
+    pub async fn send_message(
+        &self,
+        request: &SendMessageRequest,
+        activate: bool,
+    ) -> Result<Sent, TransportError> {
+        let rest = (Verb::Post, &["message:send"][..]);
+        self.unary(
+            methods::SEND_MESSAGE,
+            request,
+            rest,
+            MEDIA_TYPE_JSON,
+            activate,
+        )
+        .await
+    }
+
+    /// `SendStreamingMessage`: the open response, an event stream unless the agent refused
+    /// before streaming (then a plain JSON body).
+    pub async fn stream_message(
+        &self,
+        request: &SendMessageRequest,
+        activate: bool,
+    ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        let rest = (Verb::Post, &["message:stream"][..]);
+        self.open(
+            methods::SEND_STREAMING_MESSAGE,
+            request,
+            rest,
+            MEDIA_TYPE_EVENT_STREAM,
+            activate,
+        )
+        .await
+    }
+
+    /// `GetTask` of task `id`.
+    pub async fn get_task(&self, id: &str) -> Result<Sent, TransportError> {
+        let params = GetTaskRequest {
+            tenant: self.interface.tenant.clone(),
+            id: id.to_owned(),
+            history_length: None,
+        };
+        let rest = (Verb::Get, &["tasks", id][..]);
+        self.unary(methods::GET_TASK, params, rest, MEDIA_TYPE_A2A_JSON, true)
+            .await
+    }
+
+    /// `CancelTask` of task `id`.
+    pub async fn cancel_task(&self, id: &str) -> Result<Sent, TransportError> {
+        let params = CancelTaskRequest {
+            tenant: self.interface.tenant.clone(),
+            id: id.to_owned(),
+            metadata: None,
+        };
+        let segment = format!("{id}:cancel");
+        let rest = (Verb::Post, &["tasks", segment.as_str()][..]);
+        self.unary(
+            methods::CANCEL_TASK,
+            params,
+            rest,
+            MEDIA_TYPE_A2A_JSON,
+            true,
+        )
+        .await
+    }
+
+    /// `SubscribeToTask` of task `id`: the open event stream.
+    pub async fn subscribe(
+        &self,
+        id: &str,
+    ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        let params = SubscribeToTaskRequest {
+            tenant: self.interface.tenant.clone(),
+            id: id.to_owned(),
+        };
+        let segment = format!("{id}:subscribe");
+        let rest = (Verb::Get, &["tasks", segment.as_str()][..]);
+        self.open(
+            methods::SUBSCRIBE_TO_TASK,
+            params,
+            rest,
+            MEDIA_TYPE_EVENT_STREAM,
+            true,
+        )
+        .await
+    }
+}

@@ -1,0 +1,75 @@
+//! Why an exchange could not be completed at the HTTP level.
+
+/// A request that failed before an answer could be read whole. Every URL inside is redacted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// The URL is not absolute, not http(s), or cannot be built.
+    #[error("{0}")]
+    BadUrl(String),
+    /// The scheme policy refused the URL (plain HTTP to a host that is not loopback).
+    #[error("{0}")]
+    Refused(String),
+    /// The configuration is unusable (a bad CA certificate, a client that cannot be built).
+    #[error("{0}")]
+    Config(String),
+    /// The peer could not be reached.
+    #[error("connection failed: {reason} ({url})")]
+    Connect {
+        /// The redacted URL.
+        url: String,
+        /// The underlying reason.
+        reason: String,
+    },
+    /// A timeout fired (connect, read or the overall deadline).
+    #[error("timed out ({url})")]
+    Timeout {
+        /// The redacted URL.
+        url: String,
+    },
+    /// A redirect was refused: too many, or to a URL the scheme policy refuses.
+    #[error("{reason}")]
+    Redirect {
+        /// What the redirect policy said.
+        reason: String,
+    },
+    /// The body (or the whole stream) exceeds its limit.
+    #[error("response larger than the {limit} byte limit ({url})")]
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+        /// The redacted URL.
+        url: String,
+    },
+    /// Anything else reqwest reported while sending or reading.
+    #[error("{reason} ({url})")]
+    Http {
+        /// The redacted URL.
+        url: String,
+        /// The reason chain.
+        reason: String,
+    },
+}
+
+impl TransportError {
+    /// A stable machine-readable name of the failure, for `--format json` output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TransportError::BadUrl(_) => "bad_url",
+            TransportError::Refused(_) => "scheme_refused",
+            TransportError::Config(_) => "bad_config",
+            TransportError::Connect { .. } => "unreachable",
+            TransportError::Timeout { .. } => "timeout",
+            TransportError::Redirect { .. } => "redirect_refused",
+            TransportError::TooLarge { .. } => "too_large",
+            TransportError::Http { .. } => "http_failed",
+        }
+    }
+
+    /// Whether the caller's input (URL, policy, configuration) is at fault rather than the peer.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            TransportError::BadUrl(_) | TransportError::Config(_) | TransportError::Refused(_)
+        )
+    }
+}

@@ -1,0 +1,335 @@
+//! Bounded HTTP over reqwest: one client per transport, the scheme policy on the first request
+//! and on every redirect, body limits enforced while the body streams in.
+
+use std::sync::Arc;
+
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::redirect;
+use url::Url;
+
+use crate::{check_scheme, redact, SseEvent, SseParser, TransportConfig, TransportError};
+
+pub use reqwest::StatusCode;
+
+/// A response read whole within its limit.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// `Content-Type`, lower-cased, without parameters (empty if absent).
+    pub content_type: String,
+    /// Every `A2A-Extensions` value of the response joined with `,`; `None` if absent.
+    pub extensions: Option<String>,
+    /// The URL that answered (after redirects).
+    pub url: Url,
+    /// The body.
+    pub bytes: Vec<u8>,
+}
+
+/// An open response whose body is read in bounded chunks (event streams).
+pub struct Streaming {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// `Content-Type`, lower-cased, without parameters.
+    pub content_type: String,
+    /// Every `A2A-Extensions` value of the response joined with `,`; `None` if absent.
+    pub extensions: Option<String>,
+    /// The URL that answered (after redirects).
+    pub url: Url,
+    response: reqwest::Response,
+    limit: usize,
+    read: usize,
+    parser: SseParser,
+    finished: bool,
+}
+
+impl std::fmt::Debug for Streaming {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streaming")
+            .field("status", &self.status)
+            .field("content_type", &self.content_type)
+            .field("read", &self.read)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Streaming {
+    /// Whether the answer is an event stream (an error found before streaming starts comes
+    /// back as a plain JSON body instead).
+    pub fn is_event_stream(&self) -> bool {
+        self.content_type == skillgate_a2a::MEDIA_TYPE_EVENT_STREAM
+    }
+
+    /// The next chunk, or `None` at the end; fails once the total exceeds the limit.
+    pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
+        match self.response.chunk().await {
+            Ok(Some(c)) => {
+                self.read = self.read.saturating_add(c.len());
+                if self.read > self.limit {
+                    return Err(TransportError::TooLarge {
+                        limit: self.limit,
+                        url: redact(&self.url),
+                    });
+                }
+                Ok(Some(c.to_vec()))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(reqwest_error(e)),
+        }
+    }
+
+    /// The next batch of server-sent events (never empty), or `None` at the end of the stream.
+    pub async fn events(&mut self) -> Result<Option<Vec<SseEvent>>, TransportError> {
+        while !self.finished {
+            let events = match self.chunk().await? {
+                Some(c) => self.parser.push(&c),
+                None => {
+                    self.finished = true;
+                    self.parser.finish()
+                }
+            };
+            if !events.is_empty() {
+                return Ok(Some(events));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reads the remaining body within the limit.
+    pub async fn rest(mut self) -> Result<Reply, TransportError> {
+        let mut bytes = Vec::new();
+        while let Some(c) = self.chunk().await? {
+            bytes.extend_from_slice(&c);
+        }
+        Ok(Reply {
+            status: self.status,
+            content_type: self.content_type,
+            extensions: self.extensions,
+            url: self.url,
+            bytes,
+        })
+    }
+}
+
+/// The bounded HTTP client shared by every exchange of one run. Cheap to clone.
+#[derive(Clone)]
+pub struct Transport {
+    client: reqwest::Client,
+    config: Arc<TransportConfig>,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport").finish_non_exhaustive()
+    }
+}
+
+/// reqwest's own `Display` is generic ("error sending request"); the source chain holds the
+/// actual reason (the redirect policy's message, the connection error, ...). The URL is taken
+/// out of the error and shown redacted.
+fn reqwest_error(e: reqwest::Error) -> TransportError {
+    let url = e.url().map(redact).unwrap_or_default();
+    let timeout = e.is_timeout();
+    let is_redirect = e.is_redirect();
+    let connect = e.is_connect();
+    let e = e.without_url();
+    let mut chain = Vec::new();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+    while let Some(s) = src {
+        chain.push(s.to_string());
+        src = s.source();
+    }
+    chain.dedup();
+    if timeout {
+        TransportError::Timeout { url }
+    } else if is_redirect {
+        TransportError::Redirect {
+            reason: chain
+                .last()
+                .cloned()
+                .unwrap_or_else(|| "redirect refused".to_owned()),
+        }
+    } else if connect {
+        TransportError::Connect {
+            url,
+            reason: chain.join(": "),
+        }
+    } else {
+        TransportError::Http {
+            url,
+            reason: if chain.is_empty() {
+                e.to_string()
+            } else {
+                chain.join(": ")
+            },
+        }
+    }
+}
+
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    let values: Vec<&str> = headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    (!values.is_empty()).then(|| values.join(","))
+}
+
+fn content_type(headers: &HeaderMap) -> String {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+impl Transport {
+    /// Builds the client; installs rustls' ring provider if none is installed yet.
+    pub fn new(config: TransportConfig) -> Result<Self, TransportError> {
+        // Ignored error: a provider is already installed process-wide, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let allow_http = config.allow_http;
+        let max = config.max_redirects;
+        let policy = redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() > max {
+                attempt.error(format!("more than {max} redirects"))
+            } else if let Err(e) = check_scheme(attempt.url(), allow_http) {
+                attempt.error(format!("redirect refused: {e}"))
+            } else {
+                attempt.follow()
+            }
+        });
+        let mut roots = Vec::new();
+        for pem in &config.ca_certificates {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| TransportError::Config(format!("not a PEM certificate: {e}")))?;
+            if certs.is_empty() {
+                return Err(TransportError::Config(
+                    "no certificate in the PEM data".to_owned(),
+                ));
+            }
+            roots.extend(certs);
+        }
+        let client = reqwest::Client::builder()
+            .tls_certs_merge(roots)
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.read_timeout)
+            .timeout(config.timeout)
+            .redirect(policy)
+            .user_agent(config.user_agent.clone())
+            .build()
+            .map_err(|e| TransportError::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self {
+            client,
+            config: Arc::new(config),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TransportConfig {
+        &self.config
+    }
+
+    /// Parses an absolute URL and applies this transport's scheme policy.
+    pub fn parse_url(&self, s: &str) -> Result<Url, TransportError> {
+        crate::parse_url(s, self.config.allow_http)
+    }
+
+    fn headers(&self, accept: &str, activate: bool) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        if let Ok(v) = HeaderValue::from_str(accept) {
+            h.insert(ACCEPT, v);
+        }
+        h.insert(
+            skillgate_a2a::A2A_VERSION_HEADER,
+            HeaderValue::from_static(skillgate_a2a::PROTOCOL_VERSION),
+        );
+        if activate {
+            h.insert(
+                skillgate_a2a::A2A_EXTENSIONS_HEADER,
+                HeaderValue::from_static(skillgate_core::wire::EXTENSION_URI),
+            );
+        }
+        if let Some(token) = &self.config.token {
+            if let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", token.expose())) {
+                v.set_sensitive(true);
+                h.insert(AUTHORIZATION, v);
+            }
+        }
+        h
+    }
+
+    async fn open(
+        &self,
+        url: &Url,
+        request: reqwest::RequestBuilder,
+        limit: usize,
+    ) -> Result<Streaming, TransportError> {
+        check_scheme(url, self.config.allow_http).map_err(TransportError::Refused)?;
+        let response = request.send().await.map_err(reqwest_error)?;
+        let final_url = response.url().clone();
+        if let Some(len) = response.content_length() {
+            if len > limit as u64 {
+                return Err(TransportError::TooLarge {
+                    limit,
+                    url: redact(&final_url),
+                });
+            }
+        }
+        Ok(Streaming {
+            status: response.status(),
+            content_type: content_type(response.headers()),
+            extensions: header_text(response.headers(), skillgate_a2a::A2A_EXTENSIONS_HEADER),
+            url: final_url,
+            response,
+            limit,
+            read: 0,
+            parser: SseParser::default(),
+            finished: false,
+        })
+    }
+
+    /// `GET` an Agent Card within the card limit (the extension is not activated).
+    pub async fn get_card(&self, url: &Url) -> Result<Reply, TransportError> {
+        let req = self
+            .client
+            .get(url.clone())
+            .headers(self.headers(skillgate_a2a::MEDIA_TYPE_JSON, false));
+        self.open(url, req, self.config.card_limit)
+            .await?
+            .rest()
+            .await
+    }
+
+    /// `GET` a resource and return the open response, bounded by the response limit.
+    pub async fn get(
+        &self,
+        url: &Url,
+        accept: &str,
+        activate: bool,
+    ) -> Result<Streaming, TransportError> {
+        let req = self
+            .client
+            .get(url.clone())
+            .headers(self.headers(accept, activate));
+        self.open(url, req, self.config.response_limit).await
+    }
+
+    /// `POST` a body and return the open response, bounded by the response limit.
+    pub async fn post(
+        &self,
+        url: &Url,
+        content_type: &str,
+        accept: &str,
+        activate: bool,
+        body: Vec<u8>,
+    ) -> Result<Streaming, TransportError> {
+        let mut headers = self.headers(accept, activate);
+        if let Ok(v) = HeaderValue::from_str(content_type) {
+            headers.insert(CONTENT_TYPE, v);
+        }
+        let req = self.client.post(url.clone()).headers(headers).body(body);
+        self.open(url, req, self.config.response_limit).await
+    }
+}
