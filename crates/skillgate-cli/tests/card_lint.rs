@@ -441,9 +441,11 @@ fn deep_rules(o: &Output) -> Vec<String> {
 #[test]
 fn deep_reports_digest_document_and_call_failures() {
     let base = start_agent();
-    let card_bytes =
-        skillgate_lint::fetch::fetch_card(&base, skillgate_lint::fetch::FetchLimits::default())
-            .unwrap();
+    let card_bytes = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let t = skillgate_transport::Transport::new(Default::default()).unwrap();
+        let url = skillgate_transport::card_url(&base).unwrap();
+        t.get_card(&url).await.unwrap().bytes
+    });
     let card: Value = serde_json::from_slice(&card_bytes).unwrap();
     let ext = card["capabilities"]["extensions"]
         .as_array()

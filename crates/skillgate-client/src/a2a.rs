@@ -2,52 +2,27 @@
 //! `SendMessage`, `SendStreamingMessage` over server-sent events with artifact assembly, and
 //! `GetTask` polling. Every body is parsed with the strict I-JSON parser.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgate_a2a::{
-    methods, Artifact, JsonRpcId, JsonRpcRequest, JsonRpcResponse, Message, Part, RestErrorBody,
-    Role, SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
+    Artifact, JsonRpcId, JsonRpcResponse, Message, Part, RestErrorBody, Role,
+    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
     TaskState,
 };
 use skillgate_core::jcs;
 use skillgate_core::wire::SkillRequest;
+use skillgate_transport::{fresh_id, Endpoint, Reply, Sent};
 use url::Url;
 
 use crate::error::{ClientError, Step};
-use crate::http::{Body, Http};
+use crate::http::{transport_error, Http};
 use crate::steps::bounded_text;
 
-/// A protocol binding this client speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Binding {
-    /// JSON-RPC 2.0 over HTTP (`JSONRPC`).
-    JsonRpc,
-    /// HTTP+JSON / REST (`HTTP+JSON`).
-    HttpJson,
-}
+pub use skillgate_transport::{Binding, SseEvent, SseParser};
 
-impl Binding {
-    /// The card's `protocolBinding` value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Binding::JsonRpc => skillgate_a2a::BINDING_JSONRPC,
-            Binding::HttpJson => skillgate_a2a::BINDING_HTTP_JSON,
-        }
-    }
-}
-
-/// The interface selected from the card.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelectedInterface {
-    /// Endpoint URL (scheme policy already applied).
-    pub url: Url,
-    /// Binding.
-    pub binding: Binding,
-    /// Tenant to put in every request (empty = none).
-    pub tenant: String,
-}
+/// The interface selected from the card (the transport's [`skillgate_transport::Interface`]).
+pub type SelectedInterface = skillgate_transport::Interface;
 
 /// Whether to use the blocking or the streaming send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,25 +34,15 @@ pub enum Mode {
     Stream,
 }
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-fn fresh_id(prefix: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let n = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    format!("{prefix}-{:x}-{:x}-{n}", nanos, std::process::id())
-}
-
-/// A connection to one selected interface.
+/// A connection to one selected interface: the shared transport's [`Endpoint`], with every
+/// answer interpreted strictly.
 #[derive(Debug, Clone)]
 pub struct A2aConn {
     http: Http,
-    interface: SelectedInterface,
+    endpoint: Endpoint,
 }
 
-fn not_a2a(step: Step, body: &Body, what: &str) -> ClientError {
+fn not_a2a(step: Step, body: &Reply, what: &str) -> ClientError {
     let ct = if body.content_type.is_empty() {
         "no content type".to_owned()
     } else {
@@ -93,7 +58,7 @@ fn not_a2a(step: Step, body: &Body, what: &str) -> ClientError {
 }
 
 /// Parses a body strictly as I-JSON, naming the failure as a protocol error.
-pub fn parse_body(step: Step, body: &Body, what: &str) -> Result<Value, ClientError> {
+pub fn parse_body(step: Step, body: &Reply, what: &str) -> Result<Value, ClientError> {
     jcs::parse_strict(&body.bytes).map_err(|e| {
         not_a2a(
             step,
@@ -112,23 +77,13 @@ pub fn parse_body(step: Step, body: &Body, what: &str) -> Result<Value, ClientEr
 impl A2aConn {
     /// A connection over `http` to `interface`.
     pub fn new(http: Http, interface: SelectedInterface) -> Self {
-        Self { http, interface }
+        let endpoint = Endpoint::new(http.transport().clone(), interface);
+        Self { http, endpoint }
     }
 
     /// The selected interface.
     pub fn interface(&self) -> &SelectedInterface {
-        &self.interface
-    }
-
-    fn rest_url(&self, path: &str) -> Result<Url, ClientError> {
-        let mut base = self.interface.url.as_str().trim_end_matches('/').to_owned();
-        if !self.interface.tenant.is_empty() {
-            base.push('/');
-            base.push_str(&self.interface.tenant);
-        }
-        let s = format!("{base}{path}");
-        Url::parse(&s)
-            .map_err(|e| ClientError::protocol(Step::Delegate, format!("bad REST URL {s:?}: {e}")))
+        self.endpoint.interface()
     }
 
     fn request(
@@ -146,7 +101,7 @@ impl A2aConn {
             ..Message::default()
         };
         Ok(SendMessageRequest {
-            tenant: self.interface.tenant.clone(),
+            tenant: self.interface().tenant.clone(),
             message,
             configuration: if stream {
                 None
@@ -184,15 +139,12 @@ impl A2aConn {
         skill_request: &SkillRequest,
     ) -> Result<Task, ClientError> {
         let req = self.request(skill_request, false)?;
-        let params = serde_json::to_value(&req)
-            .map_err(|e| ClientError::usage(format!("cannot encode SendMessageRequest: {e}")))?;
-        let result = match self.interface.binding {
-            Binding::JsonRpc => self.jsonrpc(step, methods::SEND_MESSAGE, params).await?,
-            Binding::HttpJson => {
-                let url = self.rest_url("/message:send")?;
-                self.rest_post(step, &url, params).await?
-            }
-        };
+        let sent = self
+            .endpoint
+            .send_message(&req, true)
+            .await
+            .map_err(|e| transport_error(step, e))?;
+        let result = self.result(step, "SendMessage", &sent)?;
         let response: SendMessageResponse = serde_json::from_value(result).map_err(|e| {
             ClientError::protocol(
                 step,
@@ -208,30 +160,31 @@ impl A2aConn {
         }
     }
 
-    async fn jsonrpc(&self, step: Step, method: &str, params: Value) -> Result<Value, ClientError> {
-        let id = fresh_id("req");
-        let req = JsonRpcRequest::new(JsonRpcId::String(id.clone()), method, params);
-        let bytes = serde_json::to_vec(&req)
-            .map_err(|e| ClientError::usage(format!("cannot encode the JSON-RPC request: {e}")))?;
-        let body = self
-            .http
-            .post_json(
-                step,
-                &self.interface.url,
-                skillgate_a2a::MEDIA_TYPE_JSON,
-                bytes,
-            )
-            .await?;
+    /// The result of a unary exchange, judged strictly for the binding.
+    fn result(&self, step: Step, method: &str, sent: &Sent) -> Result<Value, ClientError> {
+        match &sent.request_id {
+            Some(id) => self.rpc_result(step, method, id, &sent.reply),
+            None => self.rest_result(step, &sent.reply),
+        }
+    }
+
+    fn rpc_result(
+        &self,
+        step: Step,
+        method: &str,
+        id: &JsonRpcId,
+        body: &Reply,
+    ) -> Result<Value, ClientError> {
         if !body.status.is_success() {
             return Err(ClientError::transport(
                 step,
-                http_failure(&body, &self.interface.url),
+                http_failure(body, &self.interface().url),
             ));
         }
-        let value = parse_body(step, &body, "the JSON-RPC response")?;
+        let value = parse_body(step, body, "the JSON-RPC response")?;
         let response =
-            JsonRpcResponse::from_value(value).map_err(|e| not_a2a(step, &body, &e.to_string()))?;
-        if response.id != JsonRpcId::String(id) {
+            JsonRpcResponse::from_value(value).map_err(|e| not_a2a(step, body, &e.to_string()))?;
+        if &response.id != id {
             return Err(ClientError::protocol(
                 step,
                 "JSON-RPC response id does not match the request id",
@@ -253,17 +206,7 @@ impl A2aConn {
         })
     }
 
-    async fn rest_post(&self, step: Step, url: &Url, params: Value) -> Result<Value, ClientError> {
-        let bytes = serde_json::to_vec(&params)
-            .map_err(|e| ClientError::usage(format!("cannot encode the request: {e}")))?;
-        let body = self
-            .http
-            .post_json(step, url, skillgate_a2a::MEDIA_TYPE_A2A_JSON, bytes)
-            .await?;
-        self.rest_result(step, &body)
-    }
-
-    fn rest_result(&self, step: Step, body: &Body) -> Result<Value, ClientError> {
+    fn rest_result(&self, step: Step, body: &Reply) -> Result<Value, ClientError> {
         let json_ct = matches!(
             body.content_type.as_str(),
             skillgate_a2a::MEDIA_TYPE_JSON | skillgate_a2a::MEDIA_TYPE_A2A_JSON
@@ -286,31 +229,19 @@ impl A2aConn {
             }
             return Err(ClientError::transport(
                 step,
-                http_failure(body, &self.interface.url),
+                http_failure(body, &self.interface().url),
             ));
         }
         parse_body(step, body, "the HTTP+JSON response")
     }
 
     async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
-        let result = match self.interface.binding {
-            Binding::JsonRpc => {
-                let mut params = serde_json::json!({ "id": id });
-                if !self.interface.tenant.is_empty() {
-                    params["tenant"] = Value::from(self.interface.tenant.clone());
-                }
-                self.jsonrpc(step, methods::GET_TASK, params).await?
-            }
-            Binding::HttpJson => {
-                let mut url = self.rest_url("/tasks/")?;
-                url.path_segments_mut()
-                    .map_err(|_| ClientError::protocol(step, "interface URL cannot be a base"))?
-                    .pop_if_empty()
-                    .push(id);
-                let body = self.http.get_json(step, &url).await?;
-                self.rest_result(step, &body)?
-            }
-        };
+        let sent = self
+            .endpoint
+            .get_task(id)
+            .await
+            .map_err(|e| transport_error(step, e))?;
+        let result = self.result(step, skillgate_a2a::methods::GET_TASK, &sent)?;
         let task: Task = serde_json::from_value(result).map_err(|e| {
             ClientError::protocol(step, format!("GetTask result is not a Task: {e}"))
         })?;
@@ -348,90 +279,16 @@ impl A2aConn {
         skill_request: &SkillRequest,
     ) -> Result<Task, ClientError> {
         let req = self.request(skill_request, true)?;
-        let params = serde_json::to_value(&req)
-            .map_err(|e| ClientError::usage(format!("cannot encode SendMessageRequest: {e}")))?;
-        let id = fresh_id("req");
-        let (url, content_type, bytes) = match self.interface.binding {
-            Binding::JsonRpc => {
-                let rpc = JsonRpcRequest::new(
-                    JsonRpcId::String(id.clone()),
-                    methods::SEND_STREAMING_MESSAGE,
-                    params,
-                );
-                let bytes = serde_json::to_vec(&rpc)
-                    .map_err(|e| ClientError::usage(format!("cannot encode the request: {e}")))?;
-                (
-                    self.interface.url.clone(),
-                    skillgate_a2a::MEDIA_TYPE_JSON,
-                    bytes,
-                )
-            }
-            Binding::HttpJson => {
-                let bytes = serde_json::to_vec(&params)
-                    .map_err(|e| ClientError::usage(format!("cannot encode the request: {e}")))?;
-                (
-                    self.rest_url("/message:stream")?,
-                    skillgate_a2a::MEDIA_TYPE_A2A_JSON,
-                    bytes,
-                )
-            }
-        };
-        let mut open = self
-            .http
-            .post_open(
-                step,
-                &url,
-                content_type,
-                skillgate_a2a::MEDIA_TYPE_EVENT_STREAM,
-                bytes,
-            )
-            .await?;
-        if open.content_type != skillgate_a2a::MEDIA_TYPE_EVENT_STREAM {
+        let (id, mut open) = self
+            .endpoint
+            .stream_message(&req, true)
+            .await
+            .map_err(|e| transport_error(step, e))?;
+        let url = skillgate_transport::redact(&open.url);
+        if !open.is_event_stream() {
             // An error detected before streaming starts comes back as a plain JSON body.
-            let body = open.rest().await?;
-            let value = match self.interface.binding {
-                Binding::JsonRpc => {
-                    if !body.status.is_success() {
-                        return Err(ClientError::transport(
-                            step,
-                            format!("HTTP {} from {url}", body.status.as_u16()),
-                        ));
-                    }
-                    let v = parse_body(step, &body, "the streaming response")?;
-                    let r = JsonRpcResponse::from_value(v)
-                        .map_err(|e| not_a2a(step, &body, &e.to_string()))?;
-                    match r.outcome {
-                        Err(e) => {
-                            return Err(ClientError::protocol(
-                                step,
-                                format!(
-                                    "SendStreamingMessage failed: JSON-RPC error {}: {}",
-                                    e.code,
-                                    bounded_text(&e.message)
-                                ),
-                            ))
-                        }
-                        Ok(v) => v,
-                    }
-                }
-                Binding::HttpJson => self.rest_result(step, &body)?,
-            };
-            return Err(ClientError::protocol(
-                step,
-                format!(
-                    "expected an event stream, got {} ({})",
-                    if body.content_type.is_empty() {
-                        "no content type"
-                    } else {
-                        &body.content_type
-                    },
-                    if value.is_object() {
-                        "a JSON object"
-                    } else {
-                        "JSON"
-                    }
-                ),
-            ));
+            let body = open.rest().await.map_err(|e| transport_error(step, e))?;
+            return Err(self.not_a_stream(step, id.as_ref(), &url, &body));
         }
         if !open.status.is_success() {
             return Err(ClientError::transport(
@@ -439,25 +296,81 @@ impl A2aConn {
                 format!("HTTP {} from {url}", open.status.as_u16()),
             ));
         }
-        let mut parser = SseParser::default();
         let mut assembler = TaskAssembler::default();
-        while let Some(chunk) = open.chunk().await? {
-            for event in parser.push(&chunk) {
-                let stream_response = self.decode_event(step, &id, &event)?;
+        while let Some(events) = open.events().await.map_err(|e| transport_error(step, e))? {
+            for event in events {
+                let stream_response = self.decode_event(step, id.as_ref(), &event)?;
                 assembler.apply(step, stream_response)?;
             }
         }
-        for event in parser.finish() {
-            let stream_response = self.decode_event(step, &id, &event)?;
-            assembler.apply(step, stream_response)?;
-        }
         assembler.finish(step)
+    }
+
+    /// The error for a streaming request answered with a plain body: the agent's own error if
+    /// the body carries one, else "expected an event stream".
+    fn not_a_stream(
+        &self,
+        step: Step,
+        id: Option<&JsonRpcId>,
+        url: &str,
+        body: &Reply,
+    ) -> ClientError {
+        let value = match id {
+            Some(_) => {
+                if !body.status.is_success() {
+                    return ClientError::transport(
+                        step,
+                        format!("HTTP {} from {url}", body.status.as_u16()),
+                    );
+                }
+                let v = match parse_body(step, body, "the streaming response") {
+                    Ok(v) => v,
+                    Err(e) => return e,
+                };
+                match JsonRpcResponse::from_value(v) {
+                    Err(e) => return not_a2a(step, body, &e.to_string()),
+                    Ok(JsonRpcResponse {
+                        outcome: Err(e), ..
+                    }) => {
+                        return ClientError::protocol(
+                            step,
+                            format!(
+                                "SendStreamingMessage failed: JSON-RPC error {}: {}",
+                                e.code,
+                                bounded_text(&e.message)
+                            ),
+                        )
+                    }
+                    Ok(JsonRpcResponse { outcome: Ok(v), .. }) => v,
+                }
+            }
+            None => match self.rest_result(step, body) {
+                Ok(v) => v,
+                Err(e) => return e,
+            },
+        };
+        ClientError::protocol(
+            step,
+            format!(
+                "expected an event stream, got {} ({})",
+                if body.content_type.is_empty() {
+                    "no content type"
+                } else {
+                    &body.content_type
+                },
+                if value.is_object() {
+                    "a JSON object"
+                } else {
+                    "JSON"
+                }
+            ),
+        )
     }
 
     fn decode_event(
         &self,
         step: Step,
-        id: &str,
+        id: Option<&JsonRpcId>,
         event: &SseEvent,
     ) -> Result<StreamResponse, ClientError> {
         let value = jcs::parse_strict(event.data.as_bytes()).map_err(|e| {
@@ -466,11 +379,11 @@ impl A2aConn {
                 format!("stream event is not valid I-JSON: {}", e.message),
             )
         })?;
-        let result = match self.interface.binding {
-            Binding::JsonRpc => {
+        let result = match id {
+            Some(id) => {
                 let r = JsonRpcResponse::from_value(value)
                     .map_err(|e| ClientError::protocol(step, format!("stream event: {e}")))?;
-                if r.id != JsonRpcId::String(id.to_owned()) {
+                if &r.id != id {
                     return Err(ClientError::protocol(
                         step,
                         "stream event id does not match the request id",
@@ -487,11 +400,11 @@ impl A2aConn {
                     )
                 })?
             }
-            Binding::HttpJson => {
+            None => {
                 if event.event == "error" || value.get("error").is_some() {
                     return Err(ClientError::protocol(
                         step,
-                        format!("stream error event: {}", event.data),
+                        format!("stream error event: {}", bounded_text(&event.data)),
                     ));
                 }
                 value
@@ -508,9 +421,9 @@ impl A2aConn {
 
 /// One line for a non-2xx answer: the status, the endpoint, a hint for 401/403, and the
 /// peer's own message when its body is a recognisable error object.
-fn http_failure(body: &Body, url: &Url) -> String {
+fn http_failure(body: &Reply, url: &Url) -> String {
     let code = body.status.as_u16();
-    let mut s = format!("HTTP {code} from {url}");
+    let mut s = format!("HTTP {code} from {}", skillgate_transport::redact(url));
     if let Ok(v) = jcs::parse_strict(&body.bytes) {
         let m = v["error"]["message"]
             .as_str()
@@ -544,80 +457,6 @@ fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
         });
     }
     Ok(task)
-}
-
-/// One server-sent event: its `event` type (empty = message) and its joined `data` lines.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SseEvent {
-    /// The `event:` field.
-    pub event: String,
-    /// The `data:` lines joined with `\n`.
-    pub data: String,
-}
-
-/// Incremental `text/event-stream` parser (bounded by the caller's stream limit).
-#[derive(Debug, Default)]
-pub struct SseParser {
-    buffer: Vec<u8>,
-    current: SseEvent,
-    has_data: bool,
-}
-
-impl SseParser {
-    /// Feeds bytes; returns the events completed by them.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
-        self.buffer.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        while let Some(pos) = self.buffer.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.buffer.drain(..=pos).collect();
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            self.line(&String::from_utf8_lossy(&line), &mut out);
-        }
-        out
-    }
-
-    /// Ends the stream; a final event without its blank line is still delivered.
-    pub fn finish(&mut self) -> Vec<SseEvent> {
-        let mut out = Vec::new();
-        if !self.buffer.is_empty() {
-            let rest = std::mem::take(&mut self.buffer);
-            self.line(&String::from_utf8_lossy(&rest), &mut out);
-        }
-        self.line("", &mut out);
-        out
-    }
-
-    fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
-        if line.is_empty() {
-            if self.has_data {
-                out.push(std::mem::take(&mut self.current));
-            }
-            self.current = SseEvent::default();
-            self.has_data = false;
-            return;
-        }
-        if line.starts_with(':') {
-            return;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        match field {
-            "data" => {
-                if self.has_data {
-                    self.current.data.push('\n');
-                }
-                self.current.data.push_str(value);
-                self.has_data = true;
-            }
-            "event" => self.current.event = value.to_owned(),
-            _ => {}
-        }
-    }
 }
 
 /// Builds the final Task from stream events; tolerates streams that do not start with a Task.
@@ -717,21 +556,6 @@ fn merge_artifact(artifacts: &mut Vec<Artifact>, artifact: Artifact, append: boo
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sse_parser_handles_split_chunks_crlf_and_comments() {
-        let mut p = SseParser::default();
-        let mut events = p.push(b": hi\r\ndata: {\"a\"");
-        assert!(events.is_empty());
-        events.extend(p.push(b":1}\r\n\r\nevent: error\ndata: x\ndata: y\n\n"));
-        events.extend(p.push(b"data: tail"));
-        events.extend(p.finish());
-        assert_eq!(events.len(), 3);
-        assert_eq!(events[0].data, "{\"a\":1}");
-        assert_eq!(events[1].event, "error");
-        assert_eq!(events[1].data, "x\ny");
-        assert_eq!(events[2].data, "tail");
-    }
 
     #[test]
     fn assembler_tolerates_a_stream_without_initial_task_and_appends_parts() {

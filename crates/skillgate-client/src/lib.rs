@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod a2a;
+pub mod audit;
 pub mod cache;
 pub mod chain;
 pub mod client;
@@ -33,6 +34,7 @@ pub mod http;
 pub mod steps;
 
 pub use a2a::{Binding, Mode};
+pub use audit::{audit_card, AuditFinding, AuditKind, AuditedSkill};
 pub use cache::{Cache, CacheHit, CacheKey};
 pub use chain::{run_chain, ChainEvent, ChainFailure, ChainReport, Plan};
 pub use client::{Client, InterfaceSource, Observer, Resolved};

@@ -12,9 +12,10 @@ use skillgate_core::wire::{
 use skillgate_core::{digest, jcs, Digest, ErrorCode};
 use url::Url;
 
-use crate::a2a::{parse_body, A2aConn, Binding, Mode, SelectedInterface};
+use crate::a2a::{parse_body, A2aConn, Mode, SelectedInterface};
 use crate::error::{ClientError, Step};
 use crate::http::Http;
+use skillgate_transport::NoInterface;
 
 /// A fetched Agent Card with the interface this client will use.
 #[derive(Debug, Clone)]
@@ -130,16 +131,13 @@ impl SkillResult {
     }
 }
 
-/// Resolves a base URL or card URL to the card URL: a URL whose path ends in `.json` is taken
-/// as the card itself, anything else gets `/.well-known/agent-card.json` under its origin path.
+/// Resolves a base URL or card URL to the card URL (the transport's
+/// [`skillgate_transport::card_url`]) and applies the scheme policy.
 pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {
-    let parsed = http.parse_url(url).map_err(ClientError::usage)?;
-    if parsed.path().ends_with(".json") {
-        return Ok(parsed);
-    }
-    let base = parsed.as_str().trim_end_matches('/');
-    let joined = format!("{base}{}", skillgate_a2a::AGENT_CARD_PATH);
-    Url::parse(&joined).map_err(|e| ClientError::usage(format!("cannot form the card URL: {e}")))
+    let card = skillgate_transport::card_url(url).map_err(|e| ClientError::usage(e.to_string()))?;
+    skillgate_transport::check_scheme(&card, http.config().allow_http)
+        .map_err(ClientError::usage)?;
+    Ok(card)
 }
 
 /// Step 1: retrieves the Agent Card (bounded, strictly parsed) and selects the first
@@ -165,48 +163,13 @@ pub async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientEr
     })
 }
 
-/// The interface-selection half of step 1 (also applies the scheme policy to its URL).
+/// The interface-selection half of step 1 (the transport's [`SelectedInterface::select`]:
+/// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, scheme policy applied).
 pub fn select_interface(http: &Http, card: &AgentCard) -> Result<SelectedInterface, ClientError> {
-    let mut seen = Vec::new();
-    for i in &card.supported_interfaces {
-        let binding = match i.protocol_binding.as_str() {
-            skillgate_a2a::BINDING_JSONRPC => Binding::JsonRpc,
-            skillgate_a2a::BINDING_HTTP_JSON => Binding::HttpJson,
-            other => {
-                seen.push(other.to_owned());
-                continue;
-            }
-        };
-        if i.protocol_version.split('.').next() != Some("1") {
-            seen.push(format!("{} {}", i.protocol_binding, i.protocol_version));
-            continue;
-        }
-        let url = Url::parse(&i.url).map_err(|e| {
-            ClientError::protocol(
-                Step::FetchCard,
-                format!("interface URL {:?} is not absolute: {e}", i.url),
-            )
-        })?;
-        crate::http::check_scheme(&url, http.config().allow_http).map_err(|e| {
-            ClientError::transport(Step::FetchCard, format!("interface {url}: {e}"))
-        })?;
-        return Ok(SelectedInterface {
-            url,
-            binding,
-            tenant: i.tenant.clone(),
-        });
-    }
-    Err(ClientError::protocol(
-        Step::FetchCard,
-        format!(
-            "the card offers no A2A 1.x JSONRPC or HTTP+JSON interface (found: {})",
-            if seen.is_empty() {
-                "none".to_owned()
-            } else {
-                seen.join(", ")
-            }
-        ),
-    ))
+    SelectedInterface::select(card, None, http.config().allow_http).map_err(|e| match e {
+        NoInterface::Refused { .. } => ClientError::transport(Step::FetchCard, e.to_string()),
+        other => ClientError::protocol(Step::FetchCard, other.to_string()),
+    })
 }
 
 fn not_advertised(message: impl Into<String>) -> ClientError {

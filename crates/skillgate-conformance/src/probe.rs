@@ -1,16 +1,20 @@
-//! The bounded HTTP side of the checker: fetch a card, send one Data Part message over
-//! JSON-RPC or HTTP+JSON, follow a non-terminal task with `GetTask`, and keep what the agent
-//! answered as evidence. Every request has connect and overall timeouts, at most three
-//! redirects and a body limit enforced while the body streams in.
+//! The checker's side of the shared transport (`skillgate-transport`): fetch a card, send one
+//! Data Part message over JSON-RPC or HTTP+JSON, follow a non-terminal task with `GetTask`,
+//! and keep what the agent answered as evidence. The transport bounds every request
+//! (timeouts, redirects re-checked against the scheme policy, body limits while the body
+//! streams in); this module records, it does not judge.
 
 use std::time::{Duration, Instant};
 
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use reqwest::redirect;
-use serde_json::{json, Value};
+use serde_json::Value;
 use skillgate_a2a as a2a;
 use skillgate_core::jcs::{parse_strict_with, ParseOptions};
+use skillgate_transport::{
+    fresh_id, Endpoint, Interface, Reply, Secret, Transport, TransportConfig,
+};
 use url::Url;
+
+pub use skillgate_transport::Binding;
 
 /// Bounds and credentials of a run.
 #[derive(Debug, Clone)]
@@ -27,8 +31,8 @@ pub struct ProbeConfig {
     pub response_limit: usize,
     /// Deepest JSON nesting accepted in a response.
     pub max_depth: usize,
-    /// Bearer token for `Authorization`.
-    pub token: Option<String>,
+    /// Bearer token for `Authorization` (never shown by `Debug`).
+    pub token: Option<Secret>,
     /// Permit plain `http://` to hosts that are not loopback.
     pub allow_http: bool,
 }
@@ -52,25 +56,6 @@ impl Default for ProbeConfig {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{0}")]
 pub struct TransportError(pub String);
-
-/// The A2A binding probed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Binding {
-    /// JSON-RPC 2.0 (`JSONRPC`).
-    JsonRpc,
-    /// HTTP+JSON (`HTTP+JSON`).
-    HttpJson,
-}
-
-impl Binding {
-    /// The `protocolBinding` string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Binding::JsonRpc => a2a::BINDING_JSONRPC,
-            Binding::HttpJson => a2a::BINDING_HTTP_JSON,
-        }
-    }
-}
 
 /// A fetched body with its status and content type.
 #[derive(Debug)]
@@ -179,61 +164,47 @@ pub fn show(v: &Value, max: usize) -> String {
     clip(&v.to_string(), max)
 }
 
-pub use skillgate_a2a::url_policy::check_scheme;
+pub use skillgate_transport::check_scheme;
 
-/// The bounded HTTP client of one run.
-#[derive(Clone)]
+/// The transport of one run, with the checker's bounds.
+#[derive(Debug, Clone)]
 pub struct Prober {
-    client: reqwest::Client,
+    transport: Transport,
     config: ProbeConfig,
 }
 
-impl std::fmt::Debug for Prober {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Prober").finish_non_exhaustive()
-    }
+fn fetched(reply: Reply) -> (Fetched, Option<String>) {
+    (
+        Fetched {
+            status: reply.status.as_u16(),
+            content_type: reply.content_type,
+            bytes: reply.bytes,
+        },
+        reply.extensions,
+    )
 }
 
-fn reqwest_reason(e: &reqwest::Error) -> String {
-    let mut parts = vec![if e.is_timeout() {
-        "timed out".to_owned()
-    } else if e.is_connect() {
-        "connection failed".to_owned()
-    } else {
-        e.to_string()
-    }];
-    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
-    while let Some(s) = src {
-        parts.push(s.to_string());
-        src = s.source();
-    }
-    parts.dedup();
-    parts.join(": ")
+fn failed(e: skillgate_transport::TransportError) -> TransportError {
+    TransportError(e.to_string())
 }
 
 impl Prober {
-    /// Builds the client (installing rustls' ring provider if none is installed yet).
+    /// Builds the transport (installing rustls' ring provider if none is installed yet).
     pub fn new(config: ProbeConfig) -> Result<Self, TransportError> {
-        // Ignored error: another part of the process already installed a provider.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let allow_http = config.allow_http;
-        let policy = redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() > 3 {
-                attempt.error("more than 3 redirects")
-            } else if let Err(e) = check_scheme(attempt.url(), allow_http) {
-                attempt.error(format!("redirect refused: {e}"))
-            } else {
-                attempt.follow()
-            }
-        });
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.request_timeout)
-            .redirect(policy)
-            .user_agent(concat!("skillgate-conformance/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| TransportError(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self { client, config })
+        let transport = Transport::new(TransportConfig {
+            card_limit: config.card_limit,
+            response_limit: config.response_limit,
+            connect_timeout: config.connect_timeout,
+            // The checker bounds each request as a whole; a stalled read is caught by that.
+            read_timeout: config.request_timeout,
+            timeout: config.request_timeout,
+            allow_http: config.allow_http,
+            token: config.token.clone(),
+            user_agent: concat!("skillgate-conformance/", env!("CARGO_PKG_VERSION")).to_owned(),
+            ..TransportConfig::default()
+        })
+        .map_err(failed)?;
+        Ok(Self { transport, config })
     }
 
     /// The configuration.
@@ -241,90 +212,21 @@ impl Prober {
         &self.config
     }
 
-    fn headers(&self, accept: &str, activate: bool) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        if let Ok(v) = HeaderValue::from_str(accept) {
-            h.insert(ACCEPT, v);
-        }
-        h.insert(
-            a2a::A2A_VERSION_HEADER,
-            HeaderValue::from_static(a2a::PROTOCOL_VERSION),
-        );
-        if activate {
-            h.insert(
-                a2a::A2A_EXTENSIONS_HEADER,
-                HeaderValue::from_static(skillgate_core::wire::EXTENSION_URI),
-            );
-        }
-        if let Some(t) = &self.config.token {
-            if let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {t}")) {
-                v.set_sensitive(true);
-                h.insert(AUTHORIZATION, v);
-            }
-        }
-        h
-    }
-
-    async fn read(
-        &self,
-        req: reqwest::RequestBuilder,
-        limit: usize,
-    ) -> Result<(Fetched, Option<String>), TransportError> {
-        let mut resp = req
-            .send()
-            .await
-            .map_err(|e| TransportError(reqwest_reason(&e)))?;
-        if resp.content_length().is_some_and(|n| n > limit as u64) {
-            return Err(TransportError(format!(
-                "response larger than the {limit} byte limit"
-            )));
-        }
-        let status = resp.status().as_u16();
-        let content_type = resp
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .map(|v| v.trim().to_ascii_lowercase())
-            .unwrap_or_default();
-        let echo = resp
-            .headers()
-            .get_all(a2a::A2A_EXTENSIONS_HEADER)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect::<Vec<_>>();
-        let echo = (!echo.is_empty()).then(|| echo.join(","));
-        let mut bytes = Vec::new();
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| TransportError(reqwest_reason(&e)))?
-        {
-            if bytes.len() + chunk.len() > limit {
-                return Err(TransportError(format!(
-                    "response larger than the {limit} byte limit"
-                )));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        Ok((
-            Fetched {
-                status,
-                content_type,
-                bytes,
+    fn endpoint(&self, binding: Binding, endpoint: &Url) -> Endpoint {
+        Endpoint::new(
+            self.transport.clone(),
+            Interface {
+                url: endpoint.clone(),
+                binding,
+                tenant: String::new(),
             },
-            echo,
-        ))
+        )
     }
 
     /// `GET` the Agent Card.
     pub async fn get_card(&self, url: &Url) -> Result<Fetched, TransportError> {
-        check_scheme(url, self.config.allow_http).map_err(TransportError)?;
-        let req = self
-            .client
-            .get(url.clone())
-            .headers(self.headers(a2a::MEDIA_TYPE_JSON, false));
-        Ok(self.read(req, self.config.card_limit).await?.0)
+        let reply = self.transport.get_card(url).await.map_err(failed)?;
+        Ok(fetched(reply).0)
     }
 
     /// Strict I-JSON parse of a response body within the depth bound.
@@ -347,7 +249,7 @@ impl Prober {
         activate: bool,
     ) -> Result<Exchange, TransportError> {
         let message = a2a::Message {
-            message_id: new_message_id(),
+            message_id: fresh_id("skillgate-conformance"),
             role: a2a::Role::User,
             parts: vec![a2a::Part::data(payload.clone())],
             ..Default::default()
@@ -358,20 +260,12 @@ impl Prober {
             configuration: None,
             metadata: None,
         };
-        let params = serde_json::to_value(&request)
-            .map_err(|e| TransportError(format!("cannot encode the request: {e}")))?;
-        let (fetched, echo) = match binding {
-            Binding::JsonRpc => {
-                let body = json!({"jsonrpc": "2.0", "id": 1, "method": a2a::methods::SEND_MESSAGE, "params": params});
-                self.post(endpoint.clone(), a2a::MEDIA_TYPE_JSON, &body, activate)
-                    .await?
-            }
-            Binding::HttpJson => {
-                let url = join(endpoint, "message:send")?;
-                self.post(url, a2a::MEDIA_TYPE_A2A_JSON, &params, activate)
-                    .await?
-            }
-        };
+        let sent = self
+            .endpoint(binding, endpoint)
+            .send_message(&request, activate)
+            .await
+            .map_err(failed)?;
+        let (fetched, echo) = fetched(sent.reply);
         let http_status = fetched.status;
         let outcome = self.decode_send(binding, &fetched);
         let mut exchange = Exchange {
@@ -383,24 +277,6 @@ impl Prober {
         };
         self.follow(binding, endpoint, &mut exchange).await;
         Ok(exchange)
-    }
-
-    async fn post(
-        &self,
-        url: Url,
-        content_type: &'static str,
-        body: &Value,
-        activate: bool,
-    ) -> Result<(Fetched, Option<String>), TransportError> {
-        check_scheme(&url, self.config.allow_http).map_err(TransportError)?;
-        let mut headers = self.headers(content_type, activate);
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-        let req = self
-            .client
-            .post(url)
-            .headers(headers)
-            .body(body.to_string());
-        self.read(req, self.config.response_limit).await
     }
 
     /// Follows a non-terminal, non-interrupted task with `GetTask` until the deadline.
@@ -438,24 +314,12 @@ impl Prober {
         endpoint: &Url,
         id: &str,
     ) -> Result<Outcome, TransportError> {
-        let fetched = match binding {
-            Binding::JsonRpc => {
-                let body = json!({"jsonrpc": "2.0", "id": 2, "method": a2a::methods::GET_TASK, "params": {"id": id}});
-                self.post(endpoint.clone(), a2a::MEDIA_TYPE_JSON, &body, true)
-                    .await?
-                    .0
-            }
-            Binding::HttpJson => {
-                let url = join(endpoint, &format!("tasks/{}", encode_segment(id)))?;
-                check_scheme(&url, self.config.allow_http).map_err(TransportError)?;
-                let req = self
-                    .client
-                    .get(url)
-                    .headers(self.headers(a2a::MEDIA_TYPE_A2A_JSON, true));
-                self.read(req, self.config.response_limit).await?.0
-            }
-        };
-        let v = match self.parse(&fetched.bytes) {
+        let sent = self
+            .endpoint(binding, endpoint)
+            .get_task(id)
+            .await
+            .map_err(failed)?;
+        let v = match self.parse(&sent.reply.bytes) {
             Ok(v) => v,
             Err(e) => return Ok(Outcome::Malformed(format!("GetTask body: {e}"))),
         };
@@ -532,54 +396,12 @@ fn rpc_result(v: Value) -> Result<Value, Box<Outcome>> {
 
 /// Appends a relative path to an interface URL, keeping the interface path as a prefix.
 pub fn join(base: &Url, rel: &str) -> Result<Url, TransportError> {
-    let mut s = base.as_str().trim_end_matches('/').to_owned();
-    s.push('/');
-    s.push_str(rel);
-    Url::parse(&s).map_err(|e| TransportError(format!("cannot build {s:?}: {e}")))
-}
-
-fn encode_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn new_message_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!(
-        "skillgate-conformance-{nanos:x}-{}",
-        N.fetch_add(1, Ordering::Relaxed)
-    )
+    skillgate_transport::join(base, rel).map_err(failed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn join_keeps_the_interface_path() {
-        let b = Url::parse("http://127.0.0.1:9/a2a/").unwrap();
-        assert_eq!(
-            join(&b, "message:send").unwrap().as_str(),
-            "http://127.0.0.1:9/a2a/message:send"
-        );
-        let b = Url::parse("http://127.0.0.1:9").unwrap();
-        assert_eq!(
-            join(&b, "tasks/x").unwrap().as_str(),
-            "http://127.0.0.1:9/tasks/x"
-        );
-    }
 
     #[test]
     fn scheme_policy_is_decided_on_the_host() {
@@ -590,10 +412,5 @@ mod tests {
         assert!(check_scheme(&u("http://127.0.0.1.example.com/"), false).is_err());
         assert!(check_scheme(&u("http://example.com/"), true).is_ok());
         assert!(check_scheme(&u("file:///etc/passwd"), true).is_err());
-    }
-
-    #[test]
-    fn segments_are_percent_encoded() {
-        assert_eq!(encode_segment("a/b c"), "a%2Fb%20c");
     }
 }

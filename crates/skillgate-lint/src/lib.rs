@@ -22,7 +22,6 @@ mod a2a10;
 mod agentvault;
 mod common;
 mod extension;
-pub mod fetch;
 pub mod output;
 pub mod rules;
 pub mod scan;

@@ -4,15 +4,14 @@ use std::io::{Read, Write};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use skillgate_client::a2a::A2aConn;
 use skillgate_client::http::Http;
-use skillgate_client::{steps, ClientConfig};
-use skillgate_lint::fetch::{fetch_card, looks_like_url, FetchError, FetchLimits};
+use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig};
 use skillgate_lint::{
-    extend_report, lint_bytes, output, rules, AdvertisedSkill, InputError, ProfileChoice, Report,
-    MAX_CARD_BYTES,
+    extend_report, lint_bytes, output, rules, InputError, ProfileChoice, MAX_CARD_BYTES,
 };
+use skillgate_transport::{looks_like_url, redact_str, Transport, TransportConfig, TransportError};
 
+use super::net::NetArgs;
 use crate::exit;
 
 /// `skillgate card ...`.
@@ -51,6 +50,21 @@ pub struct LintArgs {
     /// digest and the returned document.
     #[arg(long)]
     deep: bool,
+    /// With a URL: the whole run (card fetch plus every --deep call) must end within this many
+    /// seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = parse_deadline)]
+    deadline: std::time::Duration,
+    #[command(flatten)]
+    net: NetArgs,
+}
+
+fn parse_deadline(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<u64>() {
+        Ok(v) if (1..=3600).contains(&v) => Ok(std::time::Duration::from_secs(v)),
+        _ => Err(format!(
+            "{s:?} is not a whole number of seconds between 1 and 3600"
+        )),
+    }
 }
 
 /// Runs a `card` subcommand and returns its exit code.
@@ -118,18 +132,95 @@ impl Unlintable {
     }
 }
 
-fn obtain(input: &str) -> Result<Vec<u8>, Unlintable> {
-    if looks_like_url(input) {
-        fetch_card(input, FetchLimits::default()).map_err(|e| {
-            let code = match e {
-                FetchError::TooLarge { .. } => "too_large",
-                _ => "fetch_failed",
-            };
-            Unlintable::new(code, format!("cannot fetch the card: {e}"))
-        })
-    } else {
-        read_local(input).map_err(|e| Unlintable::new("unreadable", format!("{e:#}")))
+/// Fetches the card at the URL through the shared transport (its scheme policy, limits and
+/// credentials); a non-success status is a fetch failure.
+async fn fetch(transport: &Transport, input: &str) -> Result<Vec<u8>, Unlintable> {
+    let failed = |e: TransportError| {
+        let code = match e {
+            TransportError::TooLarge { .. } => "too_large",
+            _ => "fetch_failed",
+        };
+        Unlintable::new(code, format!("cannot fetch the card: {e}"))
+    };
+    let url = skillgate_transport::card_url(input).map_err(failed)?;
+    let reply = transport.get_card(&url).await.map_err(failed)?;
+    if !reply.status.is_success() {
+        return Err(Unlintable::new(
+            "fetch_failed",
+            format!(
+                "cannot fetch the card: HTTP status {} from {}",
+                reply.status.as_u16(),
+                skillgate_transport::redact(&reply.url)
+            ),
+        ));
     }
+    Ok(reply.bytes)
+}
+
+/// The card's bytes, plus (with `--deep`) the audit findings, within the overall deadline.
+fn obtain(args: &LintArgs) -> Result<(Vec<u8>, Vec<skillgate_client::AuditFinding>), Unlintable> {
+    if !looks_like_url(&args.input) {
+        let bytes =
+            read_local(&args.input).map_err(|e| Unlintable::new("unreadable", format!("{e:#}")))?;
+        return Ok((bytes, Vec::new()));
+    }
+    let config = args
+        .net
+        .transport()
+        .map_err(|e| Unlintable::new("bad_config", e))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Unlintable::new("runtime", format!("cannot start the async runtime: {e}")))?;
+    let work = remote(args, config);
+    match rt.block_on(async { tokio::time::timeout(args.deadline, work).await }) {
+        Ok(r) => r,
+        Err(_) => Err(Unlintable::new(
+            "timeout",
+            format!(
+                "card lint of {} did not finish within the {} s deadline",
+                redact_str(&args.input),
+                args.deadline.as_secs()
+            ),
+        )),
+    }
+}
+
+async fn remote(
+    args: &LintArgs,
+    config: TransportConfig,
+) -> Result<(Vec<u8>, Vec<skillgate_client::AuditFinding>), Unlintable> {
+    let transport =
+        Transport::new(config.clone()).map_err(|e| Unlintable::new(e.code(), e.to_string()))?;
+    let bytes = fetch(&transport, &args.input).await?;
+    if !args.deep {
+        return Ok((bytes, Vec::new()));
+    }
+    // Only a card that parses is audited; lint_bytes reports the parse error otherwise.
+    let Ok(card) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Ok((bytes, Vec::new()));
+    };
+    let skills: Vec<AuditedSkill> = skillgate_lint::advertised_skills(&card)
+        .into_iter()
+        .map(|a| AuditedSkill {
+            skill_id: a.skill_id,
+            pointer: a.pointer,
+        })
+        .collect();
+    let client = ClientConfig {
+        card_limit: config.card_limit,
+        response_limit: config.response_limit,
+        connect_timeout: config.connect_timeout,
+        read_timeout: config.read_timeout,
+        timeout: config.timeout,
+        allow_http: config.allow_http,
+        token: config.token,
+        cache_dir: None,
+        ca_certificates: config.ca_certificates,
+    };
+    let http = Http::new(client).map_err(|e| Unlintable::new("bad_config", e.to_string()))?;
+    let findings = audit_card(&http, &args.input, &skills).await;
+    Ok((bytes, findings))
 }
 
 fn lint(args: LintArgs) -> Result<u8> {
@@ -137,13 +228,14 @@ fn lint(args: LintArgs) -> Result<u8> {
     if args.deep && !looks_like_url(&args.input) {
         bail!("--deep needs the card's URL (describe_skill is called on the agent)");
     }
+    let shown = redact_str(&args.input);
     let source = if args.input == "-" {
         "stdin"
     } else {
-        args.input.as_str()
+        shown.as_str()
     };
-    let linted = obtain(&args.input).and_then(|bytes| match lint_bytes(&bytes, choice) {
-        Ok(r) => Ok((bytes, r)),
+    let linted = obtain(&args).and_then(|(bytes, audit)| match lint_bytes(&bytes, choice) {
+        Ok(r) => Ok((r, audit)),
         Err(InputError::NotJson {
             message,
             line,
@@ -155,15 +247,17 @@ fn lint(args: LintArgs) -> Result<u8> {
         }),
         Err(e @ InputError::TooLarge { .. }) => Err(Unlintable::new("too_large", e.to_string())),
     });
-    let (bytes, mut report) = match linted {
+    let (mut report, audit) = match linted {
         Ok(x) => x,
         Err(u) => return unlintable(&args, source, u),
     };
-    if args.deep {
-        // lint_bytes accepted the bytes, so they parse.
-        let card: serde_json::Value =
-            serde_json::from_slice(&bytes).context("the card does not parse")?;
-        deep(&mut report, &args.input, &card)?;
+    for f in audit {
+        let rule = match f.kind {
+            AuditKind::Unusable => &rules::SI_DEEP_001,
+            AuditKind::DigestMismatch => &rules::SI_DEEP_002,
+            AuditKind::InvalidDocument => &rules::SI_DEEP_003,
+        };
+        extend_report(&mut report, rule, f.pointer, f.message);
     }
     let text = match args.format {
         Format::Text => output::to_text(&report, source),
@@ -207,81 +301,6 @@ fn write_stdout(text: &str) -> Result<()> {
 
 fn pretty(v: &serde_json::Value) -> Result<String> {
     Ok(serde_json::to_string_pretty(v).context("cannot serialize the report")? + "\n")
-}
-
-/// `--deep`: for every advertised skill, runs the client's steps 1 to 6 against the live agent
-/// (describe_skill, three-way digest, document validation, embedded schema digests) and adds a
-/// `SI-DEEP-*` finding for each failure. Nothing but describe_skill is sent.
-fn deep(report: &mut Report, url: &str, card: &serde_json::Value) -> Result<()> {
-    let advertised = skillgate_lint::advertised_skills(card);
-    if advertised.is_empty() {
-        return Ok(());
-    }
-    let http = Http::new(ClientConfig::default()).map_err(|e| anyhow!("{e}"))?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let target = match rt.block_on(steps::step1_fetch_card(&http, url)) {
-        Ok(t) => t,
-        Err(e) => {
-            extend_report(
-                report,
-                &rules::SI_DEEP_001,
-                "/supportedInterfaces".into(),
-                format!("the client cannot use this card: {e}"),
-            );
-            return Ok(());
-        }
-    };
-    let conn = A2aConn::new(http.clone(), target.interface.clone());
-    for a in &advertised {
-        rt.block_on(deep_one(report, &target, &conn, a));
-    }
-    Ok(())
-}
-
-async fn deep_one(
-    report: &mut Report,
-    target: &steps::Target,
-    conn: &A2aConn,
-    a: &AdvertisedSkill,
-) {
-    let at = format!("{}/interface_digest", a.pointer);
-    let selection = match steps::step2_select_skill(&target.card, &a.skill_id) {
-        Ok(s) => s,
-        Err(e) => {
-            let msg = format!("skill {:?} cannot be selected: {e}", a.skill_id);
-            extend_report(report, &rules::SI_DEEP_001, a.pointer.clone(), msg);
-            return;
-        }
-    };
-    let described = match steps::step3_describe_skill(conn, &selection).await {
-        Ok(d) => d,
-        Err(e) => {
-            let msg = format!("describe_skill for {:?} failed: {e}", a.skill_id);
-            extend_report(report, &rules::SI_DEEP_001, a.pointer.clone(), msg);
-            return;
-        }
-    };
-    if let Err(e) = steps::step4_check_digests(&selection, &described.response) {
-        let msg = format!("skill {:?}: {e}", a.skill_id);
-        extend_report(report, &rules::SI_DEEP_002, at, msg);
-        return;
-    }
-    let doc = match steps::step5_validate_document(&described.response.skill_interface, &selection)
-    {
-        Ok(d) => d,
-        Err(e) => {
-            let msg = format!("skill {:?}: {e}", a.skill_id);
-            extend_report(report, &rules::SI_DEEP_003, a.pointer.clone(), msg);
-            return;
-        }
-    };
-    if let Err(e) = steps::step6_verify_schema_digests(&doc) {
-        let msg = format!("skill {:?}: {e}", a.skill_id);
-        extend_report(report, &rules::SI_DEEP_003, a.pointer.clone(), msg);
-    }
 }
 
 #[cfg(test)]

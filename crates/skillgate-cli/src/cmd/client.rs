@@ -6,7 +6,6 @@
 //! stderr).
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
@@ -19,6 +18,7 @@ use skillgate_client::{
 use skillgate_core::wire::ErrorDetail;
 
 use super::io::{read_input, read_json};
+use super::net::NetArgs;
 use crate::exit;
 
 /// Output format of the client commands.
@@ -30,48 +30,23 @@ pub enum Format {
     Json,
 }
 
-/// Flags shared by the client commands.
-#[derive(Args, Debug, Clone)]
+/// Flags shared by the client commands. No `Debug`: it holds the token.
+#[derive(Args, Clone)]
 pub struct ClientArgs {
-    /// Bearer token for the agent (default: $SKILLGATE_TOKEN).
-    #[arg(long, value_name = "TOKEN")]
-    token: Option<String>,
-    /// Permit plain http:// to hosts that are not loopback.
-    #[arg(long)]
-    allow_http: bool,
-    /// Also trust the root certificates in this PEM file (repeatable), for a private CA.
-    #[arg(long, value_name = "PEM_FILE")]
-    cacert: Vec<PathBuf>,
+    #[command(flatten)]
+    net: NetArgs,
     /// Keep validated interfaces on disk, in DIR or (without a value) in the user's cache
     /// directory ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces); every file is
     /// validated again on load. Without this flag the cache lives in memory only.
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     cache_dir: Option<Option<PathBuf>>,
-    /// Overall time limit of each request, in seconds (connect limit: 5 s at most).
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
-    timeout: Duration,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
 
-fn parse_seconds(s: &str) -> Result<Duration, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !(v.is_finite() && v > 0.0 && v <= 3600.0) {
-        return Err("the timeout must be between 0 and 3600 seconds".into());
-    }
-    Ok(Duration::from_secs_f64(v))
-}
-
 impl ClientArgs {
     fn config(&self) -> Result<ClientConfig, ClientError> {
-        let token = self
-            .token
-            .clone()
-            .or_else(|| std::env::var("SKILLGATE_TOKEN").ok())
-            .filter(|t| !t.is_empty());
         let cache_dir = match &self.cache_dir {
             Some(Some(d)) => Some(d.clone()),
             Some(None) => Some(default_cache_dir().ok_or_else(|| {
@@ -79,28 +54,23 @@ impl ClientArgs {
             })?),
             None => None,
         };
-        let mut ca_certificates = Vec::new();
-        for path in &self.cacert {
-            let p = path.to_string_lossy();
-            ca_certificates
-                .push(read_input(&p).map_err(|e| ClientError::usage(format!("--cacert: {e:#}")))?);
-        }
-        let defaults = ClientConfig::default();
+        let t = self.net.transport().map_err(ClientError::usage)?;
         Ok(ClientConfig {
-            connect_timeout: defaults.connect_timeout.min(self.timeout),
-            read_timeout: defaults.read_timeout.min(self.timeout),
-            timeout: self.timeout,
-            allow_http: self.allow_http,
-            token,
+            card_limit: t.card_limit,
+            response_limit: t.response_limit,
+            connect_timeout: t.connect_timeout,
+            read_timeout: t.read_timeout,
+            timeout: t.timeout,
+            allow_http: t.allow_http,
+            token: t.token,
             cache_dir,
-            ca_certificates,
-            ..defaults
+            ca_certificates: t.ca_certificates,
         })
     }
 }
 
 /// Arguments of `describe`.
-#[derive(Args, Debug)]
+#[derive(Args)]
 pub struct DescribeArgs {
     /// Agent base URL or Agent Card URL.
     url: String,
@@ -111,7 +81,7 @@ pub struct DescribeArgs {
 }
 
 /// Arguments of `call`.
-#[derive(Args, Debug)]
+#[derive(Args)]
 pub struct CallArgs {
     /// Agent base URL or Agent Card URL.
     url: String,
@@ -128,7 +98,7 @@ pub struct CallArgs {
 }
 
 /// Arguments of `chain`.
-#[derive(Args, Debug)]
+#[derive(Args)]
 pub struct ChainArgs {
     /// The plan: {"steps": [{"name", "agent", "skill", "arguments"} | {..., "from": STEP}]}.
     plan: String,

@@ -55,7 +55,7 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
         probe: ProbeConfig {
             request_timeout: timeout,
             task_deadline: timeout,
-            token: a.token,
+            token: a.token.map(Into::into),
             allow_http: a.allow_http,
             ..Default::default()
         },

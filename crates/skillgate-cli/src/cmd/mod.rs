@@ -7,5 +7,6 @@ pub mod demo;
 pub mod interface;
 pub mod io;
 pub mod jcs;
+pub mod net;
 pub mod serve;
 pub mod tck_agent;

@@ -1,0 +1,68 @@
+//! The flags every command that talks to an agent shares, and the one place that turns them
+//! into a transport configuration.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use skillgate_transport::{Secret, TransportConfig};
+
+use super::io::read_input;
+
+/// `--token`, `--allow-http`, `--cacert`, `--timeout`. No `Debug`: it holds the token.
+#[derive(Args, Clone)]
+pub struct NetArgs {
+    /// Bearer token for the agent (default: $SKILLGATE_TOKEN).
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+    /// Permit plain http:// to hosts that are not loopback.
+    #[arg(long)]
+    allow_http: bool,
+    /// Also trust the root certificates in this PEM file (repeatable), for a private CA.
+    #[arg(long, value_name = "PEM_FILE")]
+    cacert: Vec<PathBuf>,
+    /// Overall time limit of each request, in seconds (connect limit: 5 s at most).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    timeout: Duration,
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(v.is_finite() && v > 0.0 && v <= 3600.0) {
+        return Err("the timeout must be between 0 and 3600 seconds".into());
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl NetArgs {
+    /// The token: `--token`, else a non-empty `$SKILLGATE_TOKEN`.
+    pub fn token(&self) -> Option<Secret> {
+        self.token
+            .clone()
+            .or_else(|| std::env::var("SKILLGATE_TOKEN").ok())
+            .filter(|t| !t.is_empty())
+            .map(Secret::from)
+    }
+
+    /// The transport configuration these flags describe (the certificates are read here, so
+    /// an unreadable `--cacert` is reported before anything is sent).
+    pub fn transport(&self) -> Result<TransportConfig, String> {
+        let mut ca_certificates = Vec::new();
+        for path in &self.cacert {
+            let p = path.to_string_lossy();
+            ca_certificates.push(read_input(&p).map_err(|e| format!("--cacert: {e:#}"))?);
+        }
+        let defaults = TransportConfig::default();
+        Ok(TransportConfig {
+            connect_timeout: defaults.connect_timeout.min(self.timeout),
+            read_timeout: defaults.read_timeout.min(self.timeout),
+            timeout: self.timeout,
+            allow_http: self.allow_http,
+            token: self.token(),
+            ca_certificates,
+            ..defaults
+        })
+    }
+}
