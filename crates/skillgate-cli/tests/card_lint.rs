@@ -533,3 +533,99 @@ fn deep_reports_digest_document_and_call_failures() {
     assert_eq!(code(&o), 1);
     assert_eq!(deep_rules(&o), vec!["SI-DEEP-001".to_string(); entries]);
 }
+
+#[test]
+fn url_policy_applies_to_card_lint_and_its_redirects() {
+    let good = std::fs::read(fixture("a2a-1.0/server-card.json")).unwrap();
+    let base = serve(
+        vec![
+            ("/ok.json", "200 OK".into(), good),
+            (
+                "/away.json",
+                "302 http://example.com/card.json".into(),
+                vec![],
+            ),
+        ],
+        4,
+    );
+    // Plain HTTP to a host that is not loopback is refused before anything is sent.
+    let o = run(&[
+        "card",
+        "lint",
+        "http://example.com/card.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("refusing plain HTTP"));
+    assert_eq!(json_out(&o)["error"]["code"], "fetch_failed");
+    // ... and so is a redirect there from a loopback agent.
+    let o = run(&["card", "lint", &format!("{base}/away.json")]);
+    assert_eq!(code(&o), 2);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("redirect refused"), "{stderr}");
+    // A password in the URL never reaches the output.
+    let with_password = base.replace("http://", "http://alice:S3cret@");
+    let o = run(&["card", "lint", &format!("{with_password}/missing.json")]);
+    assert_eq!(code(&o), 2);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!all.contains("S3cret"), "{all}");
+    assert_eq!(
+        code(&run(&[
+            "card",
+            "lint",
+            &format!("{base}/ok.json"),
+            "--timeout",
+            "5"
+        ])),
+        0
+    );
+}
+
+#[test]
+fn card_lint_sends_the_token() {
+    use axum::http::HeaderMap;
+    let card = std::fs::read(fixture("a2a-1.0/server-card.json")).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let app = axum::Router::new().fallback(move |h: HeaderMap| {
+                let card = card.clone();
+                async move {
+                    let ok = h
+                        .get("authorization")
+                        .is_some_and(|v| v == "Bearer tok-0123456789abcdef");
+                    if ok {
+                        (axum::http::StatusCode::OK, card)
+                    } else {
+                        (axum::http::StatusCode::UNAUTHORIZED, b"{}".to_vec())
+                    }
+                }
+            });
+            let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(format!("http://{}", l.local_addr().unwrap()))
+                .unwrap();
+            axum::serve(l, app).await.unwrap();
+        });
+    });
+    let base = rx.recv().unwrap();
+    let o = run(&["card", "lint", &base]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("401"));
+    let o = run(&["card", "lint", &base, "--token", "tok-0123456789abcdef"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(bin())
+        .args(["card", "lint", &base])
+        .env("SKILLGATE_TOKEN", "tok-0123456789abcdef")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}

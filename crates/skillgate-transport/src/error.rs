@@ -13,7 +13,7 @@ pub enum TransportError {
     #[error("{0}")]
     Config(String),
     /// The peer could not be reached.
-    #[error("connection failed: {reason} ({url})")]
+    #[error("agent not reachable at {url}: {reason}")]
     Connect {
         /// The redacted URL.
         url: String,

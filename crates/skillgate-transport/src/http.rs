@@ -150,9 +150,14 @@ fn reqwest_error(e: reqwest::Error) -> TransportError {
                 .unwrap_or_else(|| "redirect refused".to_owned()),
         }
     } else if connect {
+        // The innermost reason ("Connection refused (os error 111)", a DNS or TLS failure)
+        // is the one a user can act on; the outer layers only name reqwest's internals.
         TransportError::Connect {
             url,
-            reason: chain.join(": "),
+            reason: chain
+                .last()
+                .cloned()
+                .unwrap_or_else(|| "connection failed".to_owned()),
         }
     } else {
         TransportError::Http {
