@@ -5,7 +5,7 @@ use crate::agent::{Agent, HostedSkill, PlainContext, PlainReply};
 use crate::config::{ApprovalPolicy, ApprovalRequest, ServerConfig};
 use crate::gate::{describe_args_invalid, RESULT_ARTIFACT_ID};
 use crate::skill::SkillContext;
-use crate::store::{TaskEntry, TaskStore};
+use crate::store::{TaskEntry, TaskStore, TurnRefused};
 use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Artifact, CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse,
@@ -187,22 +187,22 @@ impl A2aService {
         }
         if !m.task_id.is_empty() {
             let e = self.visible(&m.task_id, ctx)?;
-            let state = e.state();
-            if state.is_interrupted() && e.plain.load(std::sync::atomic::Ordering::Relaxed) {
-                m.context_id = e.snapshot().context_id;
-                e.push_history(m.clone());
-                return Ok(Prepared::Continue {
-                    entry: e,
-                    message: m,
-                });
-            }
-            return Err(ServiceError::new(
-                A2aError::UnsupportedOperation,
-                format!(
-                    "task {} is in state {state}; skills take a single request message, so send a new message without taskId",
-                    m.task_id
-                ),
-            ));
+            let task_id = m.task_id.clone();
+            return match e.take_turn(m) {
+                Ok(message) => Ok(Prepared::Continue { entry: e, message }),
+                Err(TurnRefused::NotWaiting(state)) => Err(ServiceError::new(
+                    A2aError::UnsupportedOperation,
+                    format!(
+                        "task {task_id} is in state {state}; skills take a single request message, so send a new message without taskId"
+                    ),
+                )),
+                Err(TurnRefused::Taken) => Err(ServiceError::new(
+                    A2aError::UnsupportedOperation,
+                    format!(
+                        "task {task_id} is already being continued by another message; wait for its next state"
+                    ),
+                )),
+            };
         }
         let context_id = if m.context_id.is_empty() {
             new_id()
@@ -849,10 +849,12 @@ async fn settle(events: &mut broadcast::Receiver<StreamResponse>, limit: Duratio
 fn play(entry: Arc<TaskEntry>, steps: Vec<crate::agent::PlainStep>) {
     use crate::agent::PlainStep;
     tokio::spawn(async move {
+        let mut moved = false;
         for step in steps {
             let ok = match step {
                 PlainStep::Status(state, parts) => {
                     let msg = (!parts.is_empty()).then(|| agent_message(&entry.snapshot(), parts));
+                    moved = true;
                     entry.set_status(state, msg).is_ok()
                 }
                 PlainStep::Artifact {
@@ -870,6 +872,11 @@ fn play(entry: Arc<TaskEntry>, steps: Vec<crate::agent::PlainStep>) {
             if !ok {
                 return;
             }
+        }
+        // Steps that never changed the status leave the task waiting: open it to the next turn.
+        // (A status change already did, and a later follow-up may hold the turn by now.)
+        if !moved {
+            entry.release_turn();
         }
     });
 }

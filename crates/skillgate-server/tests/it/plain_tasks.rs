@@ -179,3 +179,37 @@ async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
     );
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn two_concurrent_follow_ups_continue_an_interrupted_task_once() {
+    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let r = s.rpc("SendMessage", text_message("start", None)).await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_owned();
+    assert_eq!(task_of(&r)["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+
+    // The continuation takes 100 ms, so both follow-ups arrive while the task is still
+    // interrupted: only one may take the turn.
+    let (a, b) = tokio::join!(
+        s.rpc("SendMessage", text_message("eth0", Some(&id))),
+        s.rpc("SendMessage", text_message("eth0", Some(&id)))
+    );
+    let (won, lost) = match (a.get("result"), b.get("result")) {
+        (Some(_), None) => (&a, &b),
+        (None, Some(_)) => (&b, &a),
+        _ => panic!("exactly one follow-up must continue the task:\n{a}\n{b}"),
+    };
+    assert_eq!(
+        task_of(won)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{won}"
+    );
+    // UnsupportedOperationError: the task is no longer waiting for input.
+    assert_eq!(lost["error"]["code"], -32004, "{lost}");
+    let g = s.rpc("GetTask", json!({"id": id})).await;
+    assert_eq!(
+        g["result"]["history"].as_array().unwrap().len(),
+        2,
+        "only the winning follow-up joins the history: {g}"
+    );
+    s.shutdown().await;
+}
