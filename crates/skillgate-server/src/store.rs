@@ -6,7 +6,6 @@
 //! their duration is bounded by the skill's `max_duration_ms` or the server's cap.
 
 use crate::config::TaskStoreConfig;
-use crate::skill::CancelSignal;
 use skillgate_a2a::{
     Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
@@ -40,7 +39,7 @@ pub(crate) struct TaskEntry {
     data: Mutex<TaskData>,
     events: broadcast::Sender<StreamResponse>,
     done: watch::Sender<bool>,
-    pub(crate) cancel: Arc<CancelSignal>,
+    pub(crate) cancel: tokio_util::sync::CancellationToken,
     pub(crate) cancelable: bool,
     pub(crate) owner: Option<Arc<str>>,
     /// Created by the plain handler: later messages with its taskId continue it.
@@ -66,7 +65,7 @@ impl TaskEntry {
             }),
             events,
             done,
-            cancel: Arc::new(CancelSignal::default()),
+            cancel: tokio_util::sync::CancellationToken::new(),
             cancelable,
             owner,
             plain: std::sync::atomic::AtomicBool::new(false),

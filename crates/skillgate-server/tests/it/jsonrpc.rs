@@ -607,6 +607,17 @@ async fn list_tasks_pages_and_filters() {
         ),
         -32602
     );
+    // A well-formed string naming a day the calendar does not have is not a date-time.
+    assert_eq!(
+        code_of(
+            &s.rpc(
+                "ListTasks",
+                json!({"statusTimestampAfter": "2026-02-31T00:00:00Z"})
+            )
+            .await
+        ),
+        -32602
+    );
     assert_eq!(
         code_of(&s.rpc("ListTasks", json!({"pageToken": "zz"})).await),
         -32602
