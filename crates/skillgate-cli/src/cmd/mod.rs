@@ -8,4 +8,3 @@ pub mod interface;
 pub mod io;
 pub mod jcs;
 pub mod serve;
-pub mod tck_agent;
