@@ -1,42 +1,29 @@
-//! RFC 3339 UTC timestamps without a date-time dependency: the agent only ever formats "now".
+//! RFC 3339 UTC timestamps: the agent only ever formats a reading's wall time, and leaves the
+//! calendar arithmetic to the `time` crate.
 
 use std::time::{SystemTime, UNIX_EPOCH};
+use time::OffsetDateTime;
 
 /// Formats a time as RFC 3339 UTC with millisecond precision, e.g. `2026-08-11T12:00:01.000Z`.
 /// Times before 1970 (a badly set clock) are clamped to the epoch so the result stays valid.
 pub fn rfc3339_utc(t: SystemTime) -> String {
-    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let millis = since.subsec_millis();
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
+    let t = if t < UNIX_EPOCH { UNIX_EPOCH } else { t };
+    let t = OffsetDateTime::from(t);
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
     )
 }
 
 /// The current time, formatted by [`rfc3339_utc`].
 pub fn now_rfc3339() -> String {
     rfc3339_utc(SystemTime::now())
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day); the standard
-/// era-based conversion, exact for every date a `u64` of seconds can reach in practice.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

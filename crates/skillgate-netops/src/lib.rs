@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 pub mod clock;
+pub mod conformance_agent;
 pub mod domain;
 pub mod error;
 pub mod host;

@@ -114,14 +114,25 @@ impl ApprovalPolicy {
     }
 }
 
-/// One accepted bearer token.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One accepted bearer token. Its `Debug` shows the label and skills but never the secret, so
+/// a logged configuration cannot leak a credential.
+#[derive(Clone, PartialEq, Eq)]
 pub struct TokenEntry {
     token: String,
     /// Label used as the caller identity (`token-<line>`), never the secret itself.
     pub label: String,
     /// Skills this token may use; `None` means all.
     pub skills: Option<BTreeSet<String>>,
+}
+
+impl std::fmt::Debug for TokenEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenEntry")
+            .field("token", &"<redacted>")
+            .field("label", &self.label)
+            .field("skills", &self.skills)
+            .finish()
+    }
 }
 
 impl TokenEntry {
@@ -248,16 +259,27 @@ impl TokenTable {
     }
 }
 
+/// Equality whose time does not depend on where the bytes differ (`subtle` keeps the compiler
+/// from turning it back into an early-exit compare); only a length difference shows.
 fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq;
+    a.ct_eq(b).into()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_entries_never_show_their_secret() {
+        let t = TokenTable::parse("s3cr3t-value observe\n").unwrap();
+        let shown = format!("{t:?}");
+        assert!(!shown.contains("s3cr3t-value"), "{shown}");
+        assert!(shown.contains("token-1"), "{shown}");
+        assert!(t.lookup("s3cr3t-value").is_some());
+        assert!(t.lookup("s3cr3t-valuf").is_none());
+        assert!(t.lookup("s3cr3t").is_none());
+    }
 
     #[test]
     fn token_file_lines() {

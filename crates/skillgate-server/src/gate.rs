@@ -1,17 +1,78 @@
 //! The schema gate of one skill: the checks the profile orders around domain logic, on
 //! pre-compiled validators and a pre-computed digest (nothing is compiled or hashed per request).
 
+use crate::config::{ApprovalPolicy, ApprovalRequest};
+use crate::service::Caller;
 use crate::skill::SkillOutput;
 use serde_json::Value;
+use skillgate_a2a::TaskState;
 use skillgate_core::document::ValidatedDocument;
 use skillgate_core::jcs::{write_canonical, Sink};
 use skillgate_core::wire::{names, AuthorityMode, ErrorDetail, ErrorObject};
-use skillgate_core::ErrorCode;
+use skillgate_core::{ErrorCode, TerminalState};
 use std::collections::HashSet;
 use std::time::Duration;
 
 /// artifactId of the primary result artifact.
 pub const RESULT_ARTIFACT_ID: &str = "result";
+
+/// Where in the profile a refusal arose. With the error code it fixes the task state, because
+/// `resource_limit_exceeded` is a rejection before acceptance and a failure during processing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Before the request was accepted: the handler never ran.
+    Admission,
+    /// After acceptance: while the handler ran, or when its output was checked.
+    Processing,
+}
+
+/// A refused or failed request: the draft error object and the phase it arose in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejection {
+    /// The error object the task's status message carries.
+    pub error: ErrorObject,
+    /// The phase, which with the code decides between `REJECTED` and `FAILED`.
+    pub phase: Phase,
+}
+
+impl Rejection {
+    /// A refusal before acceptance.
+    pub fn admission(error: ErrorObject) -> Self {
+        Self {
+            error,
+            phase: Phase::Admission,
+        }
+    }
+
+    /// A failure after acceptance.
+    pub fn processing(error: ErrorObject) -> Self {
+        Self {
+            error,
+            phase: Phase::Processing,
+        }
+    }
+
+    /// The terminal task state the profile assigns to this code in this phase; a code only a
+    /// client reports (`skill_not_advertised`) never reaches a server task, so it fails.
+    pub fn task_state(&self) -> TaskState {
+        match (self.error.code.terminal_state(), self.phase) {
+            (TerminalState::Rejected, _) | (TerminalState::RejectedOrFailed, Phase::Admission) => {
+                TaskState::Rejected
+            }
+            (TerminalState::Failed, _)
+            | (TerminalState::RejectedOrFailed, Phase::Processing)
+            | (TerminalState::ClientLocal, _) => TaskState::Failed,
+        }
+    }
+}
+
+/// A request the gate let through: the arguments its handler receives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Admission {
+    /// The validated arguments, integral floats normalised (80.0 becomes 80) so a typed handler
+    /// sees the same view the JSON Schema validator saw.
+    pub arguments: Value,
+}
 
 /// The validated document of a skill with everything the request path needs, precomputed.
 #[derive(Clone, Debug)]
@@ -83,6 +144,48 @@ impl SkillGate {
         self.doc.document().authority.default_mode == AuthorityMode::Execute
     }
 
+    /// Every pre-acceptance check of the profile, in its order: `interface_mismatch`,
+    /// `resource_limit_exceeded`, `input_invalid` (see [`SkillGate::check_request`]), then
+    /// `authorization_failed` for a caller whose token does not cover the skill, then the
+    /// approval policy for an `execute`-mode skill (also `authorization_failed`).
+    pub fn admit(
+        &self,
+        request: &Value,
+        caller: Option<&Caller>,
+        approval: &ApprovalPolicy,
+    ) -> Result<Admission, Rejection> {
+        let args = self.check_request(request).map_err(Rejection::admission)?;
+        if let Some(c) = caller {
+            if !c.allows(self.skill_id()) {
+                return Err(Rejection::admission(ErrorObject::new(
+                    ErrorCode::AuthorizationFailed,
+                    format!(
+                        "the presented credentials are not authorized for skill {}",
+                        self.skill_id()
+                    ),
+                )));
+            }
+        }
+        if self.is_execute() {
+            let req = ApprovalRequest {
+                skill_id: self.skill_id(),
+                caller: caller.map(|c| &*c.label),
+            };
+            if !approval.approves(&req) {
+                return Err(Rejection::admission(ErrorObject::new(
+                    ErrorCode::AuthorizationFailed,
+                    format!(
+                        "skill {} has authority mode execute and the approval policy did not approve this request",
+                        self.skill_id()
+                    ),
+                )));
+            }
+        }
+        let mut arguments = args.clone();
+        skillgate_core::instance::normalize_integral_floats(&mut arguments);
+        Ok(Admission { arguments })
+    }
+
     /// Pre-acceptance checks on the request Data Part, in the profile's order:
     /// `interface_mismatch`, then `resource_limit_exceeded` (max_input_bytes), then
     /// `input_invalid`. Returns the arguments.
@@ -133,7 +236,11 @@ impl SkillGate {
 
     /// Post-execution checks: the output against `output_schema` and every record against the
     /// schema of its declared kind, with unique non-empty artifactIds.
-    pub fn check_output(&self, out: &SkillOutput) -> Result<(), ErrorObject> {
+    pub fn check_output(&self, out: &SkillOutput) -> Result<(), Rejection> {
+        self.check_output_object(out).map_err(Rejection::processing)
+    }
+
+    fn check_output_object(&self, out: &SkillOutput) -> Result<(), ErrorObject> {
         if let Err(details) = self.doc.output_validator().validate(&out.output) {
             return Err(ErrorObject::new(
                 ErrorCode::OutputInvalid,
@@ -195,4 +302,54 @@ pub(crate) fn describe_args_invalid(message: &str) -> ErrorObject {
         expected: Some("string".into()),
         actual: None,
     }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(code: ErrorCode, phase: Phase) -> TaskState {
+        Rejection {
+            error: ErrorObject::new(code, "m"),
+            phase,
+        }
+        .task_state()
+    }
+
+    #[test]
+    fn task_state_follows_code_and_phase() {
+        use Phase::{Admission, Processing};
+        assert_eq!(
+            state(ErrorCode::InputInvalid, Admission),
+            TaskState::Rejected
+        );
+        assert_eq!(
+            state(ErrorCode::AuthorizationFailed, Admission),
+            TaskState::Rejected
+        );
+        assert_eq!(
+            state(ErrorCode::ConstraintRejected, Processing),
+            TaskState::Rejected
+        );
+        assert_eq!(
+            state(ErrorCode::ResourceLimitExceeded, Admission),
+            TaskState::Rejected
+        );
+        assert_eq!(
+            state(ErrorCode::ResourceLimitExceeded, Processing),
+            TaskState::Failed
+        );
+        assert_eq!(
+            state(ErrorCode::InterfaceUnavailable, Admission),
+            TaskState::Failed
+        );
+        assert_eq!(
+            state(ErrorCode::OutputInvalid, Processing),
+            TaskState::Failed
+        );
+        assert_eq!(
+            state(ErrorCode::SkillNotAdvertised, Admission),
+            TaskState::Failed
+        );
+    }
 }

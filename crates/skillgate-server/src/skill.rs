@@ -6,9 +6,9 @@ use skillgate_core::wire::{Authority, Constraints, Interaction};
 use skillgate_core::ErrorCode;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 /// The boxed future a handler returns.
 pub(crate) type HandlerFuture =
@@ -155,38 +155,14 @@ impl SkillBuilder {
     }
 }
 
-#[derive(Debug, Default)]
-pub(crate) struct CancelSignal {
-    flag: AtomicBool,
-    notify: Notify,
-}
-
-impl CancelSignal {
-    pub(crate) fn cancel(&self) {
-        self.flag.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
-    }
-    pub(crate) fn is_cancelled(&self) -> bool {
-        self.flag.load(Ordering::SeqCst)
-    }
-    pub(crate) async fn cancelled(&self) {
-        loop {
-            let notified = self.notify.notified();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
 /// What a handler knows about the request it serves.
 #[derive(Clone, Debug)]
 pub struct SkillContext {
     pub(crate) task_id: Arc<str>,
     pub(crate) context_id: Arc<str>,
     pub(crate) caller: Option<Arc<str>>,
-    pub(crate) cancel: Arc<CancelSignal>,
+    /// Fired by `CancelTask` only; clones share it, so the handler and the runner see one signal.
+    pub(crate) cancel: CancellationToken,
     pub(crate) next_record: Arc<AtomicU64>,
 }
 

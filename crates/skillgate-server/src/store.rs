@@ -6,7 +6,6 @@
 //! their duration is bounded by the skill's `max_duration_ms` or the server's cap.
 
 use crate::config::TaskStoreConfig;
-use crate::skill::CancelSignal;
 use skillgate_a2a::{
     Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
@@ -22,6 +21,17 @@ const EVENT_BUFFER: usize = 64;
 pub(crate) struct TaskData {
     pub(crate) task: Task,
     pub(crate) finished: Option<Instant>,
+    /// A follow-up holds the turn of this interrupted task; cleared by the next status change.
+    turn_taken: bool,
+}
+
+/// Why a follow-up message may not continue a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TurnRefused {
+    /// The task is not an interrupted plain task (its current state is given).
+    NotWaiting(TaskState),
+    /// Another follow-up already continues it.
+    Taken,
 }
 
 /// One task with its event fan-out and cancel signal.
@@ -29,7 +39,7 @@ pub(crate) struct TaskEntry {
     data: Mutex<TaskData>,
     events: broadcast::Sender<StreamResponse>,
     done: watch::Sender<bool>,
-    pub(crate) cancel: Arc<CancelSignal>,
+    pub(crate) cancel: tokio_util::sync::CancellationToken,
     pub(crate) cancelable: bool,
     pub(crate) owner: Option<Arc<str>>,
     /// Created by the plain handler: later messages with its taskId continue it.
@@ -48,19 +58,41 @@ impl TaskEntry {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let (done, _) = watch::channel(finished.is_some());
         Self {
-            data: Mutex::new(TaskData { task, finished }),
+            data: Mutex::new(TaskData {
+                task,
+                finished,
+                turn_taken: false,
+            }),
             events,
             done,
-            cancel: Arc::new(CancelSignal::default()),
+            cancel: tokio_util::sync::CancellationToken::new(),
             cancelable,
             owner,
             plain: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    /// Appends a message to the history (a follow-up turn).
-    pub(crate) fn push_history(&self, m: Message) {
-        lock(&self.data).task.history.push(m);
+    /// Takes the next turn of an interrupted plain task: checks the state, appends the
+    /// follow-up (with the task's context id) to the history and marks the turn taken in one
+    /// critical section, so of two concurrent follow-ups exactly one continues the task.
+    pub(crate) fn take_turn(&self, mut m: Message) -> Result<Message, TurnRefused> {
+        let mut d = lock(&self.data);
+        let state = d.task.status.state;
+        if !state.is_interrupted() || !self.plain.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(TurnRefused::NotWaiting(state));
+        }
+        if d.turn_taken {
+            return Err(TurnRefused::Taken);
+        }
+        d.turn_taken = true;
+        m.context_id = d.task.context_id.clone();
+        d.task.history.push(m.clone());
+        Ok(m)
+    }
+
+    /// Gives the turn back when a follow-up's steps ended without moving the task on.
+    pub(crate) fn release_turn(&self) {
+        lock(&self.data).turn_taken = false;
     }
 
     pub(crate) fn snapshot(&self) -> Task {
@@ -98,6 +130,7 @@ impl TaskEntry {
             timestamp: Some(crate::time::now_rfc3339()),
         };
         d.task.status = status.clone();
+        d.turn_taken = false;
         if state.is_terminal() {
             d.finished = Some(Instant::now());
         }

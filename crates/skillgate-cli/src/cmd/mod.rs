@@ -9,4 +9,3 @@ pub mod io;
 pub mod jcs;
 pub mod net;
 pub mod serve;
-pub mod tck_agent;

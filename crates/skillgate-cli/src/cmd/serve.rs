@@ -34,7 +34,7 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         .map(TokenTable::from_file)
         .transpose()?;
     let builder = if a.conformance_agent {
-        crate::cmd::tck_agent::agent()
+        skillgate_netops::conformance_agent::agent()
     } else {
         skillgate_netops::agent()
     };

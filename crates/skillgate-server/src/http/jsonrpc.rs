@@ -152,14 +152,12 @@ async fn dispatch(
         methods::SUBSCRIBE_TO_TASK => params::<a2a::SubscribeToTaskRequest>(rpc.params)
             .and_then(|p| svc.subscribe_to_task(&p, ctx))
             .map(|s| sse::jsonrpc(id.clone(), s)),
-        m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => Err(ServiceError::new(
-            A2aError::PushNotificationNotSupported,
-            "push notifications are not supported (capabilities.pushNotifications is false)",
-        )),
-        methods::GET_EXTENDED_AGENT_CARD => Err(ServiceError::new(
-            A2aError::UnsupportedOperation,
-            "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
-        )),
+        m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc
+            .push_notification_config()
+            .map(|()| ok(id.clone(), &Value::Null)),
+        methods::GET_EXTENDED_AGENT_CARD => svc
+            .extended_agent_card()
+            .map(|()| ok(id.clone(), &Value::Null)),
         other => Err(ServiceError::new(
             A2aError::MethodNotFound,
             format!("method {other:?} not found"),

@@ -155,8 +155,8 @@ fn requested_version(req: &Request) -> String {
         return v.to_str().unwrap_or("").trim().to_string();
     }
     if let Some(q) = req.uri().query() {
-        for pair in q.split('&') {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        // Percent-decoded, so `A2A-Version=1%2E0` reads as a client library would send it.
+        for (k, v) in form_urlencoded::parse(q.as_bytes()) {
             if k.eq_ignore_ascii_case(a2a::A2A_VERSION_HEADER) {
                 return v.trim().to_string();
             }

@@ -241,19 +241,19 @@ pub(crate) async fn list_tasks(
 }
 
 /// Push notification config paths.
-pub(crate) async fn push_not_supported() -> Response {
-    error_response(
-        A2aError::PushNotificationNotSupported,
-        "push notifications are not supported (capabilities.pushNotifications is false)",
-    )
+pub(crate) async fn push_not_supported(State(st): State<AppState>) -> Response {
+    match st.service.push_notification_config() {
+        Ok(()) => json_response(StatusCode::OK, &serde_json::Value::Null),
+        Err(e) => service_error(e),
+    }
 }
 
 /// `GET /extendedAgentCard`.
-pub(crate) async fn extended_card() -> Response {
-    error_response(
-        A2aError::UnsupportedOperation,
-        "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
-    )
+pub(crate) async fn extended_card(State(st): State<AppState>) -> Response {
+    match st.service.extended_agent_card() {
+        Ok(()) => json_response(StatusCode::OK, &serde_json::Value::Null),
+        Err(e) => service_error(e),
+    }
 }
 
 /// Anything else.

@@ -1,7 +1,6 @@
 //! The HTTP+JSON binding, the Agent Card and bearer authentication, over real HTTP.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use skillgate_server::*;
 use std::time::Duration;

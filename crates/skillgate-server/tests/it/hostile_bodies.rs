@@ -1,8 +1,7 @@
 //! Mutated and hostile request bodies on both bindings: every one gets a well-formed error or
 //! result, never a 5xx, a hang or a dead server.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 /// A small deterministic generator, so a failure reproduces exactly.

@@ -1,8 +1,7 @@
 //! The domain functions against the fixture tree, a fixture rewritten during the sampling
 //! window, and the real host. Every output and record is checked against the published schemas.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
@@ -170,18 +169,51 @@ async fn missing_proc_file_is_execution_failed() {
     );
 }
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-/// A writable copy of the fixture tree (no tempfile crate needed for one directory).
-fn scratch_copy() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "skillgate-netops-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
+/// A writable copy of the fixture tree, removed when the guard drops.
+fn scratch_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host-a");
-    copy_tree(&src, &dir);
+    copy_tree(&src, dir.path());
     dir
+}
+
+/// The real sysfs reader over a tree, announcing each `/proc/net/dev` read: a test rewrites the
+/// counters once the first sample is taken, instead of sleeping and hoping it was.
+#[derive(Debug)]
+struct ObservedHost {
+    inner: SysfsHost,
+    reads: tokio::sync::watch::Sender<usize>,
+}
+
+impl ObservedHost {
+    fn new(root: &Path) -> Self {
+        Self {
+            inner: SysfsHost::with_root(root),
+            reads: tokio::sync::watch::channel(0).0,
+        }
+    }
+
+    /// Resolves once `/proc/net/dev` has been read at least `n` times in total.
+    async fn read_at_least(&self, n: usize) {
+        let mut rx = self.reads.subscribe();
+        rx.wait_for(|r| *r >= n).await.unwrap();
+    }
+}
+
+impl HostSource for ObservedHost {
+    fn net_dev(&self) -> Result<String, skillgate_netops::host::HostError> {
+        let text = self.inner.net_dev();
+        self.reads.send_modify(|r| *r += 1);
+        text
+    }
+
+    fn link_attribute(
+        &self,
+        interface: &str,
+        attribute: skillgate_netops::host::LinkAttribute,
+    ) -> Result<Option<String>, skillgate_netops::host::HostError> {
+        self.inner.link_attribute(interface, attribute)
+    }
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -201,9 +233,16 @@ const DEV_HEADER: &str = "Inter-|   Receive                                     
  face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
 ";
 
-/// Rewrites eth1's counters in the copied tree while a skill is inside its sampling window.
-async fn rewrite_eth1(root: PathBuf, rx_bytes: u64, tx_bytes: u64) {
-    tokio::time::sleep(Duration::from_millis(100)).await;
+/// Rewrites eth1's counters in the copied tree once the skill has taken its first sample
+/// (`/proc/net/dev` read `reads` times in total), so the change lands inside the window.
+async fn rewrite_eth1(
+    host: &ObservedHost,
+    root: &Path,
+    reads: usize,
+    rx_bytes: u64,
+    tx_bytes: u64,
+) {
+    host.read_at_least(reads).await;
     let text =
         format!("{DEV_HEADER}  eth1: {rx_bytes} 1000 50 0 0 0 0 0 {tx_bytes} 900 0 20 0 0 0 0\n");
     std::fs::write(root.join("proc/net/dev"), text).unwrap();
@@ -211,18 +250,17 @@ async fn rewrite_eth1(root: PathBuf, rx_bytes: u64, tx_bytes: u64) {
 
 #[tokio::test]
 async fn rates_and_utilization_follow_the_counters() {
-    let root = scratch_copy();
-    let host = SysfsHost::with_root(&root);
+    let scratch = scratch_copy();
+    let root = scratch.path();
+    let host = ObservedHost::new(root);
     // eth1 is a 100 Mbit/s link; +3,000,000 bytes rx over a ~400 ms window is ~60 Mbit/s.
-    let writer = tokio::spawn(rewrite_eth1(
-        root.clone(),
-        100_000 + 3_000_000,
-        90_000 + 1000,
-    ));
     let mut a = args("eth1", "utilization", "gte", 50.0, "percent");
     a["window_ms"] = json!(400);
-    let (out, rec) = evaluate_ok(&host, a).await;
-    writer.await.unwrap();
+    let reads = *host.reads.borrow();
+    let ((out, rec), ()) = tokio::join!(
+        evaluate_ok(&host, a),
+        rewrite_eth1(&host, root, reads + 1, 100_000 + 3_000_000, 90_000 + 1000)
+    );
     let u = out["observed_value"].as_f64().unwrap();
     // 3e6 B * 8 / 0.4 s / 1e8 bit/s = 60 %; the measured elapsed time is at least the window.
     assert!(u > 40.0 && u <= 60.0 + 1e-9, "utilization {u}");
@@ -230,11 +268,13 @@ async fn rates_and_utilization_follow_the_counters() {
     assert_eq!(rec["unit"], "percent");
 
     // A counter that goes backwards is a failure, never a zero rate.
-    let writer = tokio::spawn(rewrite_eth1(root.clone(), 5, 5));
     let mut a = args("eth1", "rx_bytes_per_second", "gt", 0.0, "bytes_per_second");
     a["window_ms"] = json!(400);
-    let e = domain::evaluate(&a, &host, "r".into()).await;
-    writer.await.unwrap();
+    let reads = *host.reads.borrow();
+    let (e, ()) = tokio::join!(
+        domain::evaluate(&a, &host, "r".into()),
+        rewrite_eth1(&host, root, reads + 1, 5, 5)
+    );
     let e = e.unwrap_err();
     assert_eq!(e.code(), ErrorCode::ExecutionFailed);
     assert!(e.to_string().contains("rx_bytes went backwards"), "{e}");
@@ -245,17 +285,15 @@ async fn rates_and_utilization_follow_the_counters() {
         format!("{DEV_HEADER}  eth1: 1 0 0 0 0 0 0 0 1 0 0 0 0 0 0 0\n"),
     )
     .unwrap();
-    let r2 = root.clone();
-    let writer = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        std::fs::write(r2.join("proc/net/dev"), DEV_HEADER).unwrap();
-    });
-    let e = domain::collect(&json!({"interface": "eth1", "window_ms": 200}), &host)
-        .await
-        .unwrap_err();
-    writer.await.unwrap();
+    let reads = *host.reads.borrow();
+    let vanish = async {
+        host.read_at_least(reads + 1).await;
+        std::fs::write(root.join("proc/net/dev"), DEV_HEADER).unwrap();
+    };
+    let gone = json!({"interface": "eth1", "window_ms": 200});
+    let (e, ()) = tokio::join!(domain::collect(&gone, &host), vanish);
+    let e = e.unwrap_err();
     assert!(matches!(e, NetopsError::Vanished(_)), "{e}");
-    std::fs::remove_dir_all(root).unwrap();
 }
 
 #[tokio::test]

@@ -374,3 +374,23 @@ pub fn error_object(task: &Value) -> &Value {
 pub fn observe_args() -> Value {
     json!({"resource_id": "eth0", "condition": {"metric": "utilization", "operator": ">", "threshold": 80, "unit": "percent"}})
 }
+
+/// Polls `probe` every 10 ms until it yields `Some`, failing the test once `limit` passes: tests
+/// wait for an observable server state instead of guessing how long the server needs.
+pub async fn eventually<T, F, Fut>(limit: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the awaited state did not arrive within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

@@ -2,8 +2,7 @@
 //! TCK generates from the v1.0.0 proto (shared/spec/a2a/v1.0.0/tck-generated/a2a.json): names,
 //! types and enum values exactly as ProtoJSON, no stray members (`additionalProperties: false`).
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Map, Value};
 
 fn normalize(name: &str) -> String {

@@ -1,4 +1,7 @@
-//! Scratch: the TCK agent on the proposed `PlainReply::Task` API.
+//! The agent `skillgate serve --conformance-agent` runs for the A2A TCK: the netops skills plus a
+//! plain handler that answers each TCK scenario, chosen by the prefix of the test's messageId,
+//! with the task shape that scenario expects (artifacts of each part kind, an interrupted task,
+//! a rejection, chunked streaming, a slow task to resubscribe to).
 
 use serde_json::json;
 use skillgate_server::a2a::{Artifact, Message, Part, PartContent, TaskState};
@@ -130,7 +133,47 @@ fn reply(m: &Message) -> PlainReply {
     }
 }
 
-/// The netops agent plus the TCK's scenarios.
+/// The netops agent on the real host plus the TCK's scenarios as its plain handler; messages
+/// that carry a skill request still go to the schema-governed skills.
 pub fn agent() -> AgentBuilder {
-    skillgate_netops::agent().plain_handler(|m: Message, _c: PlainContext| async move { reply(&m) })
+    crate::agent().plain_handler(|m: Message, _c: PlainContext| async move { reply(&m) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str) -> Message {
+        Message {
+            message_id: id.into(),
+            parts: text("hi"),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn scenarios_follow_the_message_id_prefix() {
+        assert!(matches!(
+            reply(&message("tck-message-response-1")),
+            PlainReply::Message(_)
+        ));
+        assert!(matches!(
+            reply(&message("tck-reject-task-2")),
+            PlainReply::Rejected(_)
+        ));
+        let PlainReply::Task(steps) = reply(&message("tck-input-required-3")) else {
+            panic!("a task");
+        };
+        assert!(matches!(
+            steps.as_slice(),
+            [PlainStep::Status(TaskState::InputRequired, _)]
+        ));
+        // file-url is tested before its prefix file.
+        let PlainReply::Task(steps) = reply(&message("tck-artifact-file-url-4")) else {
+            panic!("a task");
+        };
+        assert!(
+            matches!(&steps[0], PlainStep::Artifact { artifact, .. } if artifact.artifact_id == "file-url")
+        );
+    }
 }

@@ -2,8 +2,7 @@
 //! interrupted state, a follow-up turn that continues the task, and a subscription that stays
 //! open across the interruption.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use skillgate_server::*;
 use std::time::Duration;
@@ -130,10 +129,11 @@ async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
     let client = s.client.clone();
     let url = format!("{}/", s.base);
     let sub_id = id.clone();
+    let (attached_tx, attached) = tokio::sync::oneshot::channel();
     let sub = tokio::spawn(async move {
         let body = json!({"jsonrpc": "2.0", "id": 9, "method": "SubscribeToTask",
                           "params": {"id": sub_id}});
-        let resp = client
+        let mut resp = client
             .post(url)
             .header("A2A-Version", "1.0")
             .header("Content-Type", "application/json")
@@ -141,10 +141,22 @@ async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
             .send()
             .await
             .unwrap();
-        resp.text().await.unwrap()
+        // The first event (the Task) proves the subscription is attached.
+        let mut text = String::new();
+        while !text.contains("\n\n") {
+            let chunk = resp.chunk().await.unwrap().expect("the first event");
+            text.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        let _ = attached_tx.send(());
+        while let Some(chunk) = resp.chunk().await.unwrap() {
+            text.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        text
     });
-    // Give the subscription time to attach before the follow-up moves the task on.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::timeout(Duration::from_secs(5), attached)
+        .await
+        .expect("the subscription attached in time")
+        .unwrap();
     assert!(
         !sub.is_finished(),
         "the subscription closed at the interrupted state"
@@ -164,6 +176,40 @@ async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
         evs.last().unwrap()["result"]["statusUpdate"]["status"]["state"],
         "TASK_STATE_COMPLETED",
         "{evs:?}"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn two_concurrent_follow_ups_continue_an_interrupted_task_once() {
+    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let r = s.rpc("SendMessage", text_message("start", None)).await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_owned();
+    assert_eq!(task_of(&r)["status"]["state"], "TASK_STATE_INPUT_REQUIRED");
+
+    // The continuation takes 100 ms, so both follow-ups arrive while the task is still
+    // interrupted: only one may take the turn.
+    let (a, b) = tokio::join!(
+        s.rpc("SendMessage", text_message("eth0", Some(&id))),
+        s.rpc("SendMessage", text_message("eth0", Some(&id)))
+    );
+    let (won, lost) = match (a.get("result"), b.get("result")) {
+        (Some(_), None) => (&a, &b),
+        (None, Some(_)) => (&b, &a),
+        _ => panic!("exactly one follow-up must continue the task:\n{a}\n{b}"),
+    };
+    assert_eq!(
+        task_of(won)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{won}"
+    );
+    // UnsupportedOperationError: the task is no longer waiting for input.
+    assert_eq!(lost["error"]["code"], -32004, "{lost}");
+    let g = s.rpc("GetTask", json!({"id": id})).await;
+    assert_eq!(
+        g["result"]["history"].as_array().unwrap().len(),
+        2,
+        "only the winning follow-up joins the history: {g}"
     );
     s.shutdown().await;
 }

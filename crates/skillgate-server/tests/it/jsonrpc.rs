@@ -1,8 +1,7 @@
 //! The JSON-RPC binding end to end: the profile's mapping, every error code, streaming, polling
 //! and cancel, against a real server on an ephemeral port.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use skillgate_server::*;
 use std::time::Duration;
@@ -608,6 +607,17 @@ async fn list_tasks_pages_and_filters() {
         ),
         -32602
     );
+    // A well-formed string naming a day the calendar does not have is not a date-time.
+    assert_eq!(
+        code_of(
+            &s.rpc(
+                "ListTasks",
+                json!({"statusTimestampAfter": "2026-02-31T00:00:00Z"})
+            )
+            .await
+        ),
+        -32602
+    );
     assert_eq!(
         code_of(&s.rpc("ListTasks", json!({"pageToken": "zz"})).await),
         -32602
@@ -817,7 +827,17 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
             .await
             .unwrap()
     });
-    tokio::time::sleep(Duration::from_millis(60)).await;
+    // Shut down only once the request is in flight: its task is working.
+    let server = &s;
+    eventually(Duration::from_secs(5), || async move {
+        let l = server.rpc("ListTasks", json!({})).await;
+        let tasks = l["result"]["tasks"].as_array().cloned().unwrap_or_default();
+        tasks
+            .iter()
+            .any(|t| t["status"]["state"] == "TASK_STATE_WORKING")
+            .then_some(())
+    })
+    .await;
     s.shutdown().await;
     let text = inflight.await.unwrap();
     assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
@@ -842,8 +862,12 @@ async fn server_time_limits() {
     assert_eq!(t["status"]["state"], "TASK_STATE_WORKING", "{r}");
     // ... and the server-wide duration cap fails a handler that declares no max_duration_ms.
     let id = t["id"].as_str().unwrap().to_string();
-    tokio::time::sleep(Duration::from_millis(1700)).await;
-    let g = s.rpc("GetTask", json!({"id": id})).await;
+    let (server, id) = (&s, &id);
+    let g = eventually(Duration::from_secs(5), || async move {
+        let g = server.rpc("GetTask", json!({"id": id})).await;
+        (g["result"]["status"]["state"] != "TASK_STATE_WORKING").then_some(g)
+    })
+    .await;
     assert_eq!(g["result"]["status"]["state"], "TASK_STATE_FAILED", "{g}");
     assert_eq!(
         error_object(&g["result"])["code"],

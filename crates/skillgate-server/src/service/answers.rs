@@ -1,0 +1,25 @@
+//! The answers to A2A methods this agent does not serve, given once for both bindings so the
+//! JSON-RPC and HTTP+JSON replies cannot drift apart.
+
+use super::{A2aService, ServiceError};
+use skillgate_a2a::A2aError;
+
+impl A2aService {
+    /// Any push-notification-config method: refused, as the card advertises
+    /// `capabilities.pushNotifications: false`.
+    pub fn push_notification_config(&self) -> Result<(), ServiceError> {
+        Err(ServiceError::new(
+            A2aError::PushNotificationNotSupported,
+            "push notifications are not supported (capabilities.pushNotifications is false)",
+        ))
+    }
+
+    /// `GetExtendedAgentCard`: refused, as the card advertises
+    /// `capabilities.extendedAgentCard: false`.
+    pub fn extended_agent_card(&self) -> Result<(), ServiceError> {
+        Err(ServiceError::new(
+            A2aError::UnsupportedOperation,
+            "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+        ))
+    }
+}

@@ -1,0 +1,233 @@
+//! The A2A service: every method of the protocol over typed requests, knowing nothing about HTTP.
+//! The JSON-RPC and HTTP+JSON bindings are thin adapters over [`A2aService`].
+//!
+//! By concern: [`prepare`] turns a `SendMessage` into a task (or a plain turn), [`run`] drives
+//! describe_skill and domain skills through the gate, [`plain`] plays plain-handler tasks,
+//! [`stream`] serves event streams, [`query`] answers task reads and cancellation, and
+//! [`answers`] holds the fixed answers both bindings give.
+
+mod answers;
+mod plain;
+mod prepare;
+mod query;
+mod run;
+mod stream;
+
+use crate::agent::{Agent, PlainReply};
+use crate::config::{ApprovalPolicy, ServerConfig};
+use crate::gate::Rejection;
+use crate::store::{TaskEntry, TaskStore};
+use plain::continuation_steps;
+use serde_json::Value;
+use skillgate_a2a::{
+    A2aError, Message, Part, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
+};
+use skillgate_core::wire::ErrorObject;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// An authenticated caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    /// Identity label (never the secret).
+    pub label: Arc<str>,
+    /// Skills this caller may use; `None` means all.
+    pub skills: Option<Arc<BTreeSet<String>>>,
+}
+
+impl Caller {
+    /// Whether this caller may use the skill.
+    pub fn allows(&self, skill_id: &str) -> bool {
+        self.skills.as_ref().is_none_or(|s| s.contains(skill_id))
+    }
+}
+
+/// Per-request facts the bindings pass in.
+#[derive(Clone, Debug, Default)]
+pub struct RequestContext {
+    /// The authenticated caller, when authentication is on.
+    pub caller: Option<Caller>,
+    /// Activated extension URIs (supported ones the client asked for).
+    pub extensions: Vec<String>,
+}
+
+/// A protocol-level error (not a task outcome).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct ServiceError {
+    /// The A2A error.
+    pub kind: A2aError,
+    /// The message for the caller.
+    pub message: String,
+}
+
+impl ServiceError {
+    /// An error with a message.
+    pub fn new(kind: A2aError, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// A stream of events, ended after a terminal or interrupted status.
+pub type EventStream = mpsc::Receiver<StreamResponse>;
+
+struct Inner {
+    agent: Agent,
+    store: TaskStore,
+    approval: ApprovalPolicy,
+    request_timeout: Duration,
+    max_task_duration: Duration,
+}
+
+/// The A2A service over one agent.
+#[derive(Clone)]
+pub struct A2aService(Arc<Inner>);
+
+/// What a prepared task runs once spawned.
+enum Job {
+    /// `describe_skill` with its arguments.
+    Describe(Value),
+    /// A domain skill (its id) with the request Data Part.
+    Domain(String, Value),
+    /// A request refused before it reached any skill (e.g. a skill this agent does not serve).
+    Refuse(Rejection),
+    /// Nothing: the task was answered while it was prepared.
+    Settled,
+}
+
+enum Prepared {
+    Plain {
+        message: Message,
+        context_id: String,
+    },
+    Task {
+        entry: Arc<TaskEntry>,
+        job: Job,
+    },
+    Continue {
+        entry: Arc<TaskEntry>,
+        message: Message,
+    },
+}
+
+fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+fn agent_message(task: &Task, parts: Vec<Part>) -> Message {
+    Message {
+        message_id: new_id(),
+        context_id: task.context_id.clone(),
+        task_id: task.id.clone(),
+        role: Role::Agent,
+        parts,
+        ..Default::default()
+    }
+}
+
+fn error_part(e: &ErrorObject) -> Part {
+    Part::data(serde_json::to_value(e).unwrap_or(Value::Null))
+}
+
+fn trim_history(mut task: Task, history_length: Option<i32>) -> Task {
+    if let Some(n) = history_length {
+        let n = usize::try_from(n.max(0)).unwrap_or(0);
+        let len = task.history.len();
+        if len > n {
+            task.history.drain(..len - n);
+        }
+    }
+    task
+}
+
+fn check_history_length(h: Option<i32>) -> Result<(), ServiceError> {
+    match h {
+        Some(n) if n < 0 => Err(ServiceError::new(
+            A2aError::InvalidParams,
+            "historyLength must not be negative",
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl A2aService {
+    /// A service over an agent with the given configuration.
+    pub fn new(agent: Agent, config: &ServerConfig) -> Self {
+        Self(Arc::new(Inner {
+            agent,
+            store: TaskStore::new(config.task_store),
+            approval: config.approval.clone(),
+            request_timeout: config.request_timeout,
+            max_task_duration: config.max_task_duration,
+        }))
+    }
+
+    /// The hosted agent.
+    pub fn agent(&self) -> &Agent {
+        &self.0.agent
+    }
+
+    fn visible(&self, id: &str, ctx: &RequestContext) -> Result<Arc<TaskEntry>, ServiceError> {
+        let not_found =
+            || ServiceError::new(A2aError::TaskNotFound, format!("task {id} not found"));
+        let e = self.0.store.get(id).ok_or_else(not_found)?;
+        let caller = ctx.caller.as_ref().map(|c| &c.label);
+        if e.owner.is_some() && e.owner.as_ref() != caller {
+            return Err(not_found());
+        }
+        Ok(e)
+    }
+
+    /// `SendMessage`: waits for a terminal state (up to the request timeout) unless
+    /// `returnImmediately` is set.
+    pub async fn send_message(
+        &self,
+        req: SendMessageRequest,
+        ctx: &RequestContext,
+    ) -> Result<SendMessageResponse, ServiceError> {
+        let cfg = req.configuration.clone().unwrap_or_default();
+        check_history_length(cfg.history_length)?;
+        match self.prepare(req, ctx)? {
+            Prepared::Plain {
+                message,
+                context_id,
+            } => {
+                let reply = self
+                    .plain_reply(message.clone(), context_id.clone(), ctx)
+                    .await;
+                if let PlainReply::Task(steps) = reply {
+                    let entry = self.new_plain_task(message, context_id, ctx)?;
+                    return Ok(self.play_and_answer(entry, steps, &cfg).await);
+                }
+                self.plain_to_response(reply, message, context_id, ctx)
+            }
+            Prepared::Continue { entry, message } => {
+                let context_id = entry.snapshot().context_id;
+                let reply = self.plain_reply(message, context_id, ctx).await;
+                Ok(self
+                    .play_and_answer(entry, continuation_steps(reply), &cfg)
+                    .await)
+            }
+            Prepared::Task { entry, job } => {
+                self.spawn(entry.clone(), job, ctx);
+                if !cfg.return_immediately {
+                    entry.wait_done(self.0.request_timeout).await;
+                }
+                Ok(SendMessageResponse::Task(trim_history(
+                    entry.snapshot(),
+                    cfg.history_length,
+                )))
+            }
+        }
+    }
+
+    /// Number of tasks held (for tests and metrics).
+    pub fn task_count(&self) -> usize {
+        self.0.store.len()
+    }
+}

@@ -1,0 +1,170 @@
+//! Running a prepared task: `describe_skill` answered from the precomputed artifact, a domain
+//! skill admitted by its gate, run under its time limit and cancel signal, and its output
+//! checked before any artifact is published.
+
+use super::{agent_message, error_part, A2aService, Caller, Job, RequestContext};
+use crate::agent::HostedSkill;
+use crate::gate::{describe_args_invalid, Rejection, RESULT_ARTIFACT_ID};
+use crate::skill::SkillContext;
+use crate::store::TaskEntry;
+use serde_json::Value;
+use skillgate_a2a::{Artifact, Part, TaskState};
+use skillgate_core::wire::{names, ErrorObject};
+use skillgate_core::ErrorCode;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// Ends a task with a refusal: its error object as the status message, in the state the
+/// code and the phase give.
+fn refuse(entry: &TaskEntry, rejection: Rejection) {
+    let snap = entry.snapshot();
+    let msg = agent_message(&snap, vec![error_part(&rejection.error)]);
+    let _ = entry.set_status(rejection.task_state(), Some(msg));
+}
+
+impl A2aService {
+    /// Runs the job in the background unless its task was already answered.
+    pub(super) fn spawn(&self, entry: Arc<TaskEntry>, job: Job, ctx: &RequestContext) {
+        if matches!(job, Job::Settled) || entry.state().is_terminal() {
+            return;
+        }
+        let svc = self.clone();
+        let caller = ctx.caller.clone();
+        tokio::spawn(async move { svc.run(entry, job, caller).await });
+    }
+
+    async fn run(&self, entry: Arc<TaskEntry>, job: Job, caller: Option<Caller>) {
+        match job {
+            Job::Settled => {}
+            Job::Refuse(r) => refuse(&entry, r),
+            Job::Describe(args) => self.describe(&entry, &args),
+            Job::Domain(skill, data) => {
+                if let Some(h) = self.0.agent.0.skills.get(&skill) {
+                    self.run_domain(&entry, h, &data, caller).await;
+                }
+            }
+        }
+    }
+
+    /// `describe_skill`: the precomputed document artifact of a served skill.
+    fn describe(&self, entry: &TaskEntry, args: &Value) {
+        let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
+            return refuse(
+                entry,
+                Rejection::admission(describe_args_invalid(
+                    "describe_skill arguments must be an object with a string skill_id",
+                )),
+            );
+        };
+        match self.0.agent.0.skills.get(id) {
+            Some(h) => {
+                if entry.add_artifact(h.describe_artifact.clone()).is_ok() {
+                    let _ = entry.set_status(TaskState::Completed, None);
+                }
+            }
+            None => refuse(
+                entry,
+                Rejection::admission(ErrorObject::new(
+                    ErrorCode::InterfaceUnavailable,
+                    format!("no Skill Interface Document for skill {id:?}: it is not served by this agent"),
+                )),
+            ),
+        }
+    }
+
+    /// A domain skill: the gate's admission, the handler under its limits, the output check.
+    async fn run_domain(
+        &self,
+        entry: &Arc<TaskEntry>,
+        h: &HostedSkill,
+        data: &Value,
+        caller: Option<Caller>,
+    ) {
+        let gate = &h.gate;
+        let admission = match gate.admit(data, caller.as_ref(), &self.0.approval) {
+            Ok(a) => a,
+            Err(r) => return refuse(entry, r),
+        };
+        if entry.set_status(TaskState::Working, None).is_err() {
+            return;
+        }
+        let snap = entry.snapshot();
+        let ctx = SkillContext {
+            task_id: snap.id.as_str().into(),
+            context_id: snap.context_id.as_str().into(),
+            caller: caller.map(|c| c.label),
+            cancel: entry.cancel.clone(),
+            next_record: Arc::new(AtomicU64::new(0)),
+        };
+        let limit = gate.max_duration().map_or(self.0.max_task_duration, |d| {
+            d.min(self.0.max_task_duration)
+        });
+        // A separate task so a panicking handler becomes a JoinError, not a dead runtime thread.
+        let mut handle = tokio::spawn((h.handler)(admission.arguments, ctx));
+        let outcome = tokio::select! {
+            r = tokio::time::timeout(limit, &mut handle) => r,
+            _ = entry.cancel.cancelled() => {
+                handle.abort();
+                return;
+            }
+        };
+        let result = match outcome {
+            Err(_) => {
+                handle.abort();
+                return refuse(
+                    entry,
+                    Rejection::processing(ErrorObject::new(
+                        ErrorCode::ResourceLimitExceeded,
+                        format!(
+                            "skill {} did not finish within {} ms",
+                            gate.skill_id(),
+                            limit.as_millis()
+                        ),
+                    )),
+                );
+            }
+            Ok(Err(_join)) => {
+                return refuse(
+                    entry,
+                    Rejection::processing(ErrorObject::new(
+                        ErrorCode::ExecutionFailed,
+                        format!("skill {} failed unexpectedly", gate.skill_id()),
+                    )),
+                );
+            }
+            Ok(Ok(r)) => r,
+        };
+        let out = match result {
+            Ok(o) => o,
+            Err(e) => {
+                return refuse(
+                    entry,
+                    Rejection::processing(ErrorObject::new(e.code, e.message)),
+                )
+            }
+        };
+        if let Err(r) = gate.check_output(&out) {
+            return refuse(entry, r);
+        }
+        for r in out.records {
+            let a = Artifact {
+                artifact_id: r.artifact_id,
+                name: r.kind,
+                parts: vec![Part::data(r.data)],
+                ..Default::default()
+            };
+            if entry.add_artifact(a).is_err() {
+                return;
+            }
+        }
+        let primary = Artifact {
+            artifact_id: RESULT_ARTIFACT_ID.to_string(),
+            name: gate.skill_id().to_string(),
+            parts: vec![Part::data(out.output)],
+            ..Default::default()
+        };
+        if entry.add_artifact(primary).is_ok() {
+            let _ = entry.set_status(TaskState::Completed, None);
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Event streams: `SendStreamingMessage`, `SubscribeToTask`, and the forwarding of a task's
+//! events to one subscriber until its stream ends.
+
+use super::check_history_length;
+use super::plain::{continuation_steps, play};
+use super::{trim_history, A2aService, EventStream, Prepared, RequestContext, ServiceError};
+use crate::agent::PlainReply;
+use crate::store::TaskEntry;
+use skillgate_a2a::{
+    A2aError, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
+};
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc};
+
+impl A2aService {
+    /// `SendStreamingMessage`: the Task first, then status and artifact updates until terminal.
+    pub async fn send_streaming_message(
+        &self,
+        req: SendMessageRequest,
+        ctx: &RequestContext,
+    ) -> Result<EventStream, ServiceError> {
+        let cfg = req.configuration.clone().unwrap_or_default();
+        check_history_length(cfg.history_length)?;
+        match self.prepare(req, ctx)? {
+            Prepared::Plain {
+                message,
+                context_id,
+            } => {
+                let reply = self
+                    .plain_reply(message.clone(), context_id.clone(), ctx)
+                    .await;
+                if let PlainReply::Task(steps) = reply {
+                    let entry = self.new_plain_task(message, context_id, ctx)?;
+                    let (first, events) = entry.subscribe();
+                    let rx = forward(
+                        entry.clone(),
+                        trim_history(first, cfg.history_length),
+                        events,
+                    );
+                    play(entry, steps);
+                    return Ok(rx);
+                }
+                let (tx, rx) = mpsc::channel(1);
+                let ev = match self.plain_to_response(reply, message, context_id, ctx)? {
+                    SendMessageResponse::Message(m) => StreamResponse::Message(m),
+                    SendMessageResponse::Task(t) => StreamResponse::Task(t),
+                };
+                let _ = tx.try_send(ev);
+                Ok(rx)
+            }
+            Prepared::Continue { entry, message } => {
+                let context_id = entry.snapshot().context_id;
+                let reply = self.plain_reply(message, context_id, ctx).await;
+                let steps = continuation_steps(reply);
+                let (first, events) = entry.subscribe();
+                let rx = forward(
+                    entry.clone(),
+                    trim_history(first, cfg.history_length),
+                    events,
+                );
+                play(entry, steps);
+                Ok(rx)
+            }
+            Prepared::Task { entry, job } => {
+                let (first, events) = entry.subscribe();
+                let rx = forward(
+                    entry.clone(),
+                    trim_history(first, cfg.history_length),
+                    events,
+                );
+                self.spawn(entry, job, ctx);
+                Ok(rx)
+            }
+        }
+    }
+
+    /// `SubscribeToTask`: the current Task first, then updates; terminal tasks are refused.
+    pub fn subscribe_to_task(
+        &self,
+        req: &SubscribeToTaskRequest,
+        ctx: &RequestContext,
+    ) -> Result<EventStream, ServiceError> {
+        let e = self.visible(&req.id, ctx)?;
+        let (first, events) = e.subscribe();
+        if first.status.state.is_terminal() {
+            return Err(ServiceError::new(
+                A2aError::UnsupportedOperation,
+                format!(
+                    "task {} is already in terminal state {}",
+                    req.id, first.status.state
+                ),
+            ));
+        }
+        Ok(forward(e, first, events))
+    }
+}
+
+/// Whether an event ends a stream: a terminal or interrupted status, or a direct message.
+pub(super) fn ends_stream(ev: &StreamResponse) -> bool {
+    match ev {
+        StreamResponse::StatusUpdate(s) => {
+            s.status.state.is_terminal() || s.status.state.is_interrupted()
+        }
+        StreamResponse::Task(t) => t.status.state.is_terminal() || t.status.state.is_interrupted(),
+        StreamResponse::Message(_) => true,
+        StreamResponse::ArtifactUpdate(_) => false,
+    }
+}
+
+/// Sends `first`, then the task's events, to a new receiver until an event ends the stream.
+pub(super) fn forward(
+    entry: Arc<TaskEntry>,
+    first: Task,
+    mut events: broadcast::Receiver<StreamResponse>,
+) -> EventStream {
+    let (tx, rx) = mpsc::channel(16);
+    tokio::spawn(async move {
+        let first = StreamResponse::Task(first);
+        // An interrupted task's stream stays open: the next turn moves it on.
+        let end = matches!(&first, StreamResponse::Task(t) if t.status.state.is_terminal());
+        if tx.send(first).await.is_err() || end {
+            return;
+        }
+        loop {
+            let ev = match events.recv().await {
+                Ok(ev) => ev,
+                // A slow reader missed events: resynchronise it with the whole task.
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    StreamResponse::Task(entry.snapshot())
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let end = ends_stream(&ev);
+            if tx.send(ev).await.is_err() || end {
+                return;
+            }
+        }
+    });
+    rx
+}

@@ -1,0 +1,9 @@
+//! The server's integration tests, linked as one binary: each module starts real servers on
+//! ephemeral loopback ports and talks to them with a real HTTP client.
+
+mod common;
+mod hostile_bodies;
+mod jsonrpc;
+mod plain_tasks;
+mod rest_card_auth;
+mod tck_schema;
