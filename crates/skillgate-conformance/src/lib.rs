@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod catalogue;
+mod checks;
 pub mod generate;
 pub mod probe;
 pub mod report;

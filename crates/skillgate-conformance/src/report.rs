@@ -17,6 +17,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// `Pass` when the check held, `Fail` when it did not: the verdict of every check that
+    /// has no reason to be skipped.
+    pub fn from_ok(ok: bool) -> Self {
+        if ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    }
+
     /// Upper-case label used in the text report.
     pub fn label(self) -> &'static str {
         match self {
