@@ -195,6 +195,32 @@ impl Part {
     }
 }
 
+/// Why a list of parts is not exactly one Data Part.
+///
+/// This reader lives in skillgate-a2a, not in core, because "one part, and it is `data`" is a
+/// statement about A2A's `Part` structure; core (which must not depend on this crate) then
+/// applies the draft's rules to the payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SingleDataError {
+    /// The list does not hold exactly one part.
+    #[error("{0} parts, not exactly one Data Part")]
+    PartCount(usize),
+    /// The one part is another oneof member (its name).
+    #[error("a {0} part, not a Data Part")]
+    NotData(&'static str),
+}
+
+/// The payload of the only part in `parts`, which must be a Data Part (the draft's shape of a
+/// request message, a result Artifact and an error status message alike).
+pub fn single_data(parts: &[Part]) -> Result<&Value, SingleDataError> {
+    match parts {
+        [part] => part
+            .as_data()
+            .ok_or(SingleDataError::NotData(part.content.member())),
+        more => Err(SingleDataError::PartCount(more.len())),
+    }
+}
+
 impl Serialize for Part {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use skillgate_a2a::{AgentCard, Artifact, Task, TaskState};
+use skillgate_a2a::{AgentCard, Artifact, SingleDataError, Task, TaskState};
+use skillgate_core::advertisement::ParamsFinding;
 use skillgate_core::document::{Expectations, Finding, ValidatedDocument};
 use skillgate_core::wire::{
     self, DescribeSkillArguments, DescribeSkillResponse, ErrorObject, ExtensionParams,
@@ -186,18 +187,25 @@ pub fn step2_select_skill(card: &AgentCard, skill_id: &str) -> Result<Selection,
             wire::EXTENSION_URI
         )));
     };
-    let params = Value::Object(ext.params.clone().unwrap_or_default());
-    let params: ExtensionParams = serde_json::from_value(params).map_err(|e| {
-        not_advertised(format!(
-            "the card's schema-interface advertisement is malformed: {e}"
-        ))
-    })?;
-    if params.interface_version != wire::INTERFACE_VERSION {
-        return Err(not_advertised(format!(
-            "the card advertises interface version {:?}; this client implements {:?}",
-            params.interface_version,
-            wire::INTERFACE_VERSION
-        )));
+    let params = ext.params.clone().unwrap_or_default();
+    let checked = ExtensionParams::check(&params);
+    // Only the params-level rules a client needs and the selected skill's own entry are
+    // judged: a malformed entry of another skill does not make this one unusable.
+    for f in &checked.findings {
+        match f {
+            ParamsFinding::UndefinedMember { .. } => {}
+            ParamsFinding::WrongInterfaceVersion { found } => {
+                return Err(not_advertised(format!(
+                    "the card advertises interface version {found}; this client implements {:?}",
+                    wire::INTERFACE_VERSION
+                )))
+            }
+            other => {
+                return Err(not_advertised(format!(
+                    "the card's schema-interface advertisement is malformed: {other}"
+                )))
+            }
+        }
     }
     let in_card = |id: &str| card.skills.iter().any(|s| s.id == id);
     if !in_card(wire::DESCRIBE_SKILL) {
@@ -206,23 +214,30 @@ pub fn step2_select_skill(card: &AgentCard, skill_id: &str) -> Result<Selection,
     if skill_id == wire::DESCRIBE_SKILL {
         return Err(not_advertised("describe_skill is not a domain skill"));
     }
-    let entries: Vec<_> = params
-        .skills
-        .iter()
-        .filter(|s| s.skill_id == skill_id)
-        .collect();
-    let entry = match entries.as_slice() {
-        [one] => *one,
-        [] => {
+    let entry = match checked.entry_of(skill_id) {
+        Ok(e) => e,
+        Err(0) => {
             return Err(not_advertised(format!(
                 "skill {skill_id:?} is not in the card's schema-interface advertisement"
             )))
         }
-        _ => {
+        Err(_) => {
             return Err(not_advertised(format!(
                 "skill {skill_id:?} is advertised more than once; no version can be selected"
             )))
         }
+    };
+    let Some(entry) = &entry.advertised else {
+        let why: Vec<String> = entry
+            .findings
+            .iter()
+            .filter(|f| f.is_fatal())
+            .map(ToString::to_string)
+            .collect();
+        return Err(not_advertised(format!(
+            "the card's schema-interface advertisement of skill {skill_id:?} is malformed: {}",
+            why.join("; ")
+        )));
     };
     if !in_card(skill_id) {
         return Err(not_advertised(format!(
@@ -290,18 +305,14 @@ pub async fn step3_describe_skill(
 }
 
 fn single_data(artifact: &Artifact) -> Result<&Value, String> {
-    match artifact.parts.as_slice() {
-        [part] => part.as_data().ok_or_else(|| {
-            format!(
-                "its only part is a {} part, not a Data Part",
-                part.content.member()
-            )
-        }),
-        parts => Err(format!(
-            "{} parts; exactly one Data Part is required",
-            parts.len()
-        )),
-    }
+    skillgate_a2a::single_data(&artifact.parts).map_err(|e| match e {
+        SingleDataError::NotData(member) => {
+            format!("its only part is a {member} part, not a Data Part")
+        }
+        SingleDataError::PartCount(n) => {
+            format!("{n} parts; exactly one Data Part is required")
+        }
+    })
 }
 
 /// Step 4: advertised == returned == computed interface digest; returns the digest.
@@ -451,16 +462,15 @@ pub fn error_object(task: &Task) -> Result<ErrorObject, String> {
     let Some(message) = &task.status.message else {
         return Err("the final status has no message".into());
     };
-    let [part] = message.parts.as_slice() else {
-        return Err(format!(
-            "the final status message has {} parts; exactly one Data Part is required",
-            message.parts.len()
-        ));
-    };
-    let Some(data) = part.as_data() else {
-        return Err("the final status message's part is not a Data Part".into());
-    };
-    serde_json::from_value(data.clone()).map_err(|e| format!("the error object is malformed: {e}"))
+    let data = skillgate_a2a::single_data(&message.parts).map_err(|e| match e {
+        SingleDataError::PartCount(n) => {
+            format!("the final status message has {n} parts; exactly one Data Part is required")
+        }
+        SingleDataError::NotData(_) => {
+            "the final status message's part is not a Data Part".to_owned()
+        }
+    })?;
+    ErrorObject::from_status_data(data).map_err(|e| format!("the error object is malformed: {e}"))
 }
 
 /// Longest agent-supplied message kept in an error (characters), so a hostile agent cannot
@@ -645,5 +655,52 @@ pub fn step11_result(target: &Target, doc: &ValidatedDocument, raw: RawResult) -
         interface_url: target.interface.url.to_string(),
         output: raw.output,
         records: raw.records,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+    fn card(entries: Value) -> AgentCard {
+        let card = serde_json::json!({
+            "name": "t",
+            "description": "t",
+            "version": "1.0",
+            "supportedInterfaces": [{"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {"extensions": [{"uri": wire::EXTENSION_URI, "params": {"interface_version": "1.0", "skills": entries}}]},
+            "defaultInputModes": ["application/json"],
+            "defaultOutputModes": ["application/json"],
+            "skills": [
+                {"id": "describe_skill", "name": "d", "description": "d", "tags": []},
+                {"id": "ping", "name": "p", "description": "p", "tags": []},
+                {"id": "other", "name": "o", "description": "o", "tags": []}
+            ]
+        });
+        serde_json::from_value(card).expect("test card")
+    }
+
+    #[test]
+    fn a_bad_entry_of_another_skill_does_not_fail_the_selected_one() {
+        let c = card(serde_json::json!([
+            {"skill_id": "other", "skill_version": "01", "interface_digest": "sha256:nothex"},
+            {"skill_id": "ping", "skill_version": "1.0", "interface_digest": GOOD}
+        ]));
+        let sel = step2_select_skill(&c, "ping").expect("ping's own entry is well formed");
+        assert_eq!(sel.skill_version, "1.0");
+        assert_eq!(sel.interface_digest.to_string(), GOOD);
+    }
+
+    #[test]
+    fn a_bad_entry_of_the_selected_skill_fails_it() {
+        let c = card(serde_json::json!([
+            {"skill_id": "ping", "skill_version": "1.0.0", "interface_digest": GOOD},
+            {"skill_id": "other", "skill_version": "1.0", "interface_digest": GOOD}
+        ]));
+        let e = step2_select_skill(&c, "ping").expect_err("ping's entry is malformed");
+        assert!(e.to_string().contains("skill_version"), "{e}");
+        assert!(step2_select_skill(&c, "other").is_ok());
     }
 }

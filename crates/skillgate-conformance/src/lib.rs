@@ -7,25 +7,26 @@
 //!
 //! Probe arguments are generated from each skill's input schema ([`generate`]), so the checker
 //! needs no knowledge of the agent. Each check has a stable id ([`catalogue`]), a verdict and
-//! evidence; [`Report::exit_code`] is 0 when every required check passed, 1 when one failed, 2
-//! when the agent could not be reached or is not an A2A agent.
+//! evidence; [`Report::outcome`] says whether every required check passed, one failed, or no
+//! A2A agent could be reached (the CLI maps the outcome to its exit code).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), skillgate_conformance::UsageError> {
 //! let report = skillgate_conformance::check("http://127.0.0.1:8080", &Default::default()).await?;
 //! print!("{}", report.to_text());
-//! std::process::exit(i32::from(report.exit_code()));
+//! assert_eq!(report.outcome(), skillgate_conformance::Outcome::Conformant);
 //! # }
 //! ```
 
 #![warn(missing_docs)]
 
 pub mod catalogue;
+mod checks;
 pub mod generate;
 pub mod probe;
 pub mod report;
 mod run;
 
 pub use probe::{Binding, ProbeConfig};
-pub use report::{CheckResult, Fatal, Report, Summary, Verdict};
+pub use report::{CheckResult, Fatal, Outcome, Report, ReportOutput, Summary, Verdict};
 pub use run::{card_url, check, Options, UsageError, MAX_SKILLS};

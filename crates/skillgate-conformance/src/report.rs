@@ -17,6 +17,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// `Pass` when the check held, `Fail` when it did not: the verdict of every check that
+    /// has no reason to be skipped.
+    pub fn from_ok(ok: bool) -> Self {
+        if ok {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    }
+
     /// Upper-case label used in the text report.
     pub fn label(self) -> &'static str {
         match self {
@@ -45,7 +55,7 @@ pub struct CheckResult {
     pub evidence: Vec<String>,
 }
 
-/// Why a run stopped before the schema-interface checks (exit code 2).
+/// Why a run stopped before the schema-interface checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Fatal {
@@ -55,12 +65,28 @@ pub enum Fatal {
     NotA2aAgent,
 }
 
-/// Exit code when every required check passed.
-pub const EXIT_PASS: u8 = 0;
-/// Exit code when a required check failed.
-pub const EXIT_FAIL: u8 = 1;
-/// Exit code when the agent could not be reached or is not an A2A agent.
-pub const EXIT_UNREACHABLE: u8 = 2;
+/// The verdict on a whole run; a caller (the CLI) maps it to an exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every required check passed (optional ones may have failed).
+    Conformant,
+    /// At least one required check failed.
+    NotConformant,
+    /// The run stopped early: no reachable A2A 1.0 agent.
+    NoAgent(Fatal),
+}
+
+/// What `--format json` prints: the report plus its verdict counts, as one serializable
+/// value (a caller may flatten it into a larger document).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportOutput<'a> {
+    /// The report itself.
+    #[serde(flatten)]
+    pub report: &'a Report,
+    /// Counts of verdicts.
+    pub summary: Summary,
+}
 
 /// Counts of verdicts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -117,14 +143,14 @@ impl Report {
         s
     }
 
-    /// 0 when every required check passed, 1 when one failed, 2 when unreachable / not A2A.
-    pub fn exit_code(&self) -> u8 {
-        if self.fatal.is_some() {
-            EXIT_UNREACHABLE
+    /// The verdict on the run: a fatal stop, a failed required check, or conformant.
+    pub fn outcome(&self) -> Outcome {
+        if let Some(f) = self.fatal {
+            Outcome::NoAgent(f)
         } else if self.summary().required_failed > 0 {
-            EXIT_FAIL
+            Outcome::NotConformant
         } else {
-            EXIT_PASS
+            Outcome::Conformant
         }
     }
 
@@ -145,21 +171,29 @@ impl Report {
         self.checks.iter().filter(move |c| c.id == id)
     }
 
-    /// The report as a JSON value (`--format json`).
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert(
-                "summary".into(),
-                serde_json::to_value(self.summary()).unwrap_or_default(),
-            );
-            obj.insert("exit_code".into(), self.exit_code().into());
+    /// The serializable JSON output (`--format json`).
+    pub fn output(&self) -> ReportOutput<'_> {
+        ReportOutput {
+            report: self,
+            summary: self.summary(),
         }
-        v
     }
 
-    /// The human-readable report (`--format text`).
+    /// The human-readable report (`--format text`), ending in a result line.
     pub fn to_text(&self) -> String {
+        self.render_text(None)
+    }
+
+    /// [`Report::to_text`] with the caller's exit code stated in the result line, as the CLI
+    /// prints it; which code an outcome gets is the caller's choice.
+    pub fn to_text_with_exit(&self, exit_code: u8) -> String {
+        self.render_text(Some(exit_code))
+    }
+
+    fn render_text(&self, exit_code: Option<u8>) -> String {
+        let code = exit_code
+            .map(|c| format!(" (exit {c})"))
+            .unwrap_or_default();
         let mut out = String::new();
         let _ = writeln!(out, "skillgate conformance {}", self.target);
         let _ = writeln!(out, "  card: {}", self.card_url);
@@ -196,27 +230,27 @@ impl Report {
         );
         match self.fatal {
             Some(Fatal::Unreachable) => {
-                let _ = writeln!(out, "result: agent unreachable (exit 2)");
+                let _ = writeln!(out, "result: agent unreachable{code}");
             }
             Some(Fatal::NotA2aAgent) => {
-                let _ = writeln!(out, "result: not an A2A 1.0 agent (exit 2)");
+                let _ = writeln!(out, "result: not an A2A 1.0 agent{code}");
             }
             None if s.required_failed > 0 => {
                 let _ = writeln!(
                     out,
-                    "result: NOT conformant: {} (exit 1)",
+                    "result: NOT conformant: {}{code}",
                     self.failed_ids().join(", ")
                 );
             }
             None if s.fail > 0 => {
                 let _ = writeln!(
                     out,
-                    "result: conformant (exit 0); optional checks failed: {}",
+                    "result: conformant{code}; optional checks failed: {}",
                     self.failed_ids().join(", ")
                 );
             }
             None => {
-                let _ = writeln!(out, "result: conformant (exit 0)");
+                let _ = writeln!(out, "result: conformant{code}");
             }
         }
         out

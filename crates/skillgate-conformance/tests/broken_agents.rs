@@ -4,7 +4,7 @@
 mod common;
 
 use common::{start, start_not_a2a, Faults, SKILL};
-use skillgate_conformance::{check, Fatal, Options, Report, Verdict};
+use skillgate_conformance::{check, Fatal, Options, Outcome, Report, Verdict};
 
 async fn run(faults: Faults) -> Report {
     let agent = start(faults).await;
@@ -24,7 +24,7 @@ fn assert_fails(r: &Report, ids: &[&str]) {
             r.to_text()
         );
     }
-    assert_eq!(r.exit_code(), 1, "{}", r.to_text());
+    assert_eq!(r.outcome(), Outcome::NotConformant, "{}", r.to_text());
 }
 
 fn assert_only_fails(r: &Report, ids: &[&str]) {
@@ -41,7 +41,7 @@ fn assert_only_fails(r: &Report, ids: &[&str]) {
 #[tokio::test]
 async fn a_correct_agent_passes_every_check() {
     let r = run(Faults::default()).await;
-    assert_eq!(r.exit_code(), 0, "{}", r.to_text());
+    assert_eq!(r.outcome(), Outcome::Conformant, "{}", r.to_text());
     assert!(r.failed_ids().is_empty());
     // Every check of the catalogue ran, and none was skipped on a fully generatable schema.
     for def in skillgate_conformance::catalogue::CATALOGUE {
@@ -54,8 +54,8 @@ async fn a_correct_agent_passes_every_check() {
             r.to_text()
         );
     }
-    let json = r.to_json();
-    assert_eq!(json["exit_code"], 0);
+    assert_eq!(r.outcome(), Outcome::Conformant);
+    let json = serde_json::to_value(r.output()).unwrap();
     assert_eq!(json["summary"]["fail"], 0);
     assert_eq!(json["binding"], "JSONRPC");
     let first = &json["checks"][0];
@@ -201,7 +201,7 @@ async fn constraint_rejected_valid_calls_are_skipped_not_failed() {
         ..Default::default()
     })
     .await;
-    assert_eq!(r.exit_code(), 0, "{}", r.to_text());
+    assert_eq!(r.outcome(), Outcome::Conformant, "{}", r.to_text());
     assert_eq!(verdict(&r, "SI-CALL-001"), vec![Verdict::Skip]);
     let ev = r.results("SI-CALL-001").next().unwrap().evidence.join("\n");
     assert!(ev.contains("constraint_rejected"), "{ev}");
@@ -217,7 +217,7 @@ async fn integers_sent_as_floats_are_still_integers() {
         ..Default::default()
     })
     .await;
-    assert_eq!(r.exit_code(), 0, "{}", r.to_text());
+    assert_eq!(r.outcome(), Outcome::Conformant, "{}", r.to_text());
     let ev = r.results("SI-DESC-003").next().unwrap().evidence.join("\n");
     assert!(ev.contains("arrived as floats"), "{ev}");
     // The bounds read from the float-encoded schema still shaped the probes.
@@ -241,7 +241,7 @@ async fn refusing_integers_written_as_floats_fails_the_interop_check() {
     assert!(ev.contains("\"count\":1.0"), "{ev}");
     assert!(ev.contains("valid arguments were refused"), "{ev}");
     // An interop check, not a draft requirement: the run still passes.
-    assert_eq!(r.exit_code(), 0, "{}", r.to_text());
+    assert_eq!(r.outcome(), Outcome::Conformant, "{}", r.to_text());
 }
 
 #[tokio::test]
@@ -254,13 +254,13 @@ async fn unreachable_and_non_a2a_targets_exit_2() {
         .await
         .unwrap();
     assert_eq!(r.fatal, Some(Fatal::Unreachable));
-    assert_eq!(r.exit_code(), 2);
+    assert_eq!(r.outcome(), Outcome::NoAgent(Fatal::Unreachable));
     assert_eq!(verdict(&r, "SI-CARD-001"), vec![Verdict::Fail]);
 
     let base = start_not_a2a().await;
     let r = check(&base, &Options::default()).await.unwrap();
     assert_eq!(r.fatal, Some(Fatal::NotA2aAgent));
-    assert_eq!(r.exit_code(), 2);
+    assert_eq!(r.outcome(), Outcome::NoAgent(Fatal::NotA2aAgent));
     assert!(r.to_text().contains("not an A2A 1.0 agent"));
 }
 

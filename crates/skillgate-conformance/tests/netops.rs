@@ -1,7 +1,7 @@
 //! The checker against the real netops agent on the real runtime (skillgate-server on
 //! 127.0.0.1:0, the host's real interfaces): every required check must pass on both bindings.
 
-use skillgate_conformance::{check, Binding, Options, Verdict};
+use skillgate_conformance::{check, Binding, Options, Outcome, Verdict};
 
 async fn serve_netops() -> String {
     let agent = skillgate_netops::agent()
@@ -26,7 +26,12 @@ async fn netops_agent_is_conformant_on_both_bindings() {
             ..Default::default()
         };
         let r = check(&base, &options).await.unwrap();
-        assert_eq!(r.exit_code(), 0, "{binding:?}\n{}", r.to_text());
+        assert_eq!(
+            r.outcome(),
+            Outcome::Conformant,
+            "{binding:?}\n{}",
+            r.to_text()
+        );
         assert_eq!(r.binding.as_deref(), Some(binding.as_str()));
         // All three skills were described and called.
         for id in [

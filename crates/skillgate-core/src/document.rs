@@ -17,6 +17,7 @@ use crate::error_code::ErrorCode;
 use crate::instance::{CompiledSchema, SchemaError};
 use crate::jcs;
 use crate::refs;
+use crate::version::Version;
 use crate::wire::{
     self, names, Authority, AuthorityMode, Constraints, Interaction, Resolution, ResponseMode,
     SchemaReference, SkillInterfaceDocument,
@@ -95,17 +96,6 @@ fn trusted_validator() -> Option<&'static CompiledSchema> {
         .as_ref()
 }
 
-fn version_ok(v: &str) -> bool {
-    // ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ without a regex engine.
-    fn part(p: &str) -> bool {
-        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p == "0" || !p.starts_with('0'))
-    }
-    match v.split_once('.') {
-        Some((a, b)) => part(a) && part(b),
-        None => false,
-    }
-}
-
 fn record_kind_ok(k: &str) -> bool {
     let mut bytes = k.bytes();
     matches!(bytes.next(), Some(b'a'..=b'z' | b'0'..=b'9'))
@@ -173,7 +163,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
         }
     }
     if let Some(v) = str_at(names::SKILL_VERSION) {
-        if !version_ok(v) {
+        if !Version::is_valid(v) {
             findings.push(Finding::new(
                 format!("/{}", names::SKILL_VERSION),
                 format!("skill_version {v:?} is not Major.Minor without leading zeros"),
@@ -251,7 +241,7 @@ fn check_reference(
 ) -> Option<CompiledSchema> {
     let obj = reference.as_object()?;
     if let Some(v) = obj.get(names::VERSION).and_then(Value::as_str) {
-        if !version_ok(v) {
+        if !Version::is_valid(v) {
             findings.push(Finding::new(
                 format!("{path}/{}", names::VERSION),
                 format!("schema version {v:?} is not Major.Minor without leading zeros"),
@@ -688,12 +678,12 @@ mod tests {
     #[test]
     fn version_rule() {
         for ok in ["0.0", "1.0", "10.25"] {
-            assert!(version_ok(ok), "{ok}");
+            assert!(Version::is_valid(ok), "{ok}");
         }
         for bad in [
             "1", "1.0.0", "01.0", "1.01", "a.b", "", ".", "1.", "-1.0", "1.0 ",
         ] {
-            assert!(!version_ok(bad), "{bad}");
+            assert!(!Version::is_valid(bad), "{bad}");
         }
     }
 }

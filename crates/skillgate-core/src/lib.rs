@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+pub mod advertisement;
 pub mod compose;
 pub mod digest;
 pub mod document;
@@ -45,8 +46,10 @@ pub mod instance;
 pub mod jcs;
 mod jcs_text;
 pub mod refs;
+pub mod version;
 pub mod wire;
 
 pub use digest::{digest, Digest, DigestParseError};
 pub use error_code::{ErrorCode, TerminalState};
 pub use jcs::{canonicalize, JcsError, JcsErrorKind};
+pub use version::{Version, VersionError};

@@ -291,6 +291,85 @@ impl ErrorObject {
         self.details = details;
         self
     }
+
+    /// Reads the error object from the single Data Part of a failed task's status message
+    /// (`data`, as found by `skillgate_a2a::single_data`), checking the draft's shape member
+    /// by member so a reader can say which rule is broken; details stay raw JSON.
+    pub fn shape_of(data: &Value) -> Result<ErrorShape<'_>, ErrorObjectError> {
+        let obj = data.as_object().ok_or(ErrorObjectError::NotAnObject)?;
+        let code = obj
+            .get("code")
+            .and_then(Value::as_str)
+            .ok_or(ErrorObjectError::NoCode)?;
+        let code = code
+            .parse::<ErrorCode>()
+            .map_err(|e| ErrorObjectError::UnknownCode(e.0))?;
+        let message = match obj.get("message") {
+            None => None,
+            Some(Value::String(m)) => Some(m.as_str()),
+            Some(_) => return Err(ErrorObjectError::MessageNotAString),
+        };
+        let details = match obj.get("details") {
+            None => &[][..],
+            Some(Value::Array(d)) => d.as_slice(),
+            Some(_) => return Err(ErrorObjectError::DetailsNotAnArray),
+        };
+        Ok(ErrorShape {
+            code,
+            message,
+            details,
+        })
+    }
+
+    /// [`ErrorObject::shape_of`], then every detail read as an [`ErrorDetail`].
+    pub fn from_status_data(data: &Value) -> Result<Self, ErrorObjectError> {
+        let shape = Self::shape_of(data)?;
+        let details = shape
+            .details
+            .iter()
+            .map(|d| serde_json::from_value(d.clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| ErrorObjectError::BadDetail(e.to_string()))?;
+        Ok(Self {
+            code: shape.code,
+            message: shape.message.map(str::to_owned),
+            details,
+        })
+    }
+}
+
+/// An error object whose members have the right types; details are not yet interpreted.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErrorShape<'a> {
+    /// One of the ten codes.
+    pub code: ErrorCode,
+    /// The message, when present.
+    pub message: Option<&'a str>,
+    /// The raw `details` entries (empty when absent).
+    pub details: &'a [Value],
+}
+
+/// Why a status Data Part is not the draft's error object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorObjectError {
+    /// The data is not a JSON object.
+    #[error("the error Data Part is not an object")]
+    NotAnObject,
+    /// `code` is absent or not a string.
+    #[error("the error object has no string `code`")]
+    NoCode,
+    /// `code` is a string but not one of the ten.
+    #[error("{0:?} is not one of the ten error codes")]
+    UnknownCode(String),
+    /// `message` is present and not a string.
+    #[error("`message` is not a string")]
+    MessageNotAString,
+    /// `details` is present and not an array.
+    #[error("`details` is not an array")]
+    DetailsNotAnArray,
+    /// A `details` entry is not an error detail object.
+    #[error("a detail is malformed: {0}")]
+    BadDetail(String),
 }
 
 /// A draft error code.

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
+use skillgate_core::Version;
 
 use crate::common::{
     check_endpoint_url, check_link_url, check_modes, check_skill_ids, check_type, idx,
@@ -357,9 +358,9 @@ fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
             bindings.insert(b.clone());
         }
         if let Some(Value::String(v)) = got.get("protocolVersion") {
-            if !v.trim().is_empty() && !is_major_minor(v) {
+            if !v.trim().is_empty() && !Version::is_valid(v) {
                 let hint = match v.split('.').collect::<Vec<_>>().as_slice() {
-                    [maj, min, _] if is_major_minor(&format!("{maj}.{min}")) => {
+                    [maj, min, _] if Version::is_valid(&format!("{maj}.{min}")) => {
                         format!("Write \"{maj}.{min}\": protocol versions have no patch part.")
                     }
                     _ => rules::A2A_IF_001.fix.to_string(),
@@ -409,17 +410,6 @@ fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
             ),
         );
     }
-}
-
-/// Major.Minor without leading zeros, e.g. "1.0".
-pub(crate) fn is_major_minor(v: &str) -> bool {
-    let Some((a, b)) = v.split_once('.') else {
-        return false;
-    };
-    let num = |x: &str| {
-        !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()) && (x == "0" || !x.starts_with('0'))
-    };
-    num(a) && num(b)
 }
 
 /// A2A-IF-002: a core binding or a URI.

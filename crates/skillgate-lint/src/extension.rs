@@ -3,8 +3,8 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
-use skillgate_core::wire::{self, names, DESCRIBE_SKILL, EXTENSION_URI, INTERFACE_VERSION};
-use skillgate_core::Digest;
+use skillgate_core::advertisement::{EntryFinding, ParamsFinding};
+use skillgate_core::wire::{names, ExtensionParams, DESCRIBE_SKILL, EXTENSION_URI};
 
 use crate::common::{idx, ptr, type_name, Ctx};
 use crate::rules;
@@ -29,10 +29,6 @@ fn near_miss(uri: &str) -> bool {
         || lower
             .trim_end_matches('/')
             .ends_with("/schema-interface/v1")
-}
-
-fn is_version(s: &str) -> bool {
-    crate::a2a10::is_major_minor(s)
 }
 
 pub(crate) fn lint(ctx: &mut Ctx, card: &Map<String, Value>) {
@@ -95,45 +91,24 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
         );
         return;
     };
-    match params.get(names::INTERFACE_VERSION) {
-        Some(Value::String(v)) if v == INTERFACE_VERSION => {}
-        Some(v) => ctx.report(
-            &rules::SI_004,
-            ptr(&pp, names::INTERFACE_VERSION),
-            format!("interface_version is {v}, expected \"{INTERFACE_VERSION}\""),
-        ),
-        None => ctx.report(
-            &rules::SI_004,
-            ptr(&pp, names::INTERFACE_VERSION),
-            "params has no interface_version".into(),
-        ),
-    }
-    for k in params.keys() {
-        if k != names::INTERFACE_VERSION && k != names::SKILLS {
-            ctx.report(
-                &rules::SI_015,
-                ptr(&pp, k),
-                format!("params member {k:?} is not defined by the profile"),
-            );
-        }
-    }
+    let checked = ExtensionParams::check(params);
     let sp = ptr(&pp, names::SKILLS);
-    let entries = match params.get(names::SKILLS) {
-        Some(Value::Array(a)) => a,
-        Some(other) => {
-            ctx.report(
-                &rules::SI_005,
-                sp,
-                format!("skills must be an array, found {}", type_name(other)),
-            );
-            return;
-        }
-        None => {
-            ctx.report(&rules::SI_005, sp, "params has no skills".into());
-            return;
-        }
-    };
-    if entries.is_empty() {
+    for f in &checked.findings {
+        let (rule, at) = match f {
+            ParamsFinding::NoInterfaceVersion | ParamsFinding::WrongInterfaceVersion { .. } => {
+                (&rules::SI_004, ptr(&pp, names::INTERFACE_VERSION))
+            }
+            ParamsFinding::UndefinedMember { member } => (&rules::SI_015, ptr(&pp, member)),
+            ParamsFinding::NoSkills | ParamsFinding::SkillsNotAnArray { .. } => {
+                (&rules::SI_005, sp.clone())
+            }
+        };
+        ctx.report(rule, at, f.to_string());
+    }
+    if !matches!(params.get(names::SKILLS), Some(Value::Array(_))) {
+        return;
+    }
+    if checked.entries.is_empty() {
         ctx.report(&rules::SI_006, sp.clone(), "no skill is advertised".into());
     }
     let card_skills: HashSet<&str> = card
@@ -151,78 +126,22 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
         );
     }
     let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (i, entry) in entries.iter().enumerate() {
-        let ep = idx(&sp, i);
-        let Some(o) = entry.as_object() else {
-            ctx.report(
-                &rules::SI_007,
-                ep,
-                format!(
-                    "an advertised skill must be an object, found {}",
-                    type_name(entry)
-                ),
-            );
-            continue;
-        };
-        let mut strs: HashMap<&str, &str> = HashMap::new();
-        for m in [
-            names::SKILL_ID,
-            names::SKILL_VERSION,
-            names::INTERFACE_DIGEST,
-        ] {
-            match o.get(m) {
-                Some(Value::String(s)) => {
-                    strs.insert(m, s);
-                }
-                Some(other) => ctx.report(
-                    &rules::SI_007,
-                    ptr(&ep, m),
-                    format!("{m} must be a string, found {}", type_name(other)),
-                ),
-                None => ctx.report(&rules::SI_007, ptr(&ep, m), format!("the entry has no {m}")),
-            }
+    for entry in &checked.entries {
+        let ep = idx(&sp, entry.index);
+        for f in &entry.findings {
+            let rule = match f {
+                EntryFinding::NotAnObject { .. }
+                | EntryFinding::MissingMember { .. }
+                | EntryFinding::NotAString { .. } => &rules::SI_007,
+                EntryFinding::UndefinedMember { .. } => &rules::SI_015,
+                EntryFinding::BadVersion { .. } => &rules::SI_008,
+                EntryFinding::BadDigest { .. } => &rules::SI_009,
+            };
+            let at = f.member().map_or_else(|| ep.clone(), |m| ptr(&ep, m));
+            ctx.report(rule, at, f.to_string());
         }
-        for k in o.keys() {
-            if ![
-                names::SKILL_ID,
-                names::SKILL_VERSION,
-                names::INTERFACE_DIGEST,
-            ]
-            .contains(&k.as_str())
-            {
-                ctx.report(
-                    &rules::SI_015,
-                    ptr(&ep, k),
-                    format!("entry member {k:?} is not defined by the profile"),
-                );
-            }
-        }
-        if let Some(v) = strs.get(names::SKILL_VERSION) {
-            if !is_version(v) {
-                ctx.report(
-                    &rules::SI_008,
-                    ptr(&ep, names::SKILL_VERSION),
-                    format!(
-                        "skill_version {v:?} does not match {}",
-                        wire::VERSION_PATTERN
-                    ),
-                );
-            }
-        }
-        if let Some(d) = strs.get(names::INTERFACE_DIGEST) {
-            if Digest::parse(d).is_err() {
-                ctx.report(
-                    &rules::SI_009,
-                    ptr(&ep, names::INTERFACE_DIGEST),
-                    format!(
-                        "interface_digest {d:?} does not match {}",
-                        wire::DIGEST_PATTERN
-                    ),
-                );
-            }
-        }
-        if let Some(id) = strs.get(names::SKILL_ID) {
-            if *id == DESCRIBE_SKILL {
+        if let Some(id) = entry.skill_id {
+            if id == DESCRIBE_SKILL {
                 ctx.report(
                     &rules::SI_013,
                     ptr(&ep, names::SKILL_ID),
@@ -242,7 +161,7 @@ fn advertisement(ctx: &mut Ctx, base: &str, ext: &Value, card: &Map<String, Valu
                     format!("skill {id:?} is already advertised at {sp}/{first}"),
                 );
             } else {
-                seen.insert(id, i);
+                seen.insert(id, entry.index);
             }
         }
     }

@@ -157,7 +157,7 @@ impl Report {
     }
 }
 
-/// Input that cannot be linted at all (exit code 2).
+/// Input that cannot be linted at all: there is no report, only this reason.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum InputError {
     /// Not JSON, with the position where parsing failed.

@@ -1,25 +1,68 @@
 //! Report formats: text for people, JSON for scripts, SARIF 2.1.0 for code-scanning UIs.
 
+use std::fmt;
+
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::rules::{self, Severity};
 use crate::Report;
 
-/// The JSON report: `{"profile", "errors", "warnings", "findings": [{"rule", "severity",
-/// "path", "message", "hint"}]}`.
-pub fn to_json(report: &Report) -> Value {
-    json!({
-        "profile": report.profile.as_str(),
-        "errors": report.errors(),
-        "warnings": report.warnings(),
-        "findings": report.findings.iter().map(|f| json!({
-            "rule": f.rule,
-            "severity": f.severity.as_str(),
-            "path": f.path,
-            "message": f.message,
-            "hint": f.hint,
-        })).collect::<Vec<_>>(),
-    })
+/// One finding of the JSON report. Members are declared in alphabetical order so the bytes
+/// match what the report has always printed (serde_json sorts object members).
+#[derive(Debug, Clone, Serialize)]
+pub struct JsonFinding<'a> {
+    /// How to fix it.
+    pub hint: &'a str,
+    /// What is wrong.
+    pub message: &'a str,
+    /// JSON Pointer into the card.
+    pub path: &'a str,
+    /// The rule ID (`A2A-…`, `SI-…`).
+    pub rule: &'a str,
+    /// `error`, `warning` or `info`.
+    pub severity: &'static str,
+}
+
+/// The JSON report: `{"errors", "findings": [{"hint", "message", "path", "rule", "severity"}],
+/// "profile", "warnings"}`; its `Display` is the compact JSON text.
+#[derive(Debug, Clone, Serialize)]
+pub struct JsonReport<'a> {
+    /// Number of error findings (any makes the card invalid).
+    pub errors: usize,
+    /// Every finding, in report order.
+    pub findings: Vec<JsonFinding<'a>>,
+    /// The profile the card was linted against.
+    pub profile: &'static str,
+    /// Number of warning findings.
+    pub warnings: usize,
+}
+
+impl fmt::Display for JsonReport<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+/// The JSON report of `report`, borrowing its findings.
+pub fn to_json(report: &Report) -> JsonReport<'_> {
+    JsonReport {
+        errors: report.errors(),
+        findings: report
+            .findings
+            .iter()
+            .map(|f| JsonFinding {
+                hint: &f.hint,
+                message: &f.message,
+                path: &f.path,
+                rule: f.rule,
+                severity: f.severity.as_str(),
+            })
+            .collect(),
+        profile: report.profile.as_str(),
+        warnings: report.warnings(),
+    }
 }
 
 /// The text report; `source` names the input in the header.
@@ -66,7 +109,7 @@ fn sarif_level(s: Severity) -> &'static str {
     }
 }
 
-/// The JSON document for input that could not be linted (exit 2):
+/// The JSON document for input that could not be linted:
 /// `{"error": {"code", "message", "line"?, "column"?}}`. Codes: `unreadable`, `fetch_failed`,
 /// `too_large`, `not_json`.
 pub fn input_error_json(code: &str, message: &str, position: Option<(usize, usize)>) -> Value {
@@ -80,11 +123,14 @@ pub fn input_error_json(code: &str, message: &str, position: Option<(usize, usiz
 
 /// A SARIF 2.1.0 log for input that could not be linted: no results, an unsuccessful
 /// invocation with one error notification (located at the parse position when known).
+/// `exit_code` is the process exit code the caller will return (SARIF records it; the
+/// library does not choose it).
 pub fn input_error_sarif(
     code: &str,
     message: &str,
     position: Option<(usize, usize)>,
     artifact_uri: &str,
+    exit_code: u8,
 ) -> Value {
     let mut physical = json!({"artifactLocation": {"uri": artifact_uri}});
     if let Some((line, column)) = position {
@@ -105,7 +151,7 @@ pub fn input_error_sarif(
         }
         run["invocations"] = json!([{
             "executionSuccessful": false,
-            "exitCode": 2,
+            "exitCode": exit_code,
             "toolExecutionNotifications": [{
                 "level": "error",
                 "descriptor": {"id": code},

@@ -261,15 +261,11 @@ fn lint(args: LintArgs) -> Result<u8> {
     }
     let text = match args.format {
         Format::Text => output::to_text(&report, source),
-        Format::Json => pretty(&output::to_json(&report))?,
+        Format::Json => pretty(&serde_json::to_value(output::to_json(&report))?)?,
         Format::Sarif => pretty(&output::to_sarif(&report, &artifact_uri(&args.input)))?,
     };
     write_stdout(&text)?;
-    Ok(if report.errors() > 0 {
-        exit::INVALID
-    } else {
-        exit::OK
-    })
+    Ok(exit::lint(&report))
 }
 
 /// Exit 2: the reason on stderr, and for json/sarif also a machine-readable document on stdout
@@ -284,6 +280,7 @@ fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
             &u.message,
             u.position,
             &artifact_uri(&args.input),
+            exit::USAGE,
         )),
     };
     if let Some(doc) = doc {

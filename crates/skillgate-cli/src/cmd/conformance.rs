@@ -74,12 +74,16 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
+    let code = exit::conformance(report.outcome());
     match a.format {
-        Format::Text => print!("{}", report.to_text()),
+        Format::Text => print!("{}", report.to_text_with_exit(code)),
+        // Through a Value so members print sorted, as they always have.
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+            serde_json::to_value(exit::ConformanceJson::new(&report))
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .unwrap_or_default()
         ),
     }
-    Ok(report.exit_code())
+    Ok(code)
 }
