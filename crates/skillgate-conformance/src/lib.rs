@@ -15,6 +15,7 @@
 //! let report = skillgate_conformance::check("http://127.0.0.1:8080", &Default::default()).await?;
 //! print!("{}", report.to_text());
 //! assert_eq!(report.outcome(), skillgate_conformance::Outcome::Conformant);
+//! # Ok(())
 //! # }
 //! ```
 
