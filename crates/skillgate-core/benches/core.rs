@@ -1,6 +1,8 @@
 //! Canonicalization, digest and validation throughput, beside the published JCS crates and the
 //! physical limit (plain `serde_json::to_vec` + SHA-256 of the same value).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a bench, not reachable by input
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

@@ -59,6 +59,7 @@ struct Parsed([Value; 6]);
 /// Parses with the core's strict I-JSON parser, so a duplicate key in a schema file is caught
 /// here instead of silently changing the schema (and its digest). The files are part of the
 /// crate, not input: a failure is a build defect, caught by `every_embedded_schema_parses`.
+#[allow(clippy::panic)] // not reachable by input: see above
 static PARSED: LazyLock<Parsed> = LazyLock::new(|| {
     Parsed(SOURCES.map(|(name, text)| {
         skillgate_core::jcs::parse_strict(text.as_bytes())

@@ -1,6 +1,8 @@
 //! The schema gate's own cost per Appendix-B-shaped request (interface_mismatch check, input
 //! validation, output and record validation; no HTTP), and in-process describe_skill throughput.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a bench, not reachable by input
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};
 use skillgate_core::wire::Constraints;
