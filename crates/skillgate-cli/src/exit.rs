@@ -21,6 +21,15 @@ pub fn conformance(outcome: Outcome) -> u8 {
     }
 }
 
+/// A client failure: a draft error code (local or remote) is a finding; usage, transport
+/// and protocol failures are not.
+pub fn client(outcome: skillgate_client::output::Outcome) -> u8 {
+    match outcome {
+        skillgate_client::output::Outcome::Finding => INVALID,
+        skillgate_client::output::Outcome::Failure => USAGE,
+    }
+}
+
 /// A lint report: any error finding makes the card invalid; warnings and infos do not.
 pub fn lint(report: &skillgate_lint::Report) -> u8 {
     if report.errors() > 0 {
@@ -61,5 +70,7 @@ mod tests {
         assert_eq!(conformance(Outcome::NotConformant), INVALID);
         assert_eq!(conformance(Outcome::NoAgent(Fatal::Unreachable)), USAGE);
         assert_eq!(conformance(Outcome::NoAgent(Fatal::NotA2aAgent)), USAGE);
+        assert_eq!(client(skillgate_client::output::Outcome::Finding), INVALID);
+        assert_eq!(client(skillgate_client::output::Outcome::Failure), USAGE);
     }
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use skillgate_core::compose::{direct_composition, CompositionError};
 
 use crate::a2a::Mode;
@@ -161,43 +161,6 @@ pub enum ChainFailure {
         /// Whether any domain task had been delegated before the failure.
         delegated: bool,
     },
-}
-
-impl ChainFailure {
-    /// Exit status: 1 for a draft error or a non-composable link, 2 for the rest.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            ChainFailure::NotComposable { .. } => 1,
-            ChainFailure::InvalidPlan(_) => 2,
-            ChainFailure::Step { error, .. } => error.exit_code(),
-        }
-    }
-
-    /// The failure object of the JSON output.
-    pub fn to_json(&self) -> Value {
-        match self {
-            ChainFailure::NotComposable {
-                upstream,
-                downstream,
-                error,
-            } => json!({
-                "ok": false,
-                "where": "local",
-                "code": "not_composable",
-                "message": self.to_string(),
-                "details": [],
-                "field": error.field.as_str(),
-                "upstream_step": upstream,
-                "downstream_step": downstream,
-            }),
-            ChainFailure::InvalidPlan(m) => ClientError::usage(m.clone()).to_json(),
-            ChainFailure::Step { name, error, .. } => {
-                let mut v = error.to_json();
-                v["failed_step"] = Value::from(name.clone());
-                v
-            }
-        }
-    }
 }
 
 /// What a chain reports as it goes.
@@ -355,25 +318,4 @@ pub async fn run_chain(
         }
     }
     Ok(report)
-}
-
-impl ChainReport {
-    /// The success object of the JSON output.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "ok": true,
-            "steps": self.steps.iter().map(step_json).collect::<Vec<_>>(),
-            "correlations": self.correlations,
-        })
-    }
-}
-
-/// One executed step as JSON: the call's result object plus the plan's names.
-pub fn step_json(s: &ChainStepResult) -> Value {
-    let mut v = s.result.to_json();
-    v["name"] = Value::from(s.name.clone());
-    v["agent"] = Value::from(s.result.card_url.clone());
-    v["interface_url"] = Value::from(s.result.interface_url.clone());
-    v["skill"] = Value::from(s.skill.clone());
-    v
 }

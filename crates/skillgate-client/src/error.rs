@@ -1,9 +1,8 @@
 //! The client's typed errors: where a failure happened (local or remote), at which of the
-//! draft's eleven steps, and how it maps onto the CLI's exit-code contract.
+//! draft's eleven steps, and what kind of outcome it is (the CLI chooses the exit code).
 
 use std::fmt;
 
-use serde_json::{json, Map, Value};
 use skillgate_a2a::TaskState;
 use skillgate_core::wire::ErrorDetail;
 use skillgate_core::ErrorCode;
@@ -248,14 +247,6 @@ impl ClientError {
         }
     }
 
-    /// The process exit status of the CLI contract: 1 for a draft error code, 2 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            ClientError::Local { .. } | ClientError::Remote { .. } => 1,
-            _ => 2,
-        }
-    }
-
     /// The bare message, without the code and step prefix.
     pub fn message(&self) -> &str {
         match self {
@@ -276,40 +267,5 @@ impl ClientError {
             ClientError::Remote { task_id, .. } => Some(task_id),
             _ => None,
         }
-    }
-
-    /// The failure object of the CLI's JSON output:
-    /// `{"ok": false, "where", "code", "message", "details", "step"?, "task_id"?, "state"?}`.
-    pub fn to_json(&self) -> Value {
-        let details = match self {
-            ClientError::Local { details, .. } | ClientError::Remote { details, .. } => {
-                serde_json::to_value(details).unwrap_or_else(|_| json!([]))
-            }
-            _ => json!([]),
-        };
-        let mut m = Map::new();
-        m.insert("ok".into(), Value::Bool(false));
-        m.insert("where".into(), Value::from(self.where_().as_str()));
-        m.insert("code".into(), Value::from(self.code_str()));
-        m.insert("message".into(), Value::from(self.message()));
-        m.insert("details".into(), details);
-        if let Some(step) = self.step() {
-            m.insert(
-                "step".into(),
-                json!({"number": step.number(), "name": step.name()}),
-            );
-        }
-        if let Some(t) = self.task_id() {
-            m.insert("task_id".into(), Value::from(t));
-        }
-        let state = match self {
-            ClientError::Remote { state, .. } => Some(*state),
-            ClientError::Protocol { state, .. } => *state,
-            _ => None,
-        };
-        if let Some(s) = state {
-            m.insert("state".into(), Value::from(s.as_str()));
-        }
-        Value::Object(m)
     }
 }

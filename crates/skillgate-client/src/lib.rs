@@ -31,6 +31,7 @@ pub mod chain;
 pub mod client;
 pub mod error;
 pub mod http;
+pub mod output;
 pub mod steps;
 
 pub use a2a::{Binding, Mode};

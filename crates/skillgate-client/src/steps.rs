@@ -118,20 +118,6 @@ fn ser_state<S: serde::Serializer>(s: &TaskState, ser: S) -> Result<S::Ok, S::Er
     ser.serialize_str(s.as_str())
 }
 
-impl SkillResult {
-    /// The success object of the CLI's JSON output.
-    pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "ok": true,
-            "task_id": self.task_id,
-            "state": self.state.as_str(),
-            "interface_digest": self.interface_digest.to_string(),
-            "output": self.output,
-            "records": self.records,
-        })
-    }
-}
-
 /// Resolves a base URL or card URL to the card URL (the transport's
 /// [`skillgate_transport::card_url`]) and applies the scheme policy.
 pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {

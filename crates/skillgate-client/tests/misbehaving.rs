@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use common::{CardMode, Domain, Fake, LOOKALIKE_SKILL, NEXT_SKILL, SKILL};
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
+use skillgate_client::output::Outcome;
 use skillgate_client::{
     run_chain, ChainEvent, ChainFailure, Client, ClientConfig, ClientError, InterfaceSource, Mode,
     Plan, Step, Where,
@@ -45,7 +46,7 @@ fn assert_local(e: &ClientError, code: ErrorCode, step: Step) {
     assert_eq!(e.code(), Some(code), "{e}");
     assert_eq!(e.step(), Some(step), "{e}");
     assert_eq!(e.where_(), Where::Local);
-    assert_eq!(e.exit_code(), 1);
+    assert_eq!(e.outcome(), Outcome::Finding);
 }
 
 #[tokio::test]
@@ -80,7 +81,7 @@ async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() 
     assert_eq!(req["skill_version"], "1.0");
     assert_eq!(req["interface_digest"], doc.interface_digest().to_string());
     assert_eq!(req["arguments"], args());
-    let j = r.to_json();
+    let j = serde_json::to_value(r.output()).unwrap();
     assert_eq!(j["ok"], true);
     assert_eq!(j["state"], "TASK_STATE_COMPLETED");
     assert_eq!(j["records"][0]["artifact_id"], "rec-1");
@@ -229,7 +230,7 @@ async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
     };
     assert_eq!(task_id.as_deref(), Some("task-2"));
     assert_eq!(details[0].instance_path, "/verdict");
-    let j = e.to_json();
+    let j = serde_json::to_value(e.output()).unwrap();
     assert_eq!(j["where"], "local");
     assert!(
         j.get("state").is_none(),
@@ -317,8 +318,8 @@ async fn remote_rejection_keeps_its_code_state_and_task_id() {
     assert_eq!(*state, TaskState::Rejected);
     assert_eq!(task_id, "task-2");
     assert_eq!(*step, Step::ReadResult);
-    assert_eq!(e.exit_code(), 1);
-    let j = e.to_json();
+    assert_eq!(e.outcome(), Outcome::Finding);
+    let j = serde_json::to_value(e.output()).unwrap();
     assert_eq!(j["where"], "remote");
     assert_eq!(j["state"], "TASK_STATE_REJECTED");
 }
@@ -329,7 +330,7 @@ async fn remote_failure_without_error_object_is_a_protocol_error_keeping_the_tas
     let e = call(&fake).await.unwrap_err();
     assert!(matches!(e, ClientError::Protocol { .. }), "{e:?}");
     assert_eq!(e.task_id(), Some("task-2"));
-    assert_eq!(e.exit_code(), 2);
+    assert_eq!(e.outcome(), Outcome::Failure);
 }
 
 #[tokio::test]
@@ -361,7 +362,7 @@ async fn oversized_card_is_refused_by_content_length_and_while_streaming() {
             "{e:?}"
         );
         assert!(e.message().contains("limit"), "{e}");
-        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.outcome(), Outcome::Failure);
     }
 }
 
@@ -583,8 +584,11 @@ async fn chain_link_that_does_not_compose_stops_before_any_delegation() {
         panic!("{failure:?}")
     };
     assert_eq!(error.field.as_str(), "version");
-    assert_eq!(failure.exit_code(), 1);
-    assert_eq!(failure.to_json()["field"], "version");
+    assert_eq!(failure.outcome(), Outcome::Finding);
+    assert_eq!(
+        serde_json::to_value(failure.output()).unwrap()["field"],
+        "version"
+    );
     assert!(report.steps.is_empty());
     assert_eq!(fake.domain_calls(), 0);
 }
@@ -776,7 +780,10 @@ async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
     };
     assert_eq!(task_id.as_deref(), Some("task-2"));
     assert_eq!(*state, Some(TaskState::InputRequired));
-    assert_eq!(e.to_json()["state"], "TASK_STATE_INPUT_REQUIRED");
+    assert_eq!(
+        serde_json::to_value(e.output()).unwrap()["state"],
+        "TASK_STATE_INPUT_REQUIRED"
+    );
 }
 
 #[tokio::test]

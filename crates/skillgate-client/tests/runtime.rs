@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
+use skillgate_client::output::Outcome;
 use skillgate_client::{run_chain, Client, ClientConfig, ClientError, Mode, Plan, Step, Where};
 use skillgate_core::ErrorCode;
 use skillgate_server::{
@@ -154,7 +155,7 @@ async fn server_remote_errors_keep_code_state_and_task_id() {
         assert_eq!((*got, *st), (code, state), "{mode}");
         assert!(!task_id.is_empty());
         assert_eq!(e.where_(), Where::Remote);
-        assert_eq!(e.exit_code(), 1);
+        assert_eq!(e.outcome(), Outcome::Finding);
     }
 }
 
@@ -192,7 +193,7 @@ async fn server_with_bearer_auth_needs_the_token() {
         .call(&srv.base, "word_stats", &args, Mode::Sync, &mut |_, _| {})
         .await
         .unwrap_err();
-    assert_eq!(e.exit_code(), 2, "{e:?}");
+    assert_eq!(e.outcome(), Outcome::Failure, "{e:?}");
     assert!(e.message().contains("401"), "{e}");
     let c = Client::new(ClientConfig {
         token: Some("tok-a".into()),

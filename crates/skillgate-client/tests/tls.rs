@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::json;
+use skillgate_client::output::Outcome;
 use skillgate_client::{steps, Client, ClientConfig, ClientError, Step};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
@@ -102,7 +103,7 @@ async fn https_with_an_untrusted_certificate_is_a_transport_error() {
         ),
         "{e:?}"
     );
-    assert_eq!(e.exit_code(), 2);
+    assert_eq!(e.outcome(), Outcome::Failure);
 }
 
 #[test]

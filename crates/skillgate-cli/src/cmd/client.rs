@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
-use skillgate_client::chain::{step_json, ChainEvent, ChainFailure, ChainReport};
+use skillgate_client::chain::{ChainEvent, ChainFailure, ChainReport};
 use skillgate_client::steps::bounded_text;
 use skillgate_client::{
     default_cache_dir, run_chain, Client, ClientConfig, ClientError, InterfaceSource, Mode, Plan,
@@ -170,18 +170,23 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
 }
 
 fn one_line(e: &ClientError) {
-    if e.exit_code() == exit::USAGE {
+    if exit::client(e.outcome()) == exit::USAGE {
         eprintln!("skillgate: {}", bounded_text(e.message()));
     }
 }
 
 fn fail(format: Format, e: &ClientError) -> u8 {
     match format {
-        Format::Json => println!("{}", e.to_json()),
+        Format::Json => println!("{}", json_line(&e.output())),
         Format::Text => print_error_text("", e),
     }
     one_line(e);
-    e.exit_code()
+    exit::client(e.outcome())
+}
+
+/// One JSON document on one line; output structs hold only JSON-representable data.
+fn json_line<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"ok\":false,\"message\":\"{e}\"}}"))
 }
 
 fn pretty(v: &Value) -> String {
@@ -298,7 +303,7 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     Ok(match result {
         Ok(r) => {
             match format {
-                Format::Json => println!("{}", r.to_json()),
+                Format::Json => println!("{}", json_line(&r.output())),
                 Format::Text => print_result_text("", &r),
             }
             exit::OK
@@ -378,21 +383,14 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
         match rt.block_on(run_chain(&client, &plan, mode, &mut obs)) {
             Ok(report) => {
                 match format {
-                    Format::Json => println!("{}", report.to_json()),
+                    Format::Json => println!("{}", json_line(&report.output(None))),
                     Format::Text => print_chain_report(&report),
                 }
                 exit::OK
             }
             Err((failure, report)) => {
                 match format {
-                    Format::Json => {
-                        let mut v = failure.to_json();
-                        v["steps"] =
-                            Value::from(report.steps.iter().map(step_json).collect::<Vec<_>>());
-                        v["correlations"] =
-                            serde_json::to_value(&report.correlations).unwrap_or(Value::Null);
-                        println!("{v}");
-                    }
+                    Format::Json => println!("{}", json_line(&report.output(Some(&failure)))),
                     Format::Text => {
                         print_chain_report(&report);
                         match &failure {
@@ -418,7 +416,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                     ChainFailure::InvalidPlan(m) => eprintln!("skillgate: {m}"),
                     ChainFailure::NotComposable { .. } => {}
                 }
-                failure.exit_code()
+                exit::client(failure.outcome())
             }
         },
     )

@@ -170,5 +170,5 @@ async fn scenes(base: &str) -> anyhow::Result<u8> {
 
 fn failed(e: &ClientError) -> u8 {
     print_error_text("  ", e);
-    e.exit_code()
+    exit::client(e.outcome())
 }

@@ -1,7 +1,6 @@
 //! The server's integration tests, linked as one binary: each module starts real servers on
 //! ephemeral loopback ports and talks to them with a real HTTP client.
 
-
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 mod common;
 mod hostile_bodies;
