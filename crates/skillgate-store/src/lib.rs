@@ -1,0 +1,201 @@
+//! skillgate-store: where an A2A agent keeps its tasks.
+//!
+//! One [`TaskStore`] trait, three implementations chosen by URL ([`open`]):
+//! `memory` (bounded by bytes, gone on exit), `sqlite:PATH` (one process, survives restarts)
+//! and `postgres://...` (any number of replicas acting as one agent).
+//!
+//! A store keeps each task as a [`TaskRow`]: the serialized Task (compact JSON bytes, not a
+//! value tree, so a stored task costs about its wire size) plus the columns queries need
+//! (owner, state, context, update time, version, lease). Writes are versioned: [`TaskStore::update`]
+//! succeeds only if the stored version is the one the writer read, so two concurrent updates of
+//! one task never lose one silently. Every accepted update's event reaches the subscribers of
+//! that task through the store's [`EventHub`]: directly for memory and SQLite, through
+//! PostgreSQL `LISTEN/NOTIFY` for replicas, so a stream on one replica sees events produced on
+//! another without polling.
+
+mod hub;
+mod memory;
+mod postgres;
+mod row;
+mod sql;
+mod sqlite;
+
+pub use hub::{EventHub, HubEvent, Subscription};
+pub use memory::MemoryStore;
+pub use postgres::PostgresStore;
+pub use row::{now_ms, Flags, ListPage, ListQuery, StoreLimits, TaskRow};
+pub use sqlite::SqliteStore;
+
+use async_trait::async_trait;
+use skillgate_a2a::StreamResponse;
+use std::sync::Arc;
+
+/// The schema version this build writes. A database whose version table holds a newer one was
+/// written by a newer skillgate and is refused rather than misread.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// What went wrong in a store. Every variant's message is meant for an operator or caller.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The task changed since it was read (another writer won); read it again and retry.
+    #[error("task {0} was changed concurrently")]
+    Conflict(String),
+    /// The task does not exist (any more).
+    #[error("task {0} not found")]
+    NotFound(String),
+    /// The caller already has as many unfinished tasks as it may.
+    #[error("this caller already has {0} unfinished tasks, the most allowed (--max-running-per-caller); wait for some to finish")]
+    CallerLimit(usize),
+    /// The store is full of tasks that may not be evicted (running or waiting for input).
+    #[error(
+        "the task store is full ({used} of {budget} bytes held by unfinished tasks); retry later"
+    )]
+    Full {
+        /// Bytes held.
+        used: u64,
+        /// The store's byte budget.
+        budget: u64,
+    },
+    /// The store URL is not one of `memory`, `sqlite:PATH`, `postgres://...`.
+    #[error("invalid store {0}")]
+    InvalidUrl(String),
+    /// The database was written by a newer skillgate.
+    #[error("the task store's schema is version {found}, newer than this skillgate's {supported}; upgrade skillgate or use another store")]
+    SchemaTooNew {
+        /// Version in the database.
+        found: i64,
+        /// Version this build knows.
+        supported: i64,
+    },
+    /// Another process holds the SQLite file.
+    #[error("the SQLite store {0} is in use by another process (one process per SQLite file; use PostgreSQL for replicas)")]
+    Locked(String),
+    /// A stored task could not be read back.
+    #[error("stored task {0} is corrupt: {1}")]
+    Corrupt(String, String),
+    /// The database failed (connection, I/O, SQL).
+    #[error("task store error: {0}")]
+    Database(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e.to_string())
+    }
+}
+
+/// A task store. Implementations must be safe to share between tasks and, for PostgreSQL,
+/// between processes.
+#[async_trait]
+pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
+    /// A description for logs (`memory`, `sqlite:/path`, `postgres://host/db`), without secrets.
+    fn describe(&self) -> String;
+
+    /// The fan-out of this store's task events to local subscribers.
+    fn hub(&self) -> &Arc<EventHub>;
+
+    /// The bounds this store enforces.
+    fn limits(&self) -> &StoreLimits;
+
+    /// Stores a new task (version 1). Refuses with [`StoreError::CallerLimit`] when its owner
+    /// already has the most unfinished tasks allowed, and with [`StoreError::Full`] when the
+    /// byte budget is held by tasks that may not be evicted; evicts the oldest finished tasks
+    /// first to make room.
+    async fn create(&self, row: &TaskRow) -> Result<(), StoreError>;
+
+    /// The task with this id.
+    async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError>;
+
+    /// Replaces a task if its stored version is `row.version - 1` ([`StoreError::Conflict`]
+    /// otherwise), then publishes `event` (tagged with `row.version`) to every subscriber of
+    /// the task on every replica.
+    async fn update(&self, row: &TaskRow, event: Option<&StreamResponse>)
+        -> Result<(), StoreError>;
+
+    /// One page of the tasks a caller may see, newest status first, filtered and counted in
+    /// the store.
+    async fn list(&self, query: &ListQuery) -> Result<ListPage, StoreError>;
+
+    /// Extends this replica's lease on tasks it is running (no-op for single-process stores).
+    async fn renew_leases(&self, ids: &[String]) -> Result<(), StoreError>;
+
+    /// Unfinished tasks to fail: running tasks whose lease expired (their replica stopped) and
+    /// interrupted tasks that waited longer than the interrupted TTL. At most `limit`.
+    async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError>;
+
+    /// Deletes finished tasks past their retention and, oldest first, finished tasks beyond
+    /// the byte budget. Returns how many were deleted.
+    async fn purge(&self) -> Result<u64, StoreError>;
+
+    /// Bytes held by stored tasks (exact for memory, from the database otherwise).
+    async fn used_bytes(&self) -> Result<u64, StoreError>;
+
+    /// The replica id written into leases (unique per process).
+    fn replica(&self) -> &str;
+}
+
+/// Opens the store a URL names: `memory`, `sqlite:PATH` (created with its directory if
+/// missing) or `postgres://...` / `postgresql://...`. Runs the embedded migrations.
+pub async fn open(url: &str, limits: StoreLimits) -> Result<Arc<dyn TaskStore>, StoreError> {
+    if url == "memory" {
+        return Ok(Arc::new(MemoryStore::new(limits)));
+    }
+    if let Some(path) = url.strip_prefix("sqlite:") {
+        let path = path.strip_prefix("//").unwrap_or(path);
+        if path.is_empty() {
+            return Err(StoreError::InvalidUrl(
+                "sqlite: needs a file path, e.g. sqlite:/var/lib/skillgate/tasks.db".into(),
+            ));
+        }
+        return Ok(Arc::new(SqliteStore::open(path.as_ref(), limits).await?));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(Arc::new(PostgresStore::open(url, limits).await?));
+    }
+    Err(StoreError::InvalidUrl(format!(
+        "{:?}: use memory, sqlite:PATH or postgres://USER@HOST/DB",
+        redact(url)
+    )))
+}
+
+/// Runs the migrations of a SQL store without serving (`skillgate store migrate`). Returns the
+/// schema version before and after.
+pub async fn migrate(url: &str) -> Result<(i64, i64), StoreError> {
+    if let Some(path) = url.strip_prefix("sqlite:") {
+        let path = path.strip_prefix("//").unwrap_or(path);
+        return sqlite::migrate_only(path.as_ref()).await;
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return postgres::migrate_only(url).await;
+    }
+    Err(StoreError::InvalidUrl(format!(
+        "{:?}: migrations apply to sqlite:PATH or postgres://... stores",
+        redact(url)
+    )))
+}
+
+/// A store URL with any password replaced by `***`, for logs and messages.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        Ok(u) => u.to_string(),
+        Err(_) => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(
+            redact("postgres://alice:S3cret@db.example/tasks"),
+            "postgres://alice:***@db.example/tasks"
+        );
+        assert_eq!(redact("memory"), "memory");
+    }
+}

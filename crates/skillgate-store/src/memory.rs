@@ -1,0 +1,259 @@
+//! The in-memory store: rows in a map, a list index ordered by update time, and exact byte
+//! accounting so the whole store stays within its budget.
+
+use crate::hub::{EventHub, HubEvent};
+use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
+use crate::{StoreError, TaskStore};
+use async_trait::async_trait;
+use skillgate_a2a::StreamResponse;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+#[derive(Default)]
+struct Inner {
+    rows: HashMap<String, TaskRow>,
+    /// List order: newest status first, ties by id.
+    by_update: BTreeSet<(Reverse<i64>, String)>,
+    /// Eviction order: oldest finish first.
+    finished: BTreeSet<(i64, String)>,
+    /// Unfinished tasks per owner ("" for anonymous).
+    unfinished: HashMap<String, usize>,
+    used: u64,
+}
+
+fn owner_key(row: &TaskRow) -> &str {
+    row.owner.as_deref().unwrap_or("")
+}
+
+impl Inner {
+    fn add(&mut self, row: TaskRow) {
+        self.used += row.size();
+        self.by_update
+            .insert((Reverse(row.updated_ms), row.id.clone()));
+        match row.finished_ms {
+            Some(f) => {
+                self.finished.insert((f, row.id.clone()));
+            }
+            None => {
+                *self
+                    .unfinished
+                    .entry(owner_key(&row).to_string())
+                    .or_default() += 1
+            }
+        }
+        self.rows.insert(row.id.clone(), row);
+    }
+
+    fn remove(&mut self, id: &str) -> Option<TaskRow> {
+        let row = self.rows.remove(id)?;
+        self.used -= row.size();
+        self.by_update
+            .remove(&(Reverse(row.updated_ms), row.id.clone()));
+        match row.finished_ms {
+            Some(f) => {
+                self.finished.remove(&(f, row.id.clone()));
+            }
+            None => {
+                let key = owner_key(&row);
+                if let Some(n) = self.unfinished.get_mut(key) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.unfinished.remove(key);
+                    }
+                }
+            }
+        }
+        Some(row)
+    }
+
+    /// Evicts the oldest finished tasks until `extra` more bytes fit in `budget`.
+    fn make_room(&mut self, extra: u64, budget: u64) -> bool {
+        while self.used + extra > budget {
+            let Some((_, id)) = self.finished.first().cloned() else {
+                return false;
+            };
+            self.remove(&id);
+        }
+        true
+    }
+}
+
+/// Tasks in process memory, bounded by bytes; lost when the process exits.
+#[derive(Debug)]
+pub struct MemoryStore {
+    inner: Mutex<Inner>,
+    hub: Arc<EventHub>,
+    limits: StoreLimits,
+    replica: String,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner")
+            .field("rows", &self.rows.len())
+            .field("used", &self.used)
+            .finish()
+    }
+}
+
+impl MemoryStore {
+    /// An empty store with these bounds.
+    pub fn new(limits: StoreLimits) -> Self {
+        Self {
+            inner: Mutex::new(Inner::default()),
+            hub: EventHub::new(),
+            limits,
+            replica: uuid::Uuid::new_v4().to_string(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Number of tasks held.
+    pub fn len(&self) -> usize {
+        self.lock().rows.len()
+    }
+
+    /// Whether no task is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn matches(row: &TaskRow, q: &ListQuery) -> bool {
+    (row.owner.is_none() || row.owner == q.caller)
+        && q.context_id.as_ref().is_none_or(|c| *c == row.context_id)
+        && q.state.is_none_or(|s| s == row.state)
+        && q.updated_after_ms.is_none_or(|t| row.updated_ms > t)
+}
+
+#[async_trait]
+impl TaskStore for MemoryStore {
+    fn describe(&self) -> String {
+        format!("memory (budget {} bytes)", self.limits.max_bytes)
+    }
+
+    fn hub(&self) -> &Arc<EventHub> {
+        &self.hub
+    }
+
+    fn limits(&self) -> &StoreLimits {
+        &self.limits
+    }
+
+    fn replica(&self) -> &str {
+        &self.replica
+    }
+
+    async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {
+        let mut s = self.lock();
+        if s.rows.contains_key(&row.id) {
+            return Err(StoreError::Conflict(row.id.clone()));
+        }
+        if row.finished_ms.is_none() {
+            let held = s.unfinished.get(owner_key(row)).copied().unwrap_or(0);
+            if held >= self.limits.max_running_per_caller {
+                return Err(StoreError::CallerLimit(held));
+            }
+        }
+        if !s.make_room(row.size(), self.limits.max_bytes) {
+            return Err(StoreError::Full {
+                used: s.used,
+                budget: self.limits.max_bytes,
+            });
+        }
+        s.add(row.clone());
+        Ok(())
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
+        Ok(self.lock().rows.get(id).cloned())
+    }
+
+    async fn update(
+        &self,
+        row: &TaskRow,
+        event: Option<&StreamResponse>,
+    ) -> Result<(), StoreError> {
+        {
+            let mut s = self.lock();
+            let Some(old) = s.rows.get(&row.id) else {
+                return Err(StoreError::NotFound(row.id.clone()));
+            };
+            if old.version != row.version - 1 {
+                return Err(StoreError::Conflict(row.id.clone()));
+            }
+            s.remove(&row.id);
+            let grow = row.size();
+            // A growing task may push finished ones out; it is never refused here (the
+            // runtime keeps each task within its own budget).
+            s.make_room(grow, self.limits.max_bytes);
+            s.add(row.clone());
+        }
+        if let Some(ev) = event {
+            self.hub.publish(
+                &row.id,
+                HubEvent::Event {
+                    version: row.version,
+                    event: ev.clone(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    async fn list(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+        let s = self.lock();
+        let mut total = 0u64;
+        let mut rows = Vec::new();
+        for (_, id) in &s.by_update {
+            let Some(row) = s.rows.get(id) else { continue };
+            if !matches(row, q) {
+                continue;
+            }
+            if total >= q.offset && rows.len() < q.limit as usize {
+                rows.push(row.clone());
+            }
+            total += 1;
+        }
+        Ok(ListPage { rows, total })
+    }
+
+    async fn renew_leases(&self, _ids: &[String]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
+        let cutoff = now_ms().saturating_sub(self.limits.interrupted_ms());
+        Ok(self
+            .lock()
+            .rows
+            .values()
+            .filter(|r| r.state.is_interrupted() && r.updated_ms < cutoff)
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn purge(&self) -> Result<u64, StoreError> {
+        let cutoff = now_ms().saturating_sub(self.limits.retention_ms());
+        let mut s = self.lock();
+        let old: Vec<String> = s
+            .finished
+            .iter()
+            .take_while(|(f, _)| *f < cutoff)
+            .map(|(_, id)| id.clone())
+            .collect();
+        for id in &old {
+            s.remove(id);
+        }
+        Ok(old.len() as u64)
+    }
+
+    async fn used_bytes(&self) -> Result<u64, StoreError> {
+        Ok(self.lock().used)
+    }
+}

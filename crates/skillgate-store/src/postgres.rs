@@ -1,0 +1,695 @@
+//! The PostgreSQL store: any number of replicas acting as one agent.
+//!
+//! Every write is one short transaction. Versioned updates make concurrent writers safe; the
+//! per-caller limit is exact (creates of one owner are serialized by a transaction-scoped
+//! advisory lock on the owner); the byte budget is enforced against a counter kept by triggers
+//! in `skillgate_usage`, split into 16 rows (one per backend, `pg_backend_pid() % 16`) so
+//! writers of different connections do not queue on one counter row. Under concurrent creates
+//! the budget can be overshot by the tasks in flight (each create sees the others' bytes only
+//! once they commit); the next create or purge evicts back under it.
+//!
+//! Events: an accepted update sends `pg_notify('skillgate_task_events', payload)` in its own
+//! transaction, so the notification goes out exactly when (and only if) the update commits, in
+//! commit order. Every replica (this one included) LISTENs on a dedicated connection and
+//! publishes what it receives to its [`EventHub`]. If that connection drops, notifications sent
+//! meanwhile are lost; after reconnecting, the listener publishes [`HubEvent::Resync`] with the
+//! current version for every task that may have changed in the gap (all unfinished tasks and
+//! those finished since the connection was last known alive), and fires the local cancel signal
+//! of tasks that ended elsewhere, so a stream re-reads its task instead of waiting for an event
+//! that will never come.
+//!
+//! Leases use each replica's clock: keep replica clocks within a fraction of `lease_ttl`.
+
+use crate::hub::{EventHub, HubEvent};
+use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
+use crate::sql::{
+    decode_row, notify_payload, parse_payload, scrub, state_number, to_i64, to_u64, COLUMNS,
+    DELETE_BATCH, INTERRUPTED_STATES, RUNNING_STATES,
+};
+use crate::{redact, StoreError, TaskStore, SCHEMA_VERSION};
+use async_trait::async_trait;
+use skillgate_a2a::{StreamResponse, TaskState};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
+use sqlx::{Connection, Executor, PgExecutor, Postgres, QueryBuilder};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The notification channel of task events.
+pub(crate) const CHANNEL: &str = "skillgate_task_events";
+
+/// Connections per replica for queries (the listener has its own).
+const POOL_SIZE: u32 = 8;
+
+/// How long a query waits for a free pooled connection.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Advisory lock key serializing migrators ("skillgat").
+const MIGRATE_LOCK: i64 = 0x736b_696c_6c67_6174;
+
+/// Advisory lock class (two-key form) of the per-owner create lock ("sgow").
+const OWNER_LOCK_CLASS: i32 = 0x7367_6f77;
+
+/// Longest wait between attempts to re-establish the listener.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// After a listener outage, tasks finished this long before the connection was last known
+/// alive are resynchronised too (covers clock differences between replicas).
+const RESYNC_SLACK_MS: i64 = 60_000;
+
+/// Schema steps: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&[&str]] = &[&[
+    // `id` compares bytewise (like the other stores) so list ties order the same everywhere.
+    r#"CREATE TABLE tasks (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        context_id TEXT NOT NULL,
+        owner TEXT NULL,
+        state INTEGER NOT NULL,
+        updated_ms BIGINT NOT NULL,
+        finished_ms BIGINT NULL,
+        flags BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        size BIGINT NOT NULL,
+        lease_owner TEXT NULL,
+        lease_until_ms BIGINT NULL,
+        body BYTEA NOT NULL
+    )"#,
+    "CREATE INDEX tasks_list ON tasks (updated_ms DESC, id)",
+    "CREATE INDEX tasks_context ON tasks (context_id, updated_ms DESC)",
+    "CREATE INDEX tasks_state ON tasks (state, updated_ms)",
+    "CREATE INDEX tasks_unfinished_owner ON tasks (owner) WHERE finished_ms IS NULL",
+    "CREATE INDEX tasks_finished ON tasks (finished_ms) WHERE finished_ms IS NOT NULL",
+    "CREATE INDEX tasks_lease ON tasks (lease_until_ms) WHERE state IN (1, 2)",
+    "CREATE TABLE skillgate_usage (shard INTEGER PRIMARY KEY, used BIGINT NOT NULL)",
+    "INSERT INTO skillgate_usage (shard, used) SELECT g, 0 FROM generate_series(0, 15) AS g",
+    "CREATE FUNCTION skillgate_tasks_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+        delta BIGINT;
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            delta := NEW.size;
+        ELSIF TG_OP = 'DELETE' THEN
+            delta := -OLD.size;
+        ELSE
+            delta := NEW.size - OLD.size;
+        END IF;
+        UPDATE skillgate_usage SET used = used + delta WHERE shard = pg_backend_pid() % 16;
+        RETURN NULL;
+    END
+    $$",
+    "CREATE TRIGGER tasks_usage_insert_delete AFTER INSERT OR DELETE ON tasks
+        FOR EACH ROW EXECUTE FUNCTION skillgate_tasks_usage()",
+    "CREATE TRIGGER tasks_usage_update AFTER UPDATE OF size ON tasks
+        FOR EACH ROW WHEN (OLD.size IS DISTINCT FROM NEW.size)
+        EXECUTE FUNCTION skillgate_tasks_usage()",
+    "CREATE FUNCTION skillgate_tasks_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE skillgate_usage SET used = 0;
+        RETURN NULL;
+    END
+    $$",
+    "CREATE TRIGGER tasks_usage_truncate AFTER TRUNCATE ON tasks
+        FOR EACH STATEMENT EXECUTE FUNCTION skillgate_tasks_truncate()",
+]];
+
+/// Tasks in a PostgreSQL database shared by replicas.
+pub struct PostgresStore {
+    pool: PgPool,
+    url: String,
+    hub: Arc<EventHub>,
+    limits: StoreLimits,
+    replica: String,
+    shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("url", &self.url)
+            .field("replica", &self.replica)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        // Stops the listener task (and with it the listening connection).
+        self.shutdown.cancel();
+    }
+}
+
+/// Parses the URL and opens one connection, with errors that name the (redacted) URL.
+async fn connect(url: &str) -> Result<(PgConnectOptions, PgConnection), StoreError> {
+    let shown = redact(url);
+    let opts = PgConnectOptions::from_str(url)
+        .map_err(|e| StoreError::InvalidUrl(format!("{shown}: {}", scrub(e.to_string(), url))))?;
+    let conn = PgConnection::connect_with(&opts).await.map_err(|e| {
+        StoreError::Database(format!(
+            "cannot connect to {shown}: {}",
+            scrub(e.to_string(), url)
+        ))
+    })?;
+    Ok((opts, conn))
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`] in one transaction, serialized between replicas
+/// starting together by an advisory lock.
+async fn migrate(conn: &mut PgConnection) -> Result<(i64, i64), StoreError> {
+    let mut tx = conn.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(MIGRATE_LOCK)
+        .execute(&mut *tx)
+        .await?;
+    (&mut *tx)
+        .execute("CREATE TABLE IF NOT EXISTS skillgate_schema_version (version BIGINT NOT NULL)")
+        .await?;
+    let before: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(version) FROM skillgate_schema_version")
+            .fetch_one(&mut *tx)
+            .await?;
+    let before = before.unwrap_or(0);
+    if before > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew {
+            found: before,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if before < SCHEMA_VERSION {
+        let from = usize::try_from(before.max(0)).unwrap_or(0);
+        for step in MIGRATIONS.iter().skip(from) {
+            for &stmt in step.iter() {
+                (&mut *tx).execute(stmt).await?;
+            }
+        }
+        (&mut *tx)
+            .execute("DELETE FROM skillgate_schema_version")
+            .await?;
+        sqlx::query("INSERT INTO skillgate_schema_version (version) VALUES ($1)")
+            .bind(SCHEMA_VERSION)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok((before, SCHEMA_VERSION))
+}
+
+/// Runs the migrations of a PostgreSQL database and disconnects.
+pub(crate) async fn migrate_only(url: &str) -> Result<(i64, i64), StoreError> {
+    let (_, mut conn) = connect(url).await?;
+    let versions = migrate(&mut conn).await;
+    let _ = conn.close().await;
+    versions
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url`, migrates it and starts listening for the task events
+    /// of every replica. Fails with a message naming the URL (password redacted) when the
+    /// server is unreachable, and with [`StoreError::SchemaTooNew`] if a newer skillgate
+    /// migrated it.
+    pub async fn open(url: &str, limits: StoreLimits) -> Result<Self, StoreError> {
+        let (opts, mut conn) = connect(url).await?;
+        let migrated = migrate(&mut conn).await;
+        let _ = conn.close().await;
+        migrated?;
+        let shown = redact(url);
+        let pool = PgPoolOptions::new()
+            .max_connections(POOL_SIZE)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(opts.clone())
+            .await
+            .map_err(|e| {
+                StoreError::Database(format!(
+                    "cannot connect to {shown}: {}",
+                    scrub(e.to_string(), url)
+                ))
+            })?;
+        // The listener's own pool of one, so it never takes a query connection.
+        let listen_pool = PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_lazy_with(opts);
+        let listener = start_listener(&listen_pool).await.map_err(|e| {
+            StoreError::Database(format!(
+                "cannot listen on {shown}: {}",
+                scrub(e.to_string(), url)
+            ))
+        })?;
+        let hub = EventHub::new();
+        let shutdown = CancellationToken::new();
+        tokio::spawn(listen_loop(
+            listener,
+            listen_pool,
+            pool.clone(),
+            hub.clone(),
+            shutdown.clone(),
+        ));
+        Ok(Self {
+            pool,
+            url: shown,
+            hub,
+            limits,
+            replica: uuid::Uuid::new_v4().to_string(),
+            shutdown,
+        })
+    }
+
+    /// The lease columns a row is written with: this replica's lease while it runs.
+    fn lease(&self, row: &TaskRow) -> (Option<&str>, Option<i64>) {
+        if row.is_running() {
+            (
+                Some(self.replica.as_str()),
+                Some(now_ms().saturating_add(self.limits.lease_ms())),
+            )
+        } else {
+            (None, None)
+        }
+    }
+
+    fn budget(&self) -> i64 {
+        to_i64(self.limits.max_bytes)
+    }
+}
+
+async fn start_listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
+    let mut l = PgListener::connect_with(pool).await?;
+    l.listen(CHANNEL).await?;
+    Ok(l)
+}
+
+/// Receives every replica's task events and publishes them locally until the store is dropped.
+async fn listen_loop(
+    mut listener: PgListener,
+    listen_pool: PgPool,
+    pool: PgPool,
+    hub: Arc<EventHub>,
+    shutdown: CancellationToken,
+) {
+    // The last instant the connection was known to deliver: notifications before it arrived.
+    let mut alive_ms = now_ms();
+    loop {
+        let received = tokio::select! {
+            () = shutdown.cancelled() => return,
+            r = listener.try_recv() => r,
+        };
+        match received {
+            Ok(Some(n)) => {
+                alive_ms = now_ms();
+                if let Some((id, ev)) = parse_payload(n.payload()) {
+                    hub.publish(&id, ev);
+                }
+                continue;
+            }
+            // The connection dropped and PgListener has already reconnected and re-LISTENed.
+            Ok(None) => {}
+            // Anything else (server terminated the session, reconnect failed): start afresh.
+            Err(_) => {
+                drop(listener);
+                let mut backoff = Duration::from_millis(100);
+                listener = loop {
+                    let started = tokio::select! {
+                        () = shutdown.cancelled() => return,
+                        r = start_listener(&listen_pool) => r,
+                    };
+                    match started {
+                        Ok(l) => break l,
+                        Err(_) => {
+                            tokio::select! {
+                                () = shutdown.cancelled() => return,
+                                () = tokio::time::sleep(backoff) => {}
+                            }
+                            backoff = (backoff * 2).min(MAX_BACKOFF);
+                        }
+                    }
+                };
+            }
+        }
+        // Listening again: whatever was committed from here on arrives as notifications; what
+        // may have been missed before is resynchronised from the table.
+        let since = alive_ms.saturating_sub(RESYNC_SLACK_MS);
+        alive_ms = now_ms();
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            let done = tokio::select! {
+                () = shutdown.cancelled() => return,
+                r = resync(&pool, &hub, since) => r.is_ok(),
+            };
+            if done {
+                break;
+            }
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(backoff) => {}
+            }
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+}
+
+/// Publishes a resync of every task that may have changed since `since_ms` (all unfinished
+/// tasks and those finished since), and fires the cancel signal of local runs of tasks that
+/// ended. Tasks nobody subscribes to here cost a map lookup each.
+async fn resync(pool: &PgPool, hub: &EventHub, since_ms: i64) -> Result<(), sqlx::Error> {
+    let rows: Vec<(String, i64, i32)> = sqlx::query_as(
+        "SELECT id, version, state FROM tasks
+         WHERE finished_ms IS NULL OR finished_ms >= $1",
+    )
+    .bind(since_ms)
+    .fetch_all(pool)
+    .await?;
+    for (id, version, state) in rows {
+        hub.publish(&id, HubEvent::Resync { version });
+        if TaskState::from_number(i64::from(state)).is_some_and(TaskState::is_terminal) {
+            hub.cancel_local(&id);
+        }
+    }
+    Ok(())
+}
+
+async fn used(db: impl PgExecutor<'_>) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COALESCE(SUM(used), 0)::BIGINT FROM skillgate_usage")
+        .fetch_one(db)
+        .await
+}
+
+async fn exists(db: impl PgExecutor<'_>, id: &str) -> Result<bool, sqlx::Error> {
+    Ok(sqlx::query("SELECT 1 FROM tasks WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .is_some())
+}
+
+/// Deletes the oldest finished tasks (never `keep`, never rows another transaction holds)
+/// until `extra` more bytes fit in `budget`. Returns whether they fit, the bytes then held and
+/// how many tasks were deleted.
+async fn make_room(
+    conn: &mut PgConnection,
+    extra: i64,
+    budget: i64,
+    keep: Option<&str>,
+) -> Result<(bool, i64, u64), sqlx::Error> {
+    let mut used = used(&mut *conn).await?;
+    let mut deleted = 0u64;
+    while used.saturating_add(extra) > budget {
+        let victims: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT id, size FROM tasks
+             WHERE finished_ms IS NOT NULL AND id IS DISTINCT FROM $1
+             ORDER BY finished_ms, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(keep)
+        .bind(DELETE_BATCH)
+        .fetch_all(&mut *conn)
+        .await?;
+        if victims.is_empty() {
+            return Ok((false, used, deleted));
+        }
+        let mut ids = Vec::new();
+        for (id, size) in victims {
+            if used.saturating_add(extra) <= budget {
+                break;
+            }
+            used -= size;
+            ids.push(id);
+        }
+        let done = sqlx::query("DELETE FROM tasks WHERE id = ANY($1)")
+            .bind(&ids)
+            .execute(&mut *conn)
+            .await?;
+        deleted += done.rows_affected();
+    }
+    Ok((true, used, deleted))
+}
+
+fn push_filter(qb: &mut QueryBuilder<'_, Postgres>, q: &ListQuery) {
+    match &q.caller {
+        None => qb.push(" WHERE owner IS NULL"),
+        Some(c) => qb
+            .push(" WHERE (owner IS NULL OR owner = ")
+            .push_bind(c.clone())
+            .push(")"),
+    };
+    if let Some(c) = &q.context_id {
+        qb.push(" AND context_id = ").push_bind(c.clone());
+    }
+    if let Some(s) = q.state {
+        qb.push(" AND state = ").push_bind(state_number(s));
+    }
+    if let Some(t) = q.updated_after_ms {
+        qb.push(" AND updated_ms > ").push_bind(t);
+    }
+}
+
+#[async_trait]
+impl TaskStore for PostgresStore {
+    fn describe(&self) -> String {
+        self.url.clone()
+    }
+
+    fn hub(&self) -> &Arc<EventHub> {
+        &self.hub
+    }
+
+    fn limits(&self) -> &StoreLimits {
+        &self.limits
+    }
+
+    fn replica(&self) -> &str {
+        &self.replica
+    }
+
+    async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if row.finished_ms.is_none() {
+            // Creates of one owner queue here until the previous one commits: the count
+            // below is then exact across replicas.
+            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext(COALESCE($2, '')))")
+                .bind(OWNER_LOCK_CLASS)
+                .bind(&row.owner)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if exists(&mut *tx, &row.id).await? {
+            return Err(StoreError::Conflict(row.id.clone()));
+        }
+        if row.finished_ms.is_none() {
+            let held: i64 =
+                match &row.owner {
+                    Some(o) => {
+                        sqlx::query_scalar(
+                            "SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND owner = $1",
+                        )
+                        .bind(o)
+                        .fetch_one(&mut *tx)
+                        .await?
+                    }
+                    None => sqlx::query_scalar(
+                        "SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND owner IS NULL",
+                    )
+                    .fetch_one(&mut *tx)
+                    .await?,
+                };
+            let held = usize::try_from(held).unwrap_or(usize::MAX);
+            if held >= self.limits.max_running_per_caller {
+                return Err(StoreError::CallerLimit(held));
+            }
+        }
+        let size = to_i64(row.size());
+        let (fits, used, _) = make_room(&mut tx, size, self.budget(), None).await?;
+        if !fits {
+            // The transaction rolls back: the evictions are undone for a refused task.
+            return Err(StoreError::Full {
+                used: to_u64(used),
+                budget: self.limits.max_bytes,
+            });
+        }
+        let (lease_owner, lease_until) = self.lease(row);
+        let done = sqlx::query(
+            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
+                version, size, lease_owner, lease_until_ms, body)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&row.id)
+        .bind(&row.context_id)
+        .bind(&row.owner)
+        .bind(state_number(row.state))
+        .bind(row.updated_ms)
+        .bind(row.finished_ms)
+        .bind(row.flags.bits())
+        .bind(row.version)
+        .bind(size)
+        .bind(lease_owner)
+        .bind(lease_until)
+        .bind(row.body.as_ref())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::Conflict(row.id.clone()));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM tasks WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(decode_row).transpose()
+    }
+
+    async fn update(
+        &self,
+        row: &TaskRow,
+        event: Option<&StreamResponse>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let (lease_owner, lease_until) = self.lease(row);
+        let done = sqlx::query(
+            "UPDATE tasks SET state = $1, updated_ms = $2, finished_ms = $3, flags = $4,
+                version = $5, size = $6, lease_owner = $7, lease_until_ms = $8, body = $9
+             WHERE id = $10 AND version = $11",
+        )
+        .bind(state_number(row.state))
+        .bind(row.updated_ms)
+        .bind(row.finished_ms)
+        .bind(row.flags.bits())
+        .bind(row.version)
+        .bind(to_i64(row.size()))
+        .bind(lease_owner)
+        .bind(lease_until)
+        .bind(row.body.as_ref())
+        .bind(&row.id)
+        .bind(row.version - 1)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(if exists(&mut *tx, &row.id).await? {
+                StoreError::Conflict(row.id.clone())
+            } else {
+                StoreError::NotFound(row.id.clone())
+            });
+        }
+        // A growing task may push finished ones out; it is never refused here (the runtime
+        // keeps each task within its own budget).
+        make_room(&mut tx, 0, self.budget(), Some(&row.id)).await?;
+        if let Some(ev) = event {
+            // Sent at commit, to every replica's listener (this one's included).
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(CHANNEL)
+                .bind(notify_payload(&row.id, row.version, Some(ev)))
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn list(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+        // One snapshot for the count and the page.
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .await?;
+        let mut count = QueryBuilder::<Postgres>::new("SELECT COUNT(*) FROM tasks");
+        push_filter(&mut count, q);
+        let total: i64 = count.build_query_scalar().fetch_one(&mut *tx).await?;
+        let mut rows = Vec::new();
+        if q.limit > 0 && to_i64(q.offset) < total {
+            let mut page = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS} FROM tasks"));
+            push_filter(&mut page, q);
+            page.push(" ORDER BY updated_ms DESC, id ASC LIMIT ")
+                .push_bind(i64::from(q.limit))
+                .push(" OFFSET ")
+                .push_bind(to_i64(q.offset));
+            for r in page.build().fetch_all(&mut *tx).await? {
+                rows.push(decode_row(&r)?);
+            }
+        }
+        tx.commit().await?;
+        Ok(ListPage {
+            rows,
+            total: to_u64(total),
+        })
+    }
+
+    async fn renew_leases(&self, ids: &[String]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        sqlx::query(&format!(
+            "UPDATE tasks SET lease_until_ms = $1
+             WHERE id = ANY($2) AND lease_owner = $3 AND state IN {RUNNING_STATES}"
+        ))
+        .bind(now_ms().saturating_add(self.limits.lease_ms()))
+        .bind(ids)
+        .bind(&self.replica)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let now = now_ms();
+        let mut out = Vec::new();
+        let running = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM tasks WHERE state IN {RUNNING_STATES}
+               AND (lease_until_ms < $1 OR lease_until_ms IS NULL)
+             ORDER BY lease_until_ms NULLS FIRST, id LIMIT $2"
+        ))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        for r in &running {
+            out.push(decode_row(r)?);
+        }
+        let left = limit - i64::try_from(out.len()).unwrap_or(0);
+        if left > 0 {
+            let cutoff = now.saturating_sub(self.limits.interrupted_ms());
+            let waiting = sqlx::query(&format!(
+                "SELECT {COLUMNS} FROM tasks WHERE state IN {INTERRUPTED_STATES}
+                   AND updated_ms < $1 ORDER BY updated_ms, id LIMIT $2"
+            ))
+            .bind(cutoff)
+            .bind(left)
+            .fetch_all(&self.pool)
+            .await?;
+            for r in &waiting {
+                out.push(decode_row(r)?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn purge(&self) -> Result<u64, StoreError> {
+        let cutoff = now_ms().saturating_sub(self.limits.retention_ms());
+        let mut deleted = 0u64;
+        loop {
+            // Short batches; rows another replica is purging are skipped, not waited for.
+            let done = sqlx::query(
+                "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks
+                   WHERE finished_ms IS NOT NULL AND finished_ms < $1
+                   LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            )
+            .bind(cutoff)
+            .bind(DELETE_BATCH)
+            .execute(&self.pool)
+            .await?;
+            deleted += done.rows_affected();
+            if done.rows_affected() < to_u64(DELETE_BATCH) {
+                break;
+            }
+        }
+        let mut tx = self.pool.begin().await?;
+        let (_, _, evicted) = make_room(&mut tx, 0, self.budget(), None).await?;
+        tx.commit().await?;
+        Ok(deleted + evicted)
+    }
+
+    async fn used_bytes(&self) -> Result<u64, StoreError> {
+        Ok(to_u64(used(&self.pool).await?))
+    }
+}

@@ -1,0 +1,238 @@
+//! The stored form of a task and the bounds a store enforces.
+
+use bytes::Bytes;
+use skillgate_a2a::{Task, TaskState};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch (the store's clock for retention, TTLs and leases).
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Per-task facts the runtime needs and the wire Task does not carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// The skill declares `interaction.cancelable`.
+    pub cancelable: bool,
+    /// Created by the plain (not schema-governed) handler: follow-ups may continue it.
+    pub plain: bool,
+    /// A follow-up holds the turn of this interrupted task until its next status change.
+    pub turn_taken: bool,
+}
+
+impl Flags {
+    /// The bit form stored in the `flags` column.
+    pub fn bits(self) -> i64 {
+        i64::from(self.cancelable) | i64::from(self.plain) << 1 | i64::from(self.turn_taken) << 2
+    }
+
+    /// The inverse of [`Flags::bits`].
+    pub fn from_bits(b: i64) -> Self {
+        Self {
+            cancelable: b & 1 != 0,
+            plain: b & 2 != 0,
+            turn_taken: b & 4 != 0,
+        }
+    }
+}
+
+/// One stored task: the Task's serialized JSON plus the indexed columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRow {
+    /// Task id.
+    pub id: String,
+    /// Context id (indexed for ListTasks).
+    pub context_id: String,
+    /// The authenticated principal that created it; `None` for anonymous tasks, which every
+    /// caller may see (as without authentication).
+    pub owner: Option<String>,
+    /// Current state (indexed).
+    pub state: TaskState,
+    /// When the status last changed, ms since the epoch (list order and `statusTimestampAfter`).
+    pub updated_ms: i64,
+    /// When it reached a terminal state (retention), if it has.
+    pub finished_ms: Option<i64>,
+    /// Runtime flags.
+    pub flags: Flags,
+    /// Starts at 1; each accepted update adds one.
+    pub version: i64,
+    /// The Task as compact JSON: exactly the bytes read back after a restart.
+    pub body: Bytes,
+}
+
+impl TaskRow {
+    /// A row for `task` at version 1.
+    pub fn new(task: &Task, owner: Option<String>, flags: Flags) -> Self {
+        let mut row = Self {
+            id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            owner,
+            state: TaskState::Unspecified,
+            updated_ms: 0,
+            finished_ms: None,
+            flags,
+            version: 1,
+            body: Bytes::new(),
+        };
+        row.set_task(task);
+        row
+    }
+
+    /// The stored Task.
+    pub fn task(&self) -> Result<Task, crate::StoreError> {
+        serde_json::from_slice(&self.body)
+            .map_err(|e| crate::StoreError::Corrupt(self.id.clone(), e.to_string()))
+    }
+
+    /// Replaces the stored Task and the columns derived from it (state, update time,
+    /// finish time). The version is the caller's to advance.
+    pub fn set_task(&mut self, task: &Task) {
+        self.body = Bytes::from(serde_json::to_vec(task).unwrap_or_default());
+        self.state = task.status.state;
+        self.updated_ms = task
+            .status
+            .timestamp
+            .as_deref()
+            .and_then(parse_ms)
+            .unwrap_or_else(now_ms);
+        if self.state.is_terminal() {
+            self.finished_ms.get_or_insert_with(now_ms);
+        }
+    }
+
+    /// Bytes this row costs in the store's budget (the body plus a fixed overhead for the
+    /// columns and index entries).
+    pub fn size(&self) -> u64 {
+        const ROW_OVERHEAD: u64 = 256;
+        self.body.len() as u64
+            + self.id.len() as u64
+            + self.context_id.len() as u64
+            + self.owner.as_ref().map_or(0, |o| o.len() as u64)
+            + ROW_OVERHEAD
+    }
+
+    /// Whether the task still needs a worker (submitted or working): what a lease covers.
+    pub fn is_running(&self) -> bool {
+        matches!(self.state, TaskState::Submitted | TaskState::Working)
+    }
+}
+
+/// Parses the RFC 3339 timestamps the runtime writes into ms since the epoch.
+fn parse_ms(s: &str) -> Option<i64> {
+    let t = time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok()?;
+    i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
+}
+
+/// A ListTasks query, already validated by the runtime.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// The caller: it sees its own tasks and anonymous ones. `None` (no authentication) sees
+    /// only anonymous tasks, which are then all of them.
+    pub caller: Option<String>,
+    /// Only this context.
+    pub context_id: Option<String>,
+    /// Only this state.
+    pub state: Option<TaskState>,
+    /// Only tasks whose status changed after this instant (ms since the epoch).
+    pub updated_after_ms: Option<i64>,
+    /// Rows to skip.
+    pub offset: u64,
+    /// Rows to return (1..=100).
+    pub limit: u32,
+}
+
+/// One page of ListTasks.
+#[derive(Debug, Clone, Default)]
+pub struct ListPage {
+    /// The rows, newest status first (ties by id).
+    pub rows: Vec<TaskRow>,
+    /// Matching rows in all pages.
+    pub total: u64,
+}
+
+/// Bounds a store enforces whatever its clients send.
+#[derive(Debug, Clone)]
+pub struct StoreLimits {
+    /// Byte budget of the whole store; the oldest finished tasks are evicted beyond it.
+    pub max_bytes: u64,
+    /// Byte budget of one task (request message, history and artifacts); the runtime keeps
+    /// each task within it.
+    pub max_task_bytes: u64,
+    /// Most unfinished tasks (running or interrupted) one caller may hold; anonymous callers
+    /// share one allowance.
+    pub max_running_per_caller: usize,
+    /// Interrupted tasks (input or auth required) fail after waiting this long.
+    pub interrupted_ttl: Duration,
+    /// Finished tasks are deleted after this long.
+    pub retention: Duration,
+    /// A running task whose replica has not renewed its lease for this long is failed by
+    /// another replica.
+    pub lease_ttl: Duration,
+}
+
+impl StoreLimits {
+    /// Defaults for an in-memory store: 32 MiB in all.
+    pub fn memory() -> Self {
+        Self {
+            max_bytes: 32 << 20,
+            ..Self::disk()
+        }
+    }
+
+    /// Defaults for an on-disk store: 1 GiB in all, 256 KiB per task, 1,000 unfinished tasks
+    /// per caller, interrupted tasks 1 h, retention 24 h, leases 15 s.
+    pub fn disk() -> Self {
+        Self {
+            max_bytes: 1 << 30,
+            max_task_bytes: 256 << 10,
+            max_running_per_caller: 1000,
+            interrupted_ttl: Duration::from_secs(3600),
+            retention: Duration::from_secs(24 * 3600),
+            lease_ttl: Duration::from_secs(15),
+        }
+    }
+
+    /// `retention` in ms.
+    pub(crate) fn retention_ms(&self) -> i64 {
+        i64::try_from(self.retention.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// `interrupted_ttl` in ms.
+    pub(crate) fn interrupted_ms(&self) -> i64 {
+        i64::try_from(self.interrupted_ttl.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// `lease_ttl` in ms.
+    pub(crate) fn lease_ms(&self) -> i64 {
+        i64::try_from(self.lease_ttl.as_millis()).unwrap_or(i64::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_round_trip() {
+        for b in 0..8 {
+            assert_eq!(Flags::from_bits(b).bits(), b);
+        }
+    }
+
+    #[test]
+    fn row_columns_follow_the_task() {
+        let mut t = Task {
+            id: "t1".into(),
+            context_id: "c1".into(),
+            ..Default::default()
+        };
+        t.status.state = TaskState::Completed;
+        t.status.timestamp = Some("2026-12-03T10:00:00.123Z".into());
+        let row = TaskRow::new(&t, None, Flags::default());
+        assert_eq!(row.updated_ms, 1_796_292_000_123);
+        assert!(row.finished_ms.is_some());
+        assert_eq!(row.task().unwrap(), t);
+    }
+}

@@ -1,0 +1,183 @@
+//! What the SQLite and PostgreSQL stores share: the column list, row decoding, the event
+//! payload carried by PostgreSQL notifications, and message scrubbing.
+
+use crate::hub::HubEvent;
+use crate::row::{Flags, TaskRow};
+use crate::StoreError;
+use bytes::Bytes;
+use skillgate_a2a::{StreamResponse, TaskState};
+use sqlx::{ColumnIndex, Decode, Row, Type};
+
+/// The columns [`decode_row`] reads, in its order.
+pub(crate) const COLUMNS: &str =
+    "id, context_id, owner, state, updated_ms, finished_ms, flags, version, body";
+
+/// Rows deleted per statement by purges and evictions (keeps each transaction short).
+pub(crate) const DELETE_BATCH: i64 = 256;
+
+/// `running` states (a lease covers them) as an SQL list: Submitted, Working.
+pub(crate) const RUNNING_STATES: &str = "(1, 2)";
+
+/// `interrupted` states as an SQL list: InputRequired, AuthRequired.
+pub(crate) const INTERRUPTED_STATES: &str = "(6, 8)";
+
+/// The `state` column value of a task state.
+pub(crate) fn state_number(s: TaskState) -> i32 {
+    s as i32
+}
+
+/// A `u64` from the store's API as an SQL `BIGINT` (saturating).
+pub(crate) fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A `BIGINT` byte count as a `u64` (negative, which a consistent database never holds, is 0).
+pub(crate) fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// Reads a [`TaskRow`] from a row selected with [`COLUMNS`].
+pub(crate) fn decode_row<'r, R>(r: &'r R) -> Result<TaskRow, StoreError>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+    i32: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: Decode<'r, R::Database> + Type<R::Database>,
+    Vec<u8>: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let id: String = r.try_get(0)?;
+    let state: i32 = r.try_get(3)?;
+    let Some(state) = TaskState::from_number(i64::from(state)) else {
+        return Err(StoreError::Corrupt(id, format!("unknown state {state}")));
+    };
+    let body: Vec<u8> = r.try_get(8)?;
+    Ok(TaskRow {
+        context_id: r.try_get(1)?,
+        owner: r.try_get(2)?,
+        state,
+        updated_ms: r.try_get(4)?,
+        finished_ms: r.try_get(5)?,
+        flags: Flags::from_bits(r.try_get(6)?),
+        version: r.try_get(7)?,
+        body: Bytes::from(body),
+        id,
+    })
+}
+
+/// Largest notification payload sent with its event; larger events travel as a resync.
+/// PostgreSQL refuses payloads of 8,000 bytes or more.
+pub(crate) const NOTIFY_MAX: usize = 7_900;
+
+/// The `pg_notify` payload of an accepted update: `{"id","v","e"}` with the event when it
+/// fits, `{"id","v"}` (a resync) when it does not or there is no event.
+pub(crate) fn notify_payload(id: &str, version: i64, event: Option<&StreamResponse>) -> String {
+    if let Some(ev) = event {
+        if let Ok(e) = serde_json::to_value(ev) {
+            let full = serde_json::json!({"id": id, "v": version, "e": e}).to_string();
+            if full.len() < NOTIFY_MAX {
+                return full;
+            }
+        }
+    }
+    serde_json::json!({"id": id, "v": version}).to_string()
+}
+
+/// The task id and hub event of a notification payload; `None` if it is not one of ours.
+pub(crate) fn parse_payload(payload: &str) -> Option<(String, HubEvent)> {
+    let mut v: serde_json::Value = serde_json::from_str(payload).ok()?;
+    let id = v.get("id")?.as_str()?.to_string();
+    let version = v.get("v")?.as_i64()?;
+    let ev = match v.get_mut("e").map(serde_json::Value::take) {
+        // An event this build cannot read (a newer replica's) still tells its version.
+        Some(e) => match serde_json::from_value::<StreamResponse>(e) {
+            Ok(event) => HubEvent::Event { version, event },
+            Err(_) => HubEvent::Resync { version },
+        },
+        None => HubEvent::Resync { version },
+    };
+    Some((id, ev))
+}
+
+/// `msg` with the password of `url` (raw and percent-decoded) replaced by `***`: driver
+/// messages are not supposed to echo a URL, but nothing with a password may reach a log.
+pub(crate) fn scrub(msg: String, url: &str) -> String {
+    let Ok(u) = url::Url::parse(url) else {
+        return msg;
+    };
+    let Some(pw) = u.password().filter(|p| !p.is_empty()) else {
+        return msg;
+    };
+    let mut out = msg.replace(pw, "***");
+    if let Ok(decoded) = percent_decode(pw) {
+        if !decoded.is_empty() {
+            out = out.replace(&decoded, "***");
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> Result<String, std::string::FromUtf8Error> {
+    let hex = |c: Option<&u8>| c.and_then(|c| (*c as char).to_digit(16));
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            if let (Some(h), Some(l)) = (hex(b.get(i + 1)), hex(b.get(i + 2))) {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                i += 3;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    String::from_utf8(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillgate_a2a::{TaskStatus, TaskStatusUpdateEvent};
+
+    #[test]
+    fn payloads_round_trip_and_large_events_resync() {
+        let ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: "t1".into(),
+            status: TaskStatus {
+                state: TaskState::Working,
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        let p = notify_payload("t1", 3, Some(&ev));
+        match parse_payload(&p) {
+            Some((id, HubEvent::Event { version: 3, event })) => {
+                assert_eq!(id, "t1");
+                assert_eq!(event, ev);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let big = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: "x".repeat(9000),
+            ..Default::default()
+        });
+        let p = notify_payload("t1", 4, Some(&big));
+        assert!(p.len() < 100);
+        assert!(matches!(
+            parse_payload(&p),
+            Some((_, HubEvent::Resync { version: 4 }))
+        ));
+        assert!(parse_payload("not json").is_none());
+    }
+
+    #[test]
+    fn scrubs_passwords() {
+        let url = "postgres://u:p%40ss@h/db";
+        assert_eq!(scrub("a p%40ss b p@ss".into(), url), "a *** b ***");
+        assert_eq!(scrub("nothing".into(), "postgres://u@h/db"), "nothing");
+    }
+}

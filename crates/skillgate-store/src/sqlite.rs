@@ -1,0 +1,546 @@
+//! The SQLite store: one process per file, tasks survive restarts.
+//!
+//! The file is opened by a single connection in `locking_mode=EXCLUSIVE` with a WAL journal:
+//! SQLite then takes an exclusive lock on the file at first access and holds it until the
+//! connection closes (the WAL index lives in heap memory, no `-shm` file), so a second process
+//! opening the same file gets [`StoreError::Locked`] instead of sharing it. A single connection
+//! behind an async mutex is all an exclusive file allows anyway, and it serializes every write,
+//! which keeps the byte accounting and the per-caller count exact, like the memory store.
+//!
+//! Durability: `synchronous=NORMAL` in WAL mode writes each commit to the WAL before `COMMIT`
+//! returns (fsync happens at checkpoints), so a committed task survives a crash of the process
+//! (`kill -9`) but possibly not a power loss or kernel crash, which may lose the last commits
+//! (never corrupt the file). That is the usual trade for an agent's task state; `FULL` would
+//! fsync on every update.
+//!
+//! Leases: since no other process can use the file, every running task found at open belongs to
+//! a process that died; open marks their leases expired, and [`TaskStore::stale`] returns every
+//! running task whose lease is not this process's, so the runtime fails them at once. The
+//! process's own running tasks never go stale (renewal is a no-op, as the trait says for
+//! single-process stores).
+
+use crate::hub::{EventHub, HubEvent};
+use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
+use crate::sql::{
+    decode_row, state_number, to_i64, to_u64, COLUMNS, DELETE_BATCH, INTERRUPTED_STATES,
+    RUNNING_STATES,
+};
+use crate::{StoreError, TaskStore, SCHEMA_VERSION};
+use async_trait::async_trait;
+use skillgate_a2a::StreamResponse;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteSynchronous,
+};
+use sqlx::{Connection, Executor, QueryBuilder, Sqlite};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+/// How long open waits for a previous holder of the file to let go (a process still exiting,
+/// a store just dropped) before reporting [`StoreError::Locked`].
+const LOCK_WAIT: Duration = Duration::from_millis(1500);
+
+/// Schema steps: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&[&str]] = &[&[
+    "CREATE TABLE tasks (
+        id TEXT PRIMARY KEY NOT NULL,
+        context_id TEXT NOT NULL,
+        owner TEXT NULL,
+        state INTEGER NOT NULL,
+        updated_ms BIGINT NOT NULL,
+        finished_ms BIGINT NULL,
+        flags BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        size BIGINT NOT NULL,
+        lease_owner TEXT NULL,
+        lease_until_ms BIGINT NULL,
+        body BLOB NOT NULL
+    )",
+    "CREATE INDEX tasks_list ON tasks (updated_ms DESC, id)",
+    "CREATE INDEX tasks_context ON tasks (context_id, updated_ms DESC)",
+    "CREATE INDEX tasks_state ON tasks (state, updated_ms)",
+    "CREATE INDEX tasks_unfinished_owner ON tasks (owner) WHERE finished_ms IS NULL",
+    "CREATE INDEX tasks_finished ON tasks (finished_ms) WHERE finished_ms IS NOT NULL",
+    "CREATE INDEX tasks_lease ON tasks (lease_until_ms) WHERE state IN (1, 2)",
+    // Bytes held, kept by triggers so any writer (even an operator's DELETE) keeps it right.
+    "CREATE TABLE skillgate_usage (shard INTEGER PRIMARY KEY, used BIGINT NOT NULL)",
+    "INSERT INTO skillgate_usage (shard, used) VALUES (0, 0)",
+    "CREATE TRIGGER tasks_usage_insert AFTER INSERT ON tasks BEGIN
+        UPDATE skillgate_usage SET used = used + NEW.size WHERE shard = 0;
+    END",
+    "CREATE TRIGGER tasks_usage_delete AFTER DELETE ON tasks BEGIN
+        UPDATE skillgate_usage SET used = used - OLD.size WHERE shard = 0;
+    END",
+    "CREATE TRIGGER tasks_usage_update AFTER UPDATE OF size ON tasks
+        WHEN OLD.size <> NEW.size BEGIN
+        UPDATE skillgate_usage SET used = used + NEW.size - OLD.size WHERE shard = 0;
+    END",
+]];
+
+/// Tasks in a SQLite file owned by this process.
+pub struct SqliteStore {
+    conn: Mutex<SqliteConnection>,
+    path: PathBuf,
+    hub: Arc<EventHub>,
+    limits: StoreLimits,
+    replica: String,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .field("replica", &self.replica)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether a SQLite error is "the file is locked" (SQLITE_BUSY or SQLITE_LOCKED, any
+/// extended code).
+fn is_locked(e: &sqlx::Error) -> bool {
+    let Some(db) = e.as_database_error() else {
+        return false;
+    };
+    db.code()
+        .and_then(|c| c.parse::<i32>().ok())
+        .is_some_and(|c| matches!(c & 0xff, 5 | 6))
+}
+
+/// Maps an error met while opening `path`: a lock held elsewhere is [`StoreError::Locked`].
+fn open_error(e: sqlx::Error, path: &Path) -> StoreError {
+    if is_locked(&e) {
+        StoreError::Locked(path.display().to_string())
+    } else {
+        StoreError::Database(format!("{}: {e}", path.display()))
+    }
+}
+
+/// Opens (creating it and its directory if missing) and locks the file, then migrates it.
+/// Returns the connection, the absolute path and the schema versions before and after.
+async fn connect(path: &Path) -> Result<(SqliteConnection, PathBuf, i64, i64), StoreError> {
+    let abs = std::path::absolute(path)
+        .map_err(|e| StoreError::Database(format!("{}: {e}", path.display())))?;
+    if let Some(dir) = abs.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            StoreError::Database(format!("cannot create directory {}: {e}", dir.display()))
+        })?;
+    }
+    let opts = SqliteConnectOptions::new()
+        .filename(&abs)
+        .create_if_missing(true)
+        // Set before the journal mode so the WAL index is kept in process memory and the
+        // exclusive lock is taken at first access (sqlx issues locking_mode first).
+        .locking_mode(SqliteLockingMode::Exclusive)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(LOCK_WAIT)
+        .foreign_keys(false);
+    let mut conn = SqliteConnection::connect_with(&opts)
+        .await
+        .map_err(|e| open_error(e, &abs))?;
+    let (before, after) = match migrate(&mut conn).await {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = conn.close().await;
+            return Err(match e {
+                MigrateError::Sql(e) => open_error(e, &abs),
+                MigrateError::Store(e) => e,
+            });
+        }
+    };
+    Ok((conn, abs, before, after))
+}
+
+enum MigrateError {
+    Sql(sqlx::Error),
+    Store(StoreError),
+}
+
+impl From<sqlx::Error> for MigrateError {
+    fn from(e: sqlx::Error) -> Self {
+        MigrateError::Sql(e)
+    }
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`] in one transaction. The transaction always writes
+/// the version row, so the exclusive lock is surely taken before open returns.
+async fn migrate(conn: &mut SqliteConnection) -> Result<(i64, i64), MigrateError> {
+    let mut tx = conn.begin().await?;
+    (&mut *tx)
+        .execute("CREATE TABLE IF NOT EXISTS skillgate_schema_version (version BIGINT NOT NULL)")
+        .await?;
+    let before: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(version) FROM skillgate_schema_version")
+            .fetch_one(&mut *tx)
+            .await?;
+    let before = before.unwrap_or(0);
+    if before > SCHEMA_VERSION {
+        return Err(MigrateError::Store(StoreError::SchemaTooNew {
+            found: before,
+            supported: SCHEMA_VERSION,
+        }));
+    }
+    let from = usize::try_from(before.max(0)).unwrap_or(0);
+    for step in MIGRATIONS.iter().skip(from) {
+        for &stmt in step.iter() {
+            (&mut *tx).execute(stmt).await?;
+        }
+    }
+    (&mut *tx)
+        .execute("DELETE FROM skillgate_schema_version")
+        .await?;
+    sqlx::query("INSERT INTO skillgate_schema_version (version) VALUES (?)")
+        .bind(SCHEMA_VERSION)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok((before, SCHEMA_VERSION))
+}
+
+/// Runs the migrations of a SQLite file and closes it. Fails with [`StoreError::Locked`]
+/// while a server has the file open.
+pub(crate) async fn migrate_only(path: &Path) -> Result<(i64, i64), StoreError> {
+    let (conn, _, before, after) = connect(path).await?;
+    conn.close().await?;
+    Ok((before, after))
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its directory if missing), locks and migrates the SQLite file at
+    /// `path`. Fails with [`StoreError::Locked`] if another process (or another store in this
+    /// process) has it open, and [`StoreError::SchemaTooNew`] if a newer skillgate wrote it.
+    pub async fn open(path: &Path, limits: StoreLimits) -> Result<Self, StoreError> {
+        let (mut conn, path, _, _) = connect(path).await?;
+        // Whoever ran these tasks is gone (the file was not locked): expire their leases.
+        sqlx::query(&format!(
+            "UPDATE tasks SET lease_until_ms = 0 WHERE state IN {RUNNING_STATES}"
+        ))
+        .execute(&mut conn)
+        .await?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+            path,
+            hub: EventHub::new(),
+            limits,
+            replica: uuid::Uuid::new_v4().to_string(),
+        })
+    }
+
+    /// The lease columns a row is written with: this process's lease while it runs.
+    fn lease(&self, row: &TaskRow) -> (Option<&str>, Option<i64>) {
+        if row.is_running() {
+            (
+                Some(self.replica.as_str()),
+                Some(now_ms().saturating_add(self.limits.lease_ms())),
+            )
+        } else {
+            (None, None)
+        }
+    }
+
+    fn budget(&self) -> i64 {
+        to_i64(self.limits.max_bytes)
+    }
+}
+
+async fn used(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+    let used: Option<i64> = sqlx::query_scalar("SELECT SUM(used) FROM skillgate_usage")
+        .fetch_one(conn)
+        .await?;
+    Ok(used.unwrap_or(0))
+}
+
+async fn exists(conn: &mut SqliteConnection, id: &str) -> Result<bool, sqlx::Error> {
+    Ok(sqlx::query("SELECT 1 FROM tasks WHERE id = ?")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .is_some())
+}
+
+/// Deletes the oldest finished tasks (never `keep`) until `extra` more bytes fit in `budget`.
+/// Returns whether they fit, the bytes then held, and how many tasks were deleted.
+async fn make_room(
+    conn: &mut SqliteConnection,
+    extra: i64,
+    budget: i64,
+    keep: Option<&str>,
+) -> Result<(bool, i64, u64), sqlx::Error> {
+    let mut used = used(conn).await?;
+    let mut deleted = 0u64;
+    while used.saturating_add(extra) > budget {
+        let victims: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT id, size FROM tasks WHERE finished_ms IS NOT NULL AND id IS NOT ?
+             ORDER BY finished_ms, id LIMIT ?",
+        )
+        .bind(keep)
+        .bind(DELETE_BATCH)
+        .fetch_all(&mut *conn)
+        .await?;
+        if victims.is_empty() {
+            return Ok((false, used, deleted));
+        }
+        for (id, size) in victims {
+            if used.saturating_add(extra) <= budget {
+                break;
+            }
+            sqlx::query("DELETE FROM tasks WHERE id = ?")
+                .bind(&id)
+                .execute(&mut *conn)
+                .await?;
+            used -= size;
+            deleted += 1;
+        }
+    }
+    Ok((true, used, deleted))
+}
+
+fn push_filter(qb: &mut QueryBuilder<'_, Sqlite>, q: &ListQuery) {
+    match &q.caller {
+        None => qb.push(" WHERE owner IS NULL"),
+        Some(c) => qb
+            .push(" WHERE (owner IS NULL OR owner = ")
+            .push_bind(c.clone())
+            .push(")"),
+    };
+    if let Some(c) = &q.context_id {
+        qb.push(" AND context_id = ").push_bind(c.clone());
+    }
+    if let Some(s) = q.state {
+        qb.push(" AND state = ").push_bind(state_number(s));
+    }
+    if let Some(t) = q.updated_after_ms {
+        qb.push(" AND updated_ms > ").push_bind(t);
+    }
+}
+
+#[async_trait]
+impl TaskStore for SqliteStore {
+    fn describe(&self) -> String {
+        format!("sqlite:{}", self.path.display())
+    }
+
+    fn hub(&self) -> &Arc<EventHub> {
+        &self.hub
+    }
+
+    fn limits(&self) -> &StoreLimits {
+        &self.limits
+    }
+
+    fn replica(&self) -> &str {
+        &self.replica
+    }
+
+    async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {
+        let mut conn = self.conn.lock().await;
+        let mut tx = conn.begin().await?;
+        if exists(&mut tx, &row.id).await? {
+            return Err(StoreError::Conflict(row.id.clone()));
+        }
+        if row.finished_ms.is_none() {
+            let held: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND owner IS ?",
+            )
+            .bind(&row.owner)
+            .fetch_one(&mut *tx)
+            .await?;
+            let held = usize::try_from(held).unwrap_or(usize::MAX);
+            if held >= self.limits.max_running_per_caller {
+                return Err(StoreError::CallerLimit(held));
+            }
+        }
+        let size = to_i64(row.size());
+        let (fits, used, _) = make_room(&mut tx, size, self.budget(), None).await?;
+        if !fits {
+            // Dropping the transaction rolls the evictions back: nothing is lost for a
+            // task that is refused anyway.
+            return Err(StoreError::Full {
+                used: to_u64(used),
+                budget: self.limits.max_bytes,
+            });
+        }
+        let (lease_owner, lease_until) = self.lease(row);
+        let done = sqlx::query(
+            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
+                version, size, lease_owner, lease_until_ms, body)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&row.id)
+        .bind(&row.context_id)
+        .bind(&row.owner)
+        .bind(state_number(row.state))
+        .bind(row.updated_ms)
+        .bind(row.finished_ms)
+        .bind(row.flags.bits())
+        .bind(row.version)
+        .bind(size)
+        .bind(lease_owner)
+        .bind(lease_until)
+        .bind(row.body.as_ref())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::Conflict(row.id.clone()));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
+        let mut conn = self.conn.lock().await;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM tasks WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
+        row.as_ref().map(decode_row).transpose()
+    }
+
+    async fn update(
+        &self,
+        row: &TaskRow,
+        event: Option<&StreamResponse>,
+    ) -> Result<(), StoreError> {
+        {
+            let mut conn = self.conn.lock().await;
+            let mut tx = conn.begin().await?;
+            let (lease_owner, lease_until) = self.lease(row);
+            let done = sqlx::query(
+                "UPDATE tasks SET state = ?, updated_ms = ?, finished_ms = ?, flags = ?,
+                    version = ?, size = ?, lease_owner = ?, lease_until_ms = ?, body = ?
+                 WHERE id = ? AND version = ?",
+            )
+            .bind(state_number(row.state))
+            .bind(row.updated_ms)
+            .bind(row.finished_ms)
+            .bind(row.flags.bits())
+            .bind(row.version)
+            .bind(to_i64(row.size()))
+            .bind(lease_owner)
+            .bind(lease_until)
+            .bind(row.body.as_ref())
+            .bind(&row.id)
+            .bind(row.version - 1)
+            .execute(&mut *tx)
+            .await?;
+            if done.rows_affected() == 0 {
+                return Err(if exists(&mut tx, &row.id).await? {
+                    StoreError::Conflict(row.id.clone())
+                } else {
+                    StoreError::NotFound(row.id.clone())
+                });
+            }
+            // A growing task may push finished ones out; it is never refused here (the
+            // runtime keeps each task within its own budget).
+            make_room(&mut tx, 0, self.budget(), Some(&row.id)).await?;
+            tx.commit().await?;
+        }
+        if let Some(ev) = event {
+            self.hub.publish(
+                &row.id,
+                HubEvent::Event {
+                    version: row.version,
+                    event: ev.clone(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    async fn list(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+        let mut conn = self.conn.lock().await;
+        let mut tx = conn.begin().await?;
+        let mut count = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM tasks");
+        push_filter(&mut count, q);
+        let total: i64 = count.build_query_scalar().fetch_one(&mut *tx).await?;
+        let mut rows = Vec::new();
+        if q.limit > 0 && to_i64(q.offset) < total {
+            let mut page = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM tasks"));
+            push_filter(&mut page, q);
+            page.push(" ORDER BY updated_ms DESC, id ASC LIMIT ")
+                .push_bind(i64::from(q.limit))
+                .push(" OFFSET ")
+                .push_bind(to_i64(q.offset));
+            for r in page.build().fetch_all(&mut *tx).await? {
+                rows.push(decode_row(&r)?);
+            }
+        }
+        tx.commit().await?;
+        Ok(ListPage {
+            rows,
+            total: to_u64(total),
+        })
+    }
+
+    async fn renew_leases(&self, _ids: &[String]) -> Result<(), StoreError> {
+        // One process per file: this process's leases cannot be taken over (see the module
+        // docs), so there is nothing to renew.
+        Ok(())
+    }
+
+    async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut conn = self.conn.lock().await;
+        let mut out = Vec::new();
+        let running = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM tasks WHERE state IN {RUNNING_STATES}
+               AND (lease_owner IS NULL OR lease_owner <> ?)
+             ORDER BY updated_ms, id LIMIT ?"
+        ))
+        .bind(&self.replica)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+        for r in &running {
+            out.push(decode_row(r)?);
+        }
+        let left = limit - i64::try_from(out.len()).unwrap_or(0);
+        if left > 0 {
+            let cutoff = now_ms().saturating_sub(self.limits.interrupted_ms());
+            let waiting = sqlx::query(&format!(
+                "SELECT {COLUMNS} FROM tasks WHERE state IN {INTERRUPTED_STATES}
+                   AND updated_ms < ? ORDER BY updated_ms, id LIMIT ?"
+            ))
+            .bind(cutoff)
+            .bind(left)
+            .fetch_all(&mut *conn)
+            .await?;
+            for r in &waiting {
+                out.push(decode_row(r)?);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn purge(&self) -> Result<u64, StoreError> {
+        let cutoff = now_ms().saturating_sub(self.limits.retention_ms());
+        let mut deleted = 0u64;
+        loop {
+            // One batch per lock, so a large purge does not stall the runtime.
+            let mut conn = self.conn.lock().await;
+            let done = sqlx::query(
+                "DELETE FROM tasks WHERE id IN (SELECT id FROM tasks
+                   WHERE finished_ms IS NOT NULL AND finished_ms < ? LIMIT ?)",
+            )
+            .bind(cutoff)
+            .bind(DELETE_BATCH)
+            .execute(&mut *conn)
+            .await?;
+            deleted += done.rows_affected();
+            if done.rows_affected() < to_u64(DELETE_BATCH) {
+                break;
+            }
+        }
+        let mut conn = self.conn.lock().await;
+        let mut tx = conn.begin().await?;
+        let (_, _, evicted) = make_room(&mut tx, 0, self.budget(), None).await?;
+        tx.commit().await?;
+        Ok(deleted + evicted)
+    }
+
+    async fn used_bytes(&self) -> Result<u64, StoreError> {
+        let mut conn = self.conn.lock().await;
+        Ok(to_u64(used(&mut conn).await?))
+    }
+}
