@@ -1,5 +1,6 @@
-//! Server configuration: limits, bearer tokens, the approval policy and task store bounds.
+//! Server configuration: limits, bearer tokens, the approval policy and the task store.
 
+use skillgate_store::{StoreLimits, TaskStore};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -19,8 +20,11 @@ pub struct ServerConfig {
     pub tokens: Option<TokenTable>,
     /// Decides whether `execute`-mode skills may run (default: deny).
     pub approval: ApprovalPolicy,
-    /// Task store bounds.
-    pub task_store: TaskStoreConfig,
+    /// Bounds of the default in-memory task store (ignored when `store` is set: a store
+    /// opened with [`skillgate_store::open`] carries its own).
+    pub task_store: StoreLimits,
+    /// The task store; `None` means a fresh in-memory store with the `task_store` bounds.
+    pub store: Option<Arc<dyn TaskStore>>,
     /// Base URL advertised in the Agent Card (default: `http://<bound address>`).
     pub public_url: Option<String>,
     /// Longest any handler may run when its skill declares no `max_duration_ms` (default 5 min).
@@ -37,28 +41,11 @@ impl Default for ServerConfig {
             request_timeout: Duration::from_secs(30),
             tokens: None,
             approval: ApprovalPolicy::deny_all(),
-            task_store: TaskStoreConfig::default(),
+            task_store: StoreLimits::memory(),
+            store: None,
             public_url: None,
             max_task_duration: Duration::from_secs(300),
             card_max_age: Duration::from_secs(300),
-        }
-    }
-}
-
-/// Bounds of the in-memory task store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TaskStoreConfig {
-    /// Most tasks kept at once (default 10 000); the oldest finished task is evicted first.
-    pub max_tasks: usize,
-    /// Finished tasks older than this are dropped (default 1 h).
-    pub max_age: Duration,
-}
-
-impl Default for TaskStoreConfig {
-    fn default() -> Self {
-        Self {
-            max_tasks: 10_000,
-            max_age: Duration::from_secs(3600),
         }
     }
 }

@@ -53,11 +53,12 @@ mod time;
 
 pub use agent::{Agent, AgentBuilder, PlainContext, PlainReply, PlainStep, StartupError};
 pub use config::{
-    ApprovalPolicy, ApprovalRequest, ServerConfig, TaskStoreConfig, TokenEntry, TokenFileError,
-    TokenTable,
+    ApprovalPolicy, ApprovalRequest, ServerConfig, TokenEntry, TokenFileError, TokenTable,
 };
 pub use gate::SkillGate;
 pub use http::{router, serve, BEARER_SCHEME_NAME};
 pub use service::{A2aService, Caller, EventStream, RequestContext, ServiceError};
 pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, SupportingRecord};
 pub use skillgate_a2a as a2a;
+/// The task stores (memory, SQLite, PostgreSQL) and their trait, for embedding applications.
+pub use skillgate_store as store_api;

@@ -1,28 +1,42 @@
-//! In-memory task store, bounded by count and age.
+//! The runtime's view of its task store: live handles over stored tasks.
 //!
-//! Finished tasks older than `max_age` are dropped; when `max_tasks` are held, the oldest
-//! finished task is evicted to make room, and if every held task is still running the new task
-//! is refused (the caller gets a JSON-RPC internal error). Running tasks are never evicted:
-//! their duration is bounded by the skill's `max_duration_ms` or the server's cap.
+//! A [`TaskHandle`] caches the Task it last wrote, so the process running a task serializes it
+//! once per change and never parses it back. Every change is a versioned write
+//! ([`TaskStore::update`]): when another writer got there first (a CancelTask on another
+//! replica, say) the handle reloads the task and applies the change again, so nothing is lost
+//! and a terminal state stays final. A change is stored before its event is published, so a
+//! reader never sees an event for a state the store does not hold.
 
-use crate::config::TaskStoreConfig;
 use skillgate_a2a::{
     Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
-use tokio::sync::{broadcast, watch};
+use skillgate_store::{Flags, StoreError, Subscription, TaskRow, TaskStore};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{watch, Mutex};
+use tokio_util::sync::CancellationToken;
 
-/// Events buffered per subscriber before it is resynchronised with a full Task snapshot.
-const EVENT_BUFFER: usize = 64;
+/// How often a write is retried after losing a version race before giving up.
+const MAX_RETRIES: usize = 8;
 
-pub(crate) struct TaskData {
-    pub(crate) task: Task,
-    pub(crate) finished: Option<Instant>,
-    /// A follow-up holds the turn of this interrupted task; cleared by the next status change.
-    turn_taken: bool,
+/// Why a change was not applied.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// The task is already terminal (its state is given).
+    Terminal(TaskState),
+    /// The change would take the task over its byte budget (size, budget).
+    OverBudget(u64, u64),
+    /// A follow-up may not continue the task.
+    Turn(TurnRefused),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl From<StoreError> for Refused {
+    fn from(e: StoreError) -> Self {
+        Refused::Store(e)
+    }
 }
 
 /// Why a follow-up message may not continue a task.
@@ -34,329 +48,323 @@ pub(crate) enum TurnRefused {
     Taken,
 }
 
-/// One task with its event fan-out and cancel signal.
-pub(crate) struct TaskEntry {
-    data: Mutex<TaskData>,
-    events: broadcast::Sender<StreamResponse>,
+struct Current {
+    task: Task,
+    row: TaskRow,
+}
+
+/// One task as this process works on it.
+pub(crate) struct TaskHandle {
+    store: Arc<dyn TaskStore>,
+    current: Mutex<Current>,
     done: watch::Sender<bool>,
-    pub(crate) cancel: tokio_util::sync::CancellationToken,
-    pub(crate) cancelable: bool,
-    pub(crate) owner: Option<Arc<str>>,
-    /// Created by the plain handler: later messages with its taskId continue it.
-    pub(crate) plain: std::sync::atomic::AtomicBool,
+    /// Fired when the task is canceled (here or on another replica) or the run must stop.
+    pub(crate) cancel: CancellationToken,
+    /// Cached facts that never change after creation.
+    pub(crate) id: String,
+    pub(crate) owner: Option<String>,
+    pub(crate) flags: Flags,
 }
 
-/// Recover the data even if a thread panicked while holding the lock: the task data is always
-/// left consistent by our own short critical sections.
-fn lock(m: &Mutex<TaskData>) -> MutexGuard<'_, TaskData> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl TaskEntry {
-    pub(crate) fn new(task: Task, cancelable: bool, owner: Option<Arc<str>>) -> Self {
-        let finished = task.status.state.is_terminal().then(Instant::now);
-        let (events, _) = broadcast::channel(EVENT_BUFFER);
-        let (done, _) = watch::channel(finished.is_some());
-        Self {
-            data: Mutex::new(TaskData {
-                task,
-                finished,
-                turn_taken: false,
-            }),
-            events,
+impl TaskHandle {
+    fn from_row(store: Arc<dyn TaskStore>, row: TaskRow, task: Task) -> Arc<Self> {
+        let (done, _) = watch::channel(task.status.state.is_terminal());
+        Arc::new(Self {
+            store,
+            id: row.id.clone(),
+            owner: row.owner.clone(),
+            flags: row.flags,
+            current: Mutex::new(Current { task, row }),
             done,
-            cancel: tokio_util::sync::CancellationToken::new(),
-            cancelable,
-            owner,
-            plain: std::sync::atomic::AtomicBool::new(false),
-        }
+            cancel: CancellationToken::new(),
+        })
     }
 
-    /// Takes the next turn of an interrupted plain task: checks the state, appends the
-    /// follow-up (with the task's context id) to the history and marks the turn taken in one
-    /// critical section, so of two concurrent follow-ups exactly one continues the task.
-    pub(crate) fn take_turn(&self, mut m: Message) -> Result<Message, TurnRefused> {
-        let mut d = lock(&self.data);
-        let state = d.task.status.state;
-        if !state.is_interrupted() || !self.plain.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(TurnRefused::NotWaiting(state));
-        }
-        if d.turn_taken {
-            return Err(TurnRefused::Taken);
-        }
-        d.turn_taken = true;
-        m.context_id = d.task.context_id.clone();
-        d.task.history.push(m.clone());
-        Ok(m)
+    /// Stores a new task (refusals: the caller's limit, a full store) and returns its handle.
+    pub(crate) async fn create(
+        store: &Arc<dyn TaskStore>,
+        task: Task,
+        owner: Option<String>,
+        flags: Flags,
+    ) -> Result<Arc<Self>, StoreError> {
+        let row = TaskRow::new(&task, owner, flags);
+        store.create(&row).await?;
+        Ok(Self::from_row(store.clone(), row, task))
     }
 
-    /// Gives the turn back when a follow-up's steps ended without moving the task on.
-    pub(crate) fn release_turn(&self) {
-        lock(&self.data).turn_taken = false;
-    }
-
-    pub(crate) fn snapshot(&self) -> Task {
-        lock(&self.data).task.clone()
-    }
-
-    pub(crate) fn state(&self) -> TaskState {
-        lock(&self.data).task.status.state
-    }
-
-    pub(crate) fn with_data<R>(&self, f: impl FnOnce(&TaskData) -> R) -> R {
-        f(&lock(&self.data))
-    }
-
-    /// A consistent snapshot plus a receiver of every later event.
-    pub(crate) fn subscribe(&self) -> (Task, broadcast::Receiver<StreamResponse>) {
-        let d = lock(&self.data);
-        (d.task.clone(), self.events.subscribe())
-    }
-
-    /// Moves to a new state unless already terminal; returns the state it was in on refusal.
-    pub(crate) fn set_status(
-        &self,
-        state: TaskState,
-        message: Option<Message>,
-    ) -> Result<(), TaskState> {
-        let mut d = lock(&self.data);
-        let current = d.task.status.state;
-        if current.is_terminal() {
-            return Err(current);
-        }
-        let status = TaskStatus {
-            state,
-            message,
-            timestamp: Some(crate::time::now_rfc3339()),
+    /// Loads a stored task.
+    pub(crate) async fn load(
+        store: &Arc<dyn TaskStore>,
+        id: &str,
+    ) -> Result<Option<Arc<Self>>, StoreError> {
+        let Some(row) = store.get(id).await? else {
+            return Ok(None);
         };
-        d.task.status = status.clone();
-        d.turn_taken = false;
-        if state.is_terminal() {
-            d.finished = Some(Instant::now());
-        }
-        let ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: d.task.id.clone(),
-            context_id: d.task.context_id.clone(),
-            status,
-            metadata: None,
-        });
-        let _ = self.events.send(ev);
-        drop(d);
-        if state.is_terminal() {
+        let task = row.task()?;
+        Ok(Some(Self::from_row(store.clone(), row, task)))
+    }
+
+    /// The task as last read or written.
+    pub(crate) async fn snapshot(&self) -> Task {
+        self.current.lock().await.task.clone()
+    }
+
+    /// The task as last read or written, with its version.
+    pub(crate) async fn versioned(&self) -> (Task, i64) {
+        let cur = self.current.lock().await;
+        (cur.task.clone(), cur.row.version)
+    }
+
+    /// Its current state.
+    pub(crate) async fn state(&self) -> TaskState {
+        self.current.lock().await.task.status.state
+    }
+
+    /// Re-reads the task from the store (after a run ends, to see a cancel made elsewhere).
+    pub(crate) async fn refresh(&self) -> Result<(), StoreError> {
+        let mut cur = self.current.lock().await;
+        self.reload(&mut cur).await
+    }
+
+    async fn reload(&self, cur: &mut Current) -> Result<(), StoreError> {
+        let row = self
+            .store
+            .get(&self.id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(self.id.clone()))?;
+        cur.task = row.task()?;
+        cur.row = row;
+        if cur.task.status.state.is_terminal() {
             self.done.send_replace(true);
         }
         Ok(())
     }
 
-    /// Adds an artifact unless the task is already terminal.
-    pub(crate) fn add_artifact(&self, artifact: Artifact) -> Result<(), TaskState> {
-        let mut d = lock(&self.data);
-        let current = d.task.status.state;
-        if current.is_terminal() {
-            return Err(current);
+    /// Applies `change` to the task and stores it as the next version, publishing the event
+    /// the change returns. Retries on a lost version race with the stored task.
+    async fn change<F>(&self, mut change: F) -> Result<(), Refused>
+    where
+        F: FnMut(&mut Task, &mut Flags) -> Result<Option<StreamResponse>, Refused>,
+    {
+        let budget = self.store.limits().max_task_bytes;
+        let mut cur = self.current.lock().await;
+        for _ in 0..MAX_RETRIES {
+            let mut task = cur.task.clone();
+            let mut row = cur.row.clone();
+            let event = change(&mut task, &mut row.flags)?;
+            row.set_task(&task);
+            let size = row.body.len() as u64;
+            if size > budget && size > cur.row.body.len() as u64 {
+                return Err(Refused::OverBudget(size, budget));
+            }
+            row.version += 1;
+            match self.store.update(&row, event.as_ref()).await {
+                Ok(()) => {
+                    let terminal = task.status.state.is_terminal();
+                    cur.task = task;
+                    cur.row = row;
+                    if terminal {
+                        self.done.send_replace(true);
+                    }
+                    return Ok(());
+                }
+                Err(StoreError::Conflict(_)) => self.reload(&mut cur).await?,
+                Err(e) => return Err(e.into()),
+            }
         }
-        // Only pay for the event copy when someone is streaming this task.
-        if self.events.receiver_count() > 0 {
-            let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: d.task.id.clone(),
-                context_id: d.task.context_id.clone(),
-                artifact: artifact.clone(),
-                append: false,
-                last_chunk: true,
-                metadata: None,
-            });
-            let _ = self.events.send(ev);
-        }
-        d.task.artifacts.push(artifact);
-        Ok(())
+        Err(StoreError::Conflict(self.id.clone()).into())
     }
 
-    /// Adds an artifact chunk: `append` extends the parts of the artifact with the same id.
-    pub(crate) fn add_artifact_chunk(
+    /// Takes the next turn of an interrupted plain task: checks the state, appends the
+    /// follow-up (with the task's context id) to the history and marks the turn taken in one
+    /// versioned write, so of two concurrent follow-ups (on any replicas) exactly one
+    /// continues the task.
+    pub(crate) async fn take_turn(&self, m: Message) -> Result<Message, Refused> {
+        let mut out = None;
+        self.change(|task, flags| {
+            let state = task.status.state;
+            if !state.is_interrupted() || !flags.plain {
+                return Err(Refused::Turn(TurnRefused::NotWaiting(state)));
+            }
+            if flags.turn_taken {
+                return Err(Refused::Turn(TurnRefused::Taken));
+            }
+            flags.turn_taken = true;
+            let mut m = m.clone();
+            m.context_id = task.context_id.clone();
+            task.history.push(m.clone());
+            out = Some(m);
+            Ok(None)
+        })
+        .await?;
+        out.ok_or(Refused::Terminal(TaskState::Unspecified))
+    }
+
+    /// Gives the turn back when a follow-up's steps ended without moving the task on.
+    pub(crate) async fn release_turn(&self) {
+        let _ = self
+            .change(|_, flags| {
+                flags.turn_taken = false;
+                Ok(None)
+            })
+            .await;
+    }
+
+    /// Moves to a new state unless already terminal.
+    pub(crate) async fn set_status(
+        &self,
+        state: TaskState,
+        message: Option<Message>,
+    ) -> Result<(), Refused> {
+        self.change(|task, flags| {
+            let current = task.status.state;
+            if current.is_terminal() {
+                return Err(Refused::Terminal(current));
+            }
+            let status = TaskStatus {
+                state,
+                message: message.clone(),
+                timestamp: Some(crate::time::now_rfc3339()),
+            };
+            task.status = status.clone();
+            flags.turn_taken = false;
+            Ok(Some(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status,
+                metadata: None,
+            })))
+        })
+        .await
+    }
+
+    /// Adds an artifact (or, with `append`, extends the parts of the artifact with the same
+    /// id) unless the task is terminal or would exceed its byte budget.
+    pub(crate) async fn add_artifact(
         &self,
         artifact: Artifact,
         append: bool,
         last_chunk: bool,
-    ) -> Result<(), TaskState> {
-        let mut d = lock(&self.data);
-        let current = d.task.status.state;
-        if current.is_terminal() {
-            return Err(current);
-        }
-        let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: d.task.id.clone(),
-            context_id: d.task.context_id.clone(),
-            artifact: artifact.clone(),
-            append,
-            last_chunk,
-            metadata: None,
-        });
-        let _ = self.events.send(ev);
-        match d
-            .task
-            .artifacts
-            .iter_mut()
-            .find(|a| append && a.artifact_id == artifact.artifact_id)
-        {
-            Some(existing) => existing.parts.extend(artifact.parts),
-            None => d.task.artifacts.push(artifact),
-        }
-        Ok(())
+    ) -> Result<(), Refused> {
+        self.change(|task, _| {
+            let current = task.status.state;
+            if current.is_terminal() {
+                return Err(Refused::Terminal(current));
+            }
+            let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                artifact: artifact.clone(),
+                append,
+                last_chunk,
+                metadata: None,
+            });
+            match task
+                .artifacts
+                .iter_mut()
+                .find(|a| append && a.artifact_id == artifact.artifact_id)
+            {
+                Some(existing) => existing.parts.extend(artifact.parts.iter().cloned()),
+                None => task.artifacts.push(artifact.clone()),
+            }
+            Ok(Some(ev))
+        })
+        .await
     }
 
-    /// Waits until the task is terminal or the timeout passes.
+    /// A subscription to later events plus the task as of subscribing (events at or below
+    /// its version are already reflected in it).
+    pub(crate) async fn subscribe(&self) -> (Task, i64, Subscription) {
+        let sub = self.store.hub().subscribe(&self.id);
+        let cur = self.current.lock().await;
+        (cur.task.clone(), cur.row.version, sub)
+    }
+
+    /// Waits until the task is terminal here or the timeout passes.
     pub(crate) async fn wait_done(&self, timeout: Duration) {
         let mut rx = self.done.subscribe();
         let _ = tokio::time::timeout(timeout, rx.wait_for(|d| *d)).await;
     }
-}
 
-/// The store could not take another task.
-#[derive(Debug)]
-pub(crate) struct StoreFull;
-
-struct StoreInner {
-    map: HashMap<String, Arc<TaskEntry>>,
-    order: VecDeque<String>,
-}
-
-/// All tasks, by id.
-pub(crate) struct TaskStore {
-    inner: Mutex<StoreInner>,
-    config: TaskStoreConfig,
-}
-
-impl TaskStore {
-    pub(crate) fn new(config: TaskStoreConfig) -> Self {
-        Self {
-            inner: Mutex::new(StoreInner {
-                map: HashMap::new(),
-                order: VecDeque::new(),
-            }),
-            config,
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, StoreInner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn insert(&self, id: String, entry: Arc<TaskEntry>) -> Result<(), StoreFull> {
-        let mut s = self.lock();
-        let max_age = self.config.max_age;
-        // Drop expired finished tasks from the front (oldest first) until a live one is met.
-        while let Some(front) = s.order.front().cloned() {
-            let expired = match s.map.get(&front) {
-                None => true,
-                Some(e) => e.with_data(|d| d.finished.is_some_and(|f| f.elapsed() > max_age)),
-            };
-            if !expired {
-                break;
-            }
-            s.order.pop_front();
-            s.map.remove(&front);
-        }
-        if s.map.len() >= self.config.max_tasks.max(1) {
-            let victim = s.order.iter().position(|id| {
-                s.map
-                    .get(id)
-                    .is_none_or(|e| e.with_data(|d| d.finished.is_some()))
-            });
-            match victim {
-                Some(i) => {
-                    if let Some(old) = s.order.remove(i) {
-                        s.map.remove(&old);
-                    }
-                }
-                None => return Err(StoreFull),
-            }
-        }
-        s.order.push_back(id.clone());
-        s.map.insert(id, entry);
-        Ok(())
-    }
-
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<TaskEntry>> {
-        let max_age = self.config.max_age;
-        let s = self.lock();
-        let e = s.map.get(id)?;
-        if e.with_data(|d| d.finished.is_some_and(|f| f.elapsed() > max_age)) {
-            return None;
-        }
-        Some(e.clone())
-    }
-
-    pub(crate) fn all(&self) -> Vec<Arc<TaskEntry>> {
-        let max_age = self.config.max_age;
-        self.lock()
-            .map
-            .values()
-            .filter(|e| !e.with_data(|d| d.finished.is_some_and(|f| f.elapsed() > max_age)))
-            .cloned()
-            .collect()
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.lock().map.len()
+    /// The store the task lives in.
+    pub(crate) fn store(&self) -> &Arc<dyn TaskStore> {
+        &self.store
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skillgate_store::{MemoryStore, StoreLimits};
 
-    fn task(id: &str, state: TaskState) -> Arc<TaskEntry> {
-        Arc::new(TaskEntry::new(
-            Task {
-                id: id.into(),
-                status: TaskStatus {
-                    state,
-                    ..Default::default()
-                },
+    fn store() -> Arc<dyn TaskStore> {
+        Arc::new(MemoryStore::new(StoreLimits::memory()))
+    }
+
+    fn task(id: &str, state: TaskState) -> Task {
+        Task {
+            id: id.into(),
+            status: TaskStatus {
+                state,
                 ..Default::default()
             },
-            false,
-            None,
-        ))
+            ..Default::default()
+        }
     }
 
-    #[test]
-    fn evicts_oldest_finished_and_refuses_when_all_run() {
-        let s = TaskStore::new(TaskStoreConfig {
-            max_tasks: 2,
-            max_age: Duration::from_secs(60),
-        });
-        s.insert("a".into(), task("a", TaskState::Completed))
+    #[tokio::test]
+    async fn terminal_state_is_final() {
+        let s = store();
+        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+            .await
             .unwrap();
-        s.insert("b".into(), task("b", TaskState::Working)).unwrap();
-        s.insert("c".into(), task("c", TaskState::Working)).unwrap();
-        assert!(s.get("a").is_none());
-        assert_eq!(s.len(), 2);
-        assert!(s.insert("d".into(), task("d", TaskState::Working)).is_err());
+        e.set_status(TaskState::Canceled, None).await.unwrap();
+        assert!(matches!(
+            e.set_status(TaskState::Completed, None).await,
+            Err(Refused::Terminal(TaskState::Canceled))
+        ));
+        assert!(e
+            .add_artifact(Artifact::default(), false, true)
+            .await
+            .is_err());
     }
 
-    #[test]
-    fn drops_expired_finished_tasks() {
-        let s = TaskStore::new(TaskStoreConfig {
-            max_tasks: 10,
-            max_age: Duration::from_millis(0),
-        });
-        s.insert("a".into(), task("a", TaskState::Completed))
+    #[tokio::test]
+    async fn a_stale_handle_rereads_and_respects_a_cancel_made_through_another() {
+        let s = store();
+        let runner = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+            .await
             .unwrap();
-        std::thread::sleep(Duration::from_millis(2));
-        assert!(s.get("a").is_none());
-        s.insert("b".into(), task("b", TaskState::Working)).unwrap();
-        assert_eq!(s.len(), 1);
+        let other = TaskHandle::load(&s, "a").await.unwrap().unwrap();
+        other.set_status(TaskState::Canceled, None).await.unwrap();
+        // The runner's cached copy still says WORKING; its write loses the version race,
+        // re-reads, and is refused because the stored task is terminal.
+        assert!(matches!(
+            runner.set_status(TaskState::Completed, None).await,
+            Err(Refused::Terminal(TaskState::Canceled))
+        ));
+        assert_eq!(runner.state().await, TaskState::Canceled);
+        let stored = s.get("a").await.unwrap().unwrap();
+        assert_eq!(stored.version, 2);
     }
 
-    #[test]
-    fn terminal_state_is_final() {
-        let e = task("a", TaskState::Working);
-        e.set_status(TaskState::Canceled, None).unwrap();
-        assert_eq!(
-            e.set_status(TaskState::Completed, None),
-            Err(TaskState::Canceled)
-        );
-        assert!(e.add_artifact(Artifact::default()).is_err());
+    #[tokio::test]
+    async fn a_result_over_the_task_budget_is_refused() {
+        let s: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits {
+            max_task_bytes: 2000,
+            ..StoreLimits::memory()
+        }));
+        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+            .await
+            .unwrap();
+        let big = Artifact {
+            artifact_id: "x".into(),
+            parts: vec![skillgate_a2a::Part::text("y".repeat(5000))],
+            ..Default::default()
+        };
+        assert!(matches!(
+            e.add_artifact(big, false, true).await,
+            Err(Refused::OverBudget(size, 2000)) if size > 5000
+        ));
     }
 }

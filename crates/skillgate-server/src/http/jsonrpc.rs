@@ -134,24 +134,32 @@ async fn dispatch(
                 .map(|s| sse::jsonrpc(id.clone(), s)),
             Err(e) => Err(e),
         },
-        methods::GET_TASK => params::<a2a::GetTaskRequest>(rpc.params)
-            .and_then(|p| svc.get_task(&p, ctx))
-            .map(|t| ok(id.clone(), &t)),
+        methods::GET_TASK => match params::<a2a::GetTaskRequest>(rpc.params) {
+            Ok(p) => svc.get_task(&p, ctx).await.map(|t| ok(id.clone(), &t)),
+            Err(e) => Err(e),
+        },
         methods::LIST_TASKS => {
             let p = if rpc.params.is_none() {
                 Ok(a2a::ListTasksRequest::default())
             } else {
                 params::<a2a::ListTasksRequest>(rpc.params)
             };
-            p.and_then(|p| svc.list_tasks(&p, ctx))
-                .map(|t| ok(id.clone(), &t))
+            match p {
+                Ok(p) => svc.list_tasks(&p, ctx).await.map(|t| ok(id.clone(), &t)),
+                Err(e) => Err(e),
+            }
         }
-        methods::CANCEL_TASK => params::<a2a::CancelTaskRequest>(rpc.params)
-            .and_then(|p| svc.cancel_task(&p, ctx))
-            .map(|t| ok(id.clone(), &t)),
-        methods::SUBSCRIBE_TO_TASK => params::<a2a::SubscribeToTaskRequest>(rpc.params)
-            .and_then(|p| svc.subscribe_to_task(&p, ctx))
-            .map(|s| sse::jsonrpc(id.clone(), s)),
+        methods::CANCEL_TASK => match params::<a2a::CancelTaskRequest>(rpc.params) {
+            Ok(p) => svc.cancel_task(&p, ctx).await.map(|t| ok(id.clone(), &t)),
+            Err(e) => Err(e),
+        },
+        methods::SUBSCRIBE_TO_TASK => match params::<a2a::SubscribeToTaskRequest>(rpc.params) {
+            Ok(p) => svc
+                .subscribe_to_task(&p, ctx)
+                .await
+                .map(|s| sse::jsonrpc(id.clone(), s)),
+            Err(e) => Err(e),
+        },
         m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc
             .push_notification_config()
             .map(|()| ok(id.clone(), &Value::Null)),

@@ -120,7 +120,7 @@ pub(crate) async fn get_task_or_subscribe(
             id: task_id.to_string(),
             ..Default::default()
         };
-        return match st.service.subscribe_to_task(&p, &ctx) {
+        return match st.service.subscribe_to_task(&p, &ctx).await {
             Ok(s) => sse::rest(s),
             Err(e) => service_error(e),
         };
@@ -134,7 +134,7 @@ pub(crate) async fn get_task_or_subscribe(
         history_length,
         ..Default::default()
     };
-    match st.service.get_task(&p, &ctx) {
+    match st.service.get_task(&p, &ctx).await {
         Ok(t) => json_response(StatusCode::OK, &t),
         Err(e) => service_error(e),
     }
@@ -152,7 +152,7 @@ pub(crate) async fn post_task_action(
             id: task_id.to_string(),
             ..Default::default()
         };
-        return match st.service.subscribe_to_task(&p, &ctx) {
+        return match st.service.subscribe_to_task(&p, &ctx).await {
             Ok(s) => sse::rest(s),
             Err(e) => service_error(e),
         };
@@ -187,7 +187,7 @@ pub(crate) async fn post_task_action(
         }
     }
     p.id = task_id.to_string();
-    match st.service.cancel_task(&p, &ctx) {
+    match st.service.cancel_task(&p, &ctx).await {
         Ok(t) => json_response(StatusCode::OK, &t),
         Err(e) => service_error(e),
     }
@@ -234,7 +234,7 @@ pub(crate) async fn list_tasks(
         Ok(p) => p,
         Err(e) => return service_error(e),
     };
-    match st.service.list_tasks(&p, &ctx) {
+    match st.service.list_tasks(&p, &ctx).await {
         Ok(r) => json_response(StatusCode::OK, &r),
         Err(e) => service_error(e),
     }

@@ -4,9 +4,11 @@
 //! By concern: [`prepare`] turns a `SendMessage` into a task (or a plain turn), [`run`] drives
 //! describe_skill and domain skills through the gate, [`plain`] plays plain-handler tasks,
 //! [`stream`] serves event streams, [`query`] answers task reads and cancellation, and
-//! [`answers`] holds the fixed answers both bindings give.
+//! [`answers`] holds the fixed answers both bindings give, and [`maintenance`] keeps the store
+//! honest in the background (leases, stale tasks, retention).
 
 mod answers;
+mod maintenance;
 mod plain;
 mod prepare;
 mod query;
@@ -16,13 +18,14 @@ mod stream;
 use crate::agent::{Agent, PlainReply};
 use crate::config::{ApprovalPolicy, ServerConfig};
 use crate::gate::Rejection;
-use crate::store::{TaskEntry, TaskStore};
+use crate::store::TaskHandle;
 use plain::continuation_steps;
 use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
 };
 use skillgate_core::wire::ErrorObject;
+use skillgate_store::{StoreError, TaskStore};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,7 +81,9 @@ pub type EventStream = mpsc::Receiver<StreamResponse>;
 
 struct Inner {
     agent: Agent,
-    store: TaskStore,
+    store: Arc<dyn TaskStore>,
+    /// The maintenance loop (leases, stale tasks, retention) has been started.
+    maintenance: std::sync::Once,
     approval: ApprovalPolicy,
     request_timeout: Duration,
     max_task_duration: Duration,
@@ -106,11 +111,11 @@ enum Prepared {
         context_id: String,
     },
     Task {
-        entry: Arc<TaskEntry>,
+        entry: Arc<TaskHandle>,
         job: Job,
     },
     Continue {
-        entry: Arc<TaskEntry>,
+        entry: Arc<TaskHandle>,
         message: Message,
     },
 }
@@ -158,9 +163,13 @@ fn check_history_length(h: Option<i32>) -> Result<(), ServiceError> {
 impl A2aService {
     /// A service over an agent with the given configuration.
     pub fn new(agent: Agent, config: &ServerConfig) -> Self {
+        let store = config.store.clone().unwrap_or_else(|| {
+            Arc::new(skillgate_store::MemoryStore::new(config.task_store.clone()))
+        });
         Self(Arc::new(Inner {
             agent,
-            store: TaskStore::new(config.task_store),
+            store,
+            maintenance: std::sync::Once::new(),
             approval: config.approval.clone(),
             request_timeout: config.request_timeout,
             max_task_duration: config.max_task_duration,
@@ -172,12 +181,27 @@ impl A2aService {
         &self.0.agent
     }
 
-    fn visible(&self, id: &str, ctx: &RequestContext) -> Result<Arc<TaskEntry>, ServiceError> {
+    /// The task store in use.
+    pub fn store(&self) -> &Arc<dyn TaskStore> {
+        &self.0.store
+    }
+
+    /// A task the caller may see; another caller's task is "not found", exactly like a task
+    /// that does not exist.
+    async fn visible(
+        &self,
+        id: &str,
+        ctx: &RequestContext,
+    ) -> Result<Arc<TaskHandle>, ServiceError> {
+        self.start_maintenance();
         let not_found =
             || ServiceError::new(A2aError::TaskNotFound, format!("task {id} not found"));
-        let e = self.0.store.get(id).ok_or_else(not_found)?;
-        let caller = ctx.caller.as_ref().map(|c| &c.label);
-        if e.owner.is_some() && e.owner.as_ref() != caller {
+        let e = TaskHandle::load(&self.0.store, id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(not_found)?;
+        let caller = ctx.caller.as_ref().map(|c| &*c.label);
+        if e.owner.is_some() && e.owner.as_deref() != caller {
             return Err(not_found());
         }
         Ok(e)
@@ -192,7 +216,7 @@ impl A2aService {
     ) -> Result<SendMessageResponse, ServiceError> {
         let cfg = req.configuration.clone().unwrap_or_default();
         check_history_length(cfg.history_length)?;
-        match self.prepare(req, ctx)? {
+        match self.prepare(req, ctx).await? {
             Prepared::Plain {
                 message,
                 context_id,
@@ -201,33 +225,43 @@ impl A2aService {
                     .plain_reply(message.clone(), context_id.clone(), ctx)
                     .await;
                 if let PlainReply::Task(steps) = reply {
-                    let entry = self.new_plain_task(message, context_id, ctx)?;
+                    let entry = self.new_plain_task(message, context_id, ctx).await?;
                     return Ok(self.play_and_answer(entry, steps, &cfg).await);
                 }
                 self.plain_to_response(reply, message, context_id, ctx)
+                    .await
             }
             Prepared::Continue { entry, message } => {
-                let context_id = entry.snapshot().context_id;
+                let context_id = entry.snapshot().await.context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 Ok(self
                     .play_and_answer(entry, continuation_steps(reply), &cfg)
                     .await)
             }
             Prepared::Task { entry, job } => {
-                self.spawn(entry.clone(), job, ctx);
+                self.spawn(entry.clone(), job, ctx).await;
                 if !cfg.return_immediately {
                     entry.wait_done(self.0.request_timeout).await;
                 }
                 Ok(SendMessageResponse::Task(trim_history(
-                    entry.snapshot(),
+                    entry.snapshot().await,
                     cfg.history_length,
                 )))
             }
         }
     }
+}
 
-    /// Number of tasks held (for tests and metrics).
-    pub fn task_count(&self) -> usize {
-        self.0.store.len()
+/// A store failure as the caller sees it: a refusal (caller limit, full store) is an A2A
+/// error with the reason, never a 5xx; a broken database is an internal error.
+pub(crate) fn store_error(e: StoreError) -> ServiceError {
+    match e {
+        StoreError::CallerLimit(_) | StoreError::Full { .. } => {
+            ServiceError::new(A2aError::UnsupportedOperation, e.to_string())
+        }
+        StoreError::NotFound(id) => {
+            ServiceError::new(A2aError::TaskNotFound, format!("task {id} not found"))
+        }
+        other => ServiceError::new(A2aError::InternalError, other.to_string()),
     }
 }

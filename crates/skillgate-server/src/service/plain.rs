@@ -4,11 +4,11 @@
 use super::stream::ends_stream;
 use super::{agent_message, new_id, trim_history, A2aService, RequestContext, ServiceError};
 use crate::agent::{PlainContext, PlainReply, PlainStep};
-use crate::store::TaskEntry;
+use crate::store::TaskHandle;
 use skillgate_a2a::{
-    A2aError, Message, Part, Role, SendMessageConfiguration, SendMessageResponse, StreamResponse,
-    TaskState,
+    A2aError, Message, Part, Role, SendMessageConfiguration, SendMessageResponse, TaskState,
 };
+use skillgate_store::{Flags, HubEvent, Subscription};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
@@ -36,7 +36,7 @@ impl A2aService {
         }
     }
 
-    pub(super) fn plain_to_response(
+    pub(super) async fn plain_to_response(
         &self,
         reply: PlainReply,
         mut message: Message,
@@ -60,45 +60,50 @@ impl A2aService {
                 "plain task replies are handled before this point",
             )),
             PlainReply::Rejected(text) => {
-                let entry = self.new_task(&mut message, context_id, false, ctx)?;
-                let snap = entry.snapshot();
-                let _ = entry.set_status(
-                    TaskState::Rejected,
-                    Some(agent_message(&snap, vec![Part::text(text)])),
-                );
-                Ok(SendMessageResponse::Task(entry.snapshot()))
+                let entry = self
+                    .new_task(&mut message, context_id, Flags::default(), ctx)
+                    .await?;
+                let snap = entry.snapshot().await;
+                let _ = entry
+                    .set_status(
+                        TaskState::Rejected,
+                        Some(agent_message(&snap, vec![Part::text(text)])),
+                    )
+                    .await;
+                Ok(SendMessageResponse::Task(entry.snapshot().await))
             }
         }
     }
 
     /// A task for a plain handler's `PlainReply::Task`; follow-up messages may continue it.
-    pub(super) fn new_plain_task(
+    pub(super) async fn new_plain_task(
         &self,
         mut message: Message,
         context_id: String,
         ctx: &RequestContext,
-    ) -> Result<Arc<TaskEntry>, ServiceError> {
-        let entry = self.new_task(&mut message, context_id, true, ctx)?;
-        entry
-            .plain
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-        Ok(entry)
+    ) -> Result<Arc<TaskHandle>, ServiceError> {
+        let flags = Flags {
+            cancelable: true,
+            plain: true,
+            turn_taken: false,
+        };
+        self.new_task(&mut message, context_id, flags, ctx).await
     }
 
     /// Plays a plain task's steps and answers a blocking request once it settles (bounded by
     /// the request timeout), or at once with `returnImmediately`.
     pub(super) async fn play_and_answer(
         &self,
-        entry: Arc<TaskEntry>,
+        entry: Arc<TaskHandle>,
         steps: Vec<PlainStep>,
         cfg: &SendMessageConfiguration,
     ) -> SendMessageResponse {
-        let (_, mut events) = entry.subscribe();
+        let (_, version, mut events) = entry.subscribe().await;
         play(entry.clone(), steps);
         if !cfg.return_immediately {
-            settle(&mut events, self.0.request_timeout).await;
+            settle(&mut events, version, self.0.request_timeout).await;
         }
-        SendMessageResponse::Task(trim_history(entry.snapshot(), cfg.history_length))
+        SendMessageResponse::Task(trim_history(entry.snapshot().await, cfg.history_length))
     }
 }
 
@@ -114,11 +119,19 @@ pub(super) fn continuation_steps(reply: PlainReply) -> Vec<PlainStep> {
 }
 
 /// Waits (bounded) until a plain task reaches a state that ends a blocking request.
-async fn settle(events: &mut broadcast::Receiver<StreamResponse>, limit: Duration) {
+async fn settle(events: &mut Subscription, seen: i64, limit: Duration) {
     let settled = async {
-        while let Ok(ev) = events.recv().await {
-            if ends_stream(&ev) {
-                break;
+        loop {
+            match events.recv().await {
+                Ok(HubEvent::Event { version, event }) if version > seen => {
+                    if ends_stream(&event) {
+                        break;
+                    }
+                }
+                Ok(_) => {}
+                // Missed or too-large events: the snapshot read afterwards is the answer.
+                Err(broadcast::error::RecvError::Lagged(_)) => break,
+                Err(broadcast::error::RecvError::Closed) => break,
             }
         }
     };
@@ -126,26 +139,44 @@ async fn settle(events: &mut broadcast::Receiver<StreamResponse>, limit: Duratio
 }
 
 /// Plays a plain Task's steps in the background (a canceled task stops taking steps).
-pub(super) fn play(entry: Arc<TaskEntry>, steps: Vec<PlainStep>) {
+pub(super) fn play(entry: Arc<TaskHandle>, steps: Vec<PlainStep>) {
     tokio::spawn(async move {
+        let hub = entry.store().hub().clone();
+        hub.run(&entry.id, entry.cancel.clone());
+        play_steps(&entry, steps).await;
+        hub.finish(&entry.id);
+    });
+}
+
+async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>) {
+    {
         let mut moved = false;
         for step in steps {
             let ok = match step {
                 PlainStep::Status(state, parts) => {
-                    let msg = (!parts.is_empty()).then(|| agent_message(&entry.snapshot(), parts));
+                    let msg = if parts.is_empty() {
+                        None
+                    } else {
+                        Some(agent_message(&entry.snapshot().await, parts))
+                    };
                     moved = true;
-                    entry.set_status(state, msg).is_ok()
+                    entry.set_status(state, msg).await.is_ok()
                 }
                 PlainStep::Artifact {
                     artifact,
                     append,
                     last_chunk,
                 } => entry
-                    .add_artifact_chunk(artifact, append, last_chunk)
+                    .add_artifact(artifact, append, last_chunk)
+                    .await
                     .is_ok(),
                 PlainStep::Sleep(d) => {
-                    tokio::time::sleep(d).await;
-                    !entry.state().is_terminal()
+                    tokio::select! {
+                        _ = tokio::time::sleep(d) => {}
+                        _ = entry.cancel.cancelled() => {}
+                    }
+                    let _ = entry.refresh().await;
+                    !entry.state().await.is_terminal()
                 }
             };
             if !ok {
@@ -155,7 +186,7 @@ pub(super) fn play(entry: Arc<TaskEntry>, steps: Vec<PlainStep>) {
         // Steps that never changed the status leave the task waiting: open it to the next turn.
         // (A status change already did, and a later follow-up may hold the turn by now.)
         if !moved {
-            entry.release_turn();
+            entry.release_turn().await;
         }
-    });
+    }
 }

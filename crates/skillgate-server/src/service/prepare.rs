@@ -1,19 +1,22 @@
 //! Turning a `SendMessage` into work: message checks, the follow-up turn of an interrupted
 //! task, the plain-handler route, and a new task for a schema-governed request.
 
-use super::{agent_message, new_id, A2aService, Job, Prepared, RequestContext, ServiceError};
+use super::{
+    agent_message, new_id, store_error, A2aService, Job, Prepared, RequestContext, ServiceError,
+};
 use crate::gate::Rejection;
-use crate::store::{TaskEntry, TurnRefused};
+use crate::store::{Refused, TaskHandle, TurnRefused};
 use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageRequest, Task, TaskState, TaskStatus,
 };
 use skillgate_core::wire::{self, names, ErrorObject};
 use skillgate_core::ErrorCode;
+use skillgate_store::Flags;
 use std::sync::Arc;
 
 impl A2aService {
-    pub(super) fn prepare(
+    pub(super) async fn prepare(
         &self,
         req: SendMessageRequest,
         ctx: &RequestContext,
@@ -30,39 +33,20 @@ impl A2aService {
             return invalid("message.role must be ROLE_USER");
         }
         if !m.task_id.is_empty() {
-            let e = self.visible(&m.task_id, ctx)?;
-            let task_id = m.task_id.clone();
-            return match e.take_turn(m) {
-                Ok(message) => Ok(Prepared::Continue { entry: e, message }),
-                Err(TurnRefused::NotWaiting(state)) => Err(ServiceError::new(
-                    A2aError::UnsupportedOperation,
-                    format!(
-                        "task {task_id} is in state {state}; skills take a single request message, so send a new message without taskId"
-                    ),
-                )),
-                Err(TurnRefused::Taken) => Err(ServiceError::new(
-                    A2aError::UnsupportedOperation,
-                    format!(
-                        "task {task_id} is already being continued by another message; wait for its next state"
-                    ),
-                )),
-            };
+            return self.continue_task(m, ctx).await;
         }
         let context_id = if m.context_id.is_empty() {
             new_id()
         } else {
             m.context_id.clone()
         };
-        let request = match m.parts.as_slice() {
-            [p] => match p.as_data() {
-                Some(v @ Value::Object(o)) => match o.get(names::SKILL) {
+        let request =
+            skillgate_a2a::single_data(&m.parts)
+                .ok()
+                .and_then(|v| match v.get(names::SKILL) {
                     Some(Value::String(s)) => Some((s.clone(), v.clone())),
                     _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        };
+                });
         let Some((skill, data)) = request else {
             if self.0.agent.0.plain.is_some() {
                 m.context_id = context_id.clone();
@@ -71,15 +55,19 @@ impl A2aService {
                     context_id,
                 });
             }
-            let entry = self.new_task(&mut m, context_id, false, ctx)?;
+            let entry = self
+                .new_task(&mut m, context_id, Flags::default(), ctx)
+                .await?;
             let text = "this agent serves schema-governed requests only: send exactly one Data Part \
                         {\"skill\": ..., \"skill_version\": ..., \"interface_digest\": ..., \"arguments\": {...}}, \
                         or {\"skill\": \"describe_skill\", \"arguments\": {\"skill_id\": ...}}";
-            let snap = entry.snapshot();
-            let _ = entry.set_status(
-                TaskState::Rejected,
-                Some(agent_message(&snap, vec![Part::text(text)])),
-            );
+            let snap = entry.snapshot().await;
+            let _ = entry
+                .set_status(
+                    TaskState::Rejected,
+                    Some(agent_message(&snap, vec![Part::text(text)])),
+                )
+                .await;
             return Ok(Prepared::Task {
                 entry,
                 job: Job::Settled,
@@ -97,17 +85,57 @@ impl A2aService {
             );
             (Job::Refuse(Rejection::admission(unserved)), false)
         };
-        let entry = self.new_task(&mut m, context_id, cancelable, ctx)?;
+        let flags = Flags {
+            cancelable,
+            ..Flags::default()
+        };
+        let entry = self.new_task(&mut m, context_id, flags, ctx).await?;
         Ok(Prepared::Task { entry, job })
     }
 
-    pub(super) fn new_task(
+    /// A follow-up message (it names a task): takes the task's next turn, or says why not.
+    async fn continue_task(
+        &self,
+        m: Message,
+        ctx: &RequestContext,
+    ) -> Result<Prepared, ServiceError> {
+        let e = self.visible(&m.task_id, ctx).await?;
+        let task_id = m.task_id.clone();
+        match e.take_turn(m).await {
+            Ok(message) => Ok(Prepared::Continue { entry: e, message }),
+            Err(Refused::Turn(TurnRefused::NotWaiting(state)) | Refused::Terminal(state)) => Err(ServiceError::new(
+                A2aError::UnsupportedOperation,
+                format!(
+                    "task {task_id} is in state {state}; skills take a single request message, so send a new message without taskId"
+                ),
+            )),
+            Err(Refused::Turn(TurnRefused::Taken)) => Err(ServiceError::new(
+                A2aError::UnsupportedOperation,
+                format!(
+                    "task {task_id} is already being continued by another message; wait for its next state"
+                ),
+            )),
+            Err(Refused::OverBudget(size, budget)) => Err(ServiceError::new(
+                A2aError::UnsupportedOperation,
+                format!(
+                    "task {task_id} cannot take this message: it would grow to {size} bytes, over the per-task budget of {budget}"
+                ),
+            )),
+            Err(Refused::Store(e)) => Err(store_error(e)),
+        }
+    }
+
+    /// Stores a new submitted task whose history is the request message (or, when that
+    /// message alone would take more than half the per-task budget, a stand-in saying so:
+    /// the running job has its own copy of the request, the store keeps only what fits).
+    pub(super) async fn new_task(
         &self,
         m: &mut Message,
         context_id: String,
-        cancelable: bool,
+        flags: Flags,
         ctx: &RequestContext,
-    ) -> Result<Arc<TaskEntry>, ServiceError> {
+    ) -> Result<Arc<TaskHandle>, ServiceError> {
+        self.start_maintenance();
         let id = new_id();
         m.task_id = id.clone();
         m.context_id = context_id.clone();
@@ -120,17 +148,31 @@ impl A2aService {
                 timestamp: Some(crate::time::now_rfc3339()),
             },
             artifacts: Vec::new(),
-            history: vec![m.clone()],
+            history: vec![kept_message(m, self.0.store.limits().max_task_bytes / 2)],
             metadata: None,
         };
-        let owner = ctx.caller.as_ref().map(|c| c.label.clone());
-        let entry = Arc::new(TaskEntry::new(task, cancelable, owner));
-        self.0.store.insert(id, entry.clone()).map_err(|_| {
-            ServiceError::new(
-                A2aError::InternalError,
-                "the task store is full of running tasks; retry later",
-            )
-        })?;
-        Ok(entry)
+        let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
+        TaskHandle::create(&self.0.store, task, owner, flags)
+            .await
+            .map_err(store_error)
+    }
+}
+
+/// The request message as the task's history keeps it: itself if its JSON fits in `limit`
+/// bytes, else the same ids and role with one text part giving its size.
+fn kept_message(m: &Message, limit: u64) -> Message {
+    let size = serde_json::to_vec(m).map_or(0, |v| v.len() as u64);
+    if size <= limit {
+        return m.clone();
+    }
+    Message {
+        message_id: m.message_id.clone(),
+        context_id: m.context_id.clone(),
+        task_id: m.task_id.clone(),
+        role: m.role,
+        parts: vec![Part::text(format!(
+            "request message not kept: its {size} bytes exceed half the per-task budget ({limit} bytes)"
+        ))],
+        ..Default::default()
     }
 }

@@ -1,27 +1,32 @@
 //! Reading and cancelling tasks: `GetTask`, `ListTasks` and `CancelTask`.
 
-use super::{check_history_length, trim_history, A2aService, RequestContext, ServiceError};
+use super::{
+    check_history_length, store_error, trim_history, A2aService, RequestContext, ServiceError,
+};
+use crate::store::Refused;
 use skillgate_a2a::{
     A2aError, CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, Task,
     TaskState,
 };
+use skillgate_store::ListQuery;
 
 impl A2aService {
     /// `GetTask`.
-    pub fn get_task(
+    pub async fn get_task(
         &self,
         req: &GetTaskRequest,
         ctx: &RequestContext,
     ) -> Result<Task, ServiceError> {
         check_history_length(req.history_length)?;
         Ok(trim_history(
-            self.visible(&req.id, ctx)?.snapshot(),
+            self.visible(&req.id, ctx).await?.snapshot().await,
             req.history_length,
         ))
     }
 
-    /// `ListTasks`: newest status first, pages of 1..=100 (default 50).
-    pub fn list_tasks(
+    /// `ListTasks`: newest status first, pages of 1..=100 (default 50), filtered, paged and
+    /// counted in the store.
+    pub async fn list_tasks(
         &self,
         req: &ListTasksRequest,
         ctx: &RequestContext,
@@ -34,7 +39,7 @@ impl A2aService {
                 "pageSize must be between 1 and 100",
             ));
         }
-        let offset: usize = if req.page_token.is_empty() {
+        let offset: u64 = if req.page_token.is_empty() {
             0
         } else {
             req.page_token
@@ -50,44 +55,27 @@ impl A2aService {
                 )
             })?),
         };
-        let caller = ctx.caller.as_ref().map(|c| &c.label);
-        let mut tasks: Vec<Task> = self
-            .0
-            .store
-            .all()
-            .into_iter()
-            .filter(|e| e.owner.is_none() || e.owner.as_ref() == caller)
-            .map(|e| e.snapshot())
-            .filter(|t| req.context_id.is_empty() || t.context_id == req.context_id)
-            .filter(|t| req.status == TaskState::Unspecified || t.status.state == req.status)
-            .filter(|t| match (after, &t.status.timestamp) {
-                (Some(after), Some(ts)) => {
-                    crate::time::parse_rfc3339_millis(ts).is_some_and(|ts| ts > after)
-                }
-                _ => true,
-            })
-            .collect();
-        tasks.sort_by(|a, b| {
-            b.status
-                .timestamp
-                .cmp(&a.status.timestamp)
-                .then_with(|| a.id.cmp(&b.id))
-        });
-        let total = tasks.len();
-        let page_size_u = usize::try_from(page_size).unwrap_or(50);
+        self.start_maintenance();
+        let query = ListQuery {
+            caller: ctx.caller.as_ref().map(|c| c.label.to_string()),
+            context_id: (!req.context_id.is_empty()).then(|| req.context_id.clone()),
+            state: (req.status != TaskState::Unspecified).then_some(req.status),
+            updated_after_ms: after,
+            offset,
+            limit: u32::try_from(page_size).unwrap_or(50),
+        };
+        let found = self.0.store.list(&query).await.map_err(store_error)?;
+        let total = found.total;
         let include_artifacts = req.include_artifacts.unwrap_or(false);
-        let page: Vec<Task> = tasks
-            .into_iter()
-            .skip(offset)
-            .take(page_size_u)
-            .map(|mut t| {
-                if !include_artifacts {
-                    t.artifacts.clear();
-                }
-                trim_history(t, req.history_length)
-            })
-            .collect();
-        let next = offset.saturating_add(page.len());
+        let mut page = Vec::with_capacity(found.rows.len());
+        for row in found.rows {
+            let mut t = row.task().map_err(store_error)?;
+            if !include_artifacts {
+                t.artifacts.clear();
+            }
+            page.push(trim_history(t, req.history_length));
+        }
+        let next = offset.saturating_add(page.len() as u64);
         Ok(ListTasksResponse {
             tasks: page,
             next_page_token: if next < total {
@@ -101,13 +89,15 @@ impl A2aService {
     }
 
     /// `CancelTask`: only for skills declaring `cancelable`, and only before a terminal state.
-    pub fn cancel_task(
+    /// The cancel reaches the handler wherever it runs: the stored CANCELED status is
+    /// published to every replica, and the one running the task stops it.
+    pub async fn cancel_task(
         &self,
         req: &CancelTaskRequest,
         ctx: &RequestContext,
     ) -> Result<Task, ServiceError> {
-        let e = self.visible(&req.id, ctx)?;
-        if !e.cancelable {
+        let e = self.visible(&req.id, ctx).await?;
+        if !e.flags.cancelable {
             return Err(ServiceError::new(
                 A2aError::TaskNotCancelable,
                 format!(
@@ -116,13 +106,23 @@ impl A2aService {
                 ),
             ));
         }
-        if let Err(state) = e.set_status(TaskState::Canceled, None) {
-            return Err(ServiceError::new(
-                A2aError::TaskNotCancelable,
-                format!("task {} is already in terminal state {state}", req.id),
-            ));
+        match e.set_status(TaskState::Canceled, None).await {
+            Ok(()) => {}
+            Err(Refused::Terminal(state)) => {
+                return Err(ServiceError::new(
+                    A2aError::TaskNotCancelable,
+                    format!("task {} is already in terminal state {state}", req.id),
+                ))
+            }
+            Err(Refused::Store(err)) => return Err(store_error(err)),
+            Err(other) => {
+                return Err(ServiceError::new(
+                    A2aError::InternalError,
+                    format!("task {} could not be canceled: {other:?}", req.id),
+                ))
+            }
         }
-        e.cancel.cancel();
-        Ok(e.snapshot())
+        e.store().hub().cancel_local(&req.id);
+        Ok(e.snapshot().await)
     }
 }

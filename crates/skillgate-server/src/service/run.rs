@@ -6,7 +6,7 @@ use super::{agent_message, error_part, A2aService, Caller, Job, RequestContext};
 use crate::agent::HostedSkill;
 use crate::gate::{describe_args_invalid, Rejection, RESULT_ARTIFACT_ID};
 use crate::skill::SkillContext;
-use crate::store::TaskEntry;
+use crate::store::{Refused, TaskHandle};
 use serde_json::Value;
 use skillgate_a2a::{Artifact, Part, TaskState};
 use skillgate_core::wire::{names, ErrorObject};
@@ -16,16 +16,38 @@ use std::sync::Arc;
 
 /// Ends a task with a refusal: its error object as the status message, in the state the
 /// code and the phase give.
-fn refuse(entry: &TaskEntry, rejection: Rejection) {
-    let snap = entry.snapshot();
+async fn refuse(entry: &TaskHandle, rejection: Rejection) {
+    let snap = entry.snapshot().await;
     let msg = agent_message(&snap, vec![error_part(&rejection.error)]);
-    let _ = entry.set_status(rejection.task_state(), Some(msg));
+    let _ = entry.set_status(rejection.task_state(), Some(msg)).await;
+}
+
+/// Publishes a result artifact; one that would take the task over its byte budget fails the
+/// task with `resource_limit_exceeded` instead. False if the task must not go on.
+async fn publish(entry: &TaskHandle, artifact: Artifact) -> bool {
+    match entry.add_artifact(artifact, false, true).await {
+        Ok(()) => true,
+        Err(Refused::OverBudget(size, budget)) => {
+            refuse(
+                entry,
+                Rejection::processing(ErrorObject::new(
+                    ErrorCode::ResourceLimitExceeded,
+                    format!(
+                        "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
+                    ),
+                )),
+            )
+            .await;
+            false
+        }
+        Err(_) => false,
+    }
 }
 
 impl A2aService {
     /// Runs the job in the background unless its task was already answered.
-    pub(super) fn spawn(&self, entry: Arc<TaskEntry>, job: Job, ctx: &RequestContext) {
-        if matches!(job, Job::Settled) || entry.state().is_terminal() {
+    pub(super) async fn spawn(&self, entry: Arc<TaskHandle>, job: Job, ctx: &RequestContext) {
+        if matches!(job, Job::Settled) || entry.state().await.is_terminal() {
             return;
         }
         let svc = self.clone();
@@ -33,33 +55,43 @@ impl A2aService {
         tokio::spawn(async move { svc.run(entry, job, caller).await });
     }
 
-    async fn run(&self, entry: Arc<TaskEntry>, job: Job, caller: Option<Caller>) {
+    /// Runs a job with the task registered as running here: its lease is renewed and a
+    /// cancel from any replica fires its token. Afterwards the task is re-read so a waiter
+    /// sees a state written elsewhere (a cancel).
+    async fn run(&self, entry: Arc<TaskHandle>, job: Job, caller: Option<Caller>) {
+        let hub = entry.store().hub().clone();
+        hub.run(&entry.id, entry.cancel.clone());
         match job {
             Job::Settled => {}
-            Job::Refuse(r) => refuse(&entry, r),
-            Job::Describe(args) => self.describe(&entry, &args),
+            Job::Refuse(r) => refuse(&entry, r).await,
+            Job::Describe(args) => self.describe(&entry, &args).await,
             Job::Domain(skill, data) => {
                 if let Some(h) = self.0.agent.0.skills.get(&skill) {
                     self.run_domain(&entry, h, &data, caller).await;
                 }
             }
         }
+        hub.finish(&entry.id);
+        if !entry.state().await.is_terminal() {
+            let _ = entry.refresh().await;
+        }
     }
 
     /// `describe_skill`: the precomputed document artifact of a served skill.
-    fn describe(&self, entry: &TaskEntry, args: &Value) {
+    async fn describe(&self, entry: &TaskHandle, args: &Value) {
         let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
             return refuse(
                 entry,
                 Rejection::admission(describe_args_invalid(
                     "describe_skill arguments must be an object with a string skill_id",
                 )),
-            );
+            )
+            .await;
         };
         match self.0.agent.0.skills.get(id) {
             Some(h) => {
-                if entry.add_artifact(h.describe_artifact.clone()).is_ok() {
-                    let _ = entry.set_status(TaskState::Completed, None);
+                if publish(entry, h.describe_artifact.clone()).await {
+                    let _ = entry.set_status(TaskState::Completed, None).await;
                 }
             }
             None => refuse(
@@ -68,14 +100,15 @@ impl A2aService {
                     ErrorCode::InterfaceUnavailable,
                     format!("no Skill Interface Document for skill {id:?}: it is not served by this agent"),
                 )),
-            ),
+            )
+            .await,
         }
     }
 
     /// A domain skill: the gate's admission, the handler under its limits, the output check.
     async fn run_domain(
         &self,
-        entry: &Arc<TaskEntry>,
+        entry: &Arc<TaskHandle>,
         h: &HostedSkill,
         data: &Value,
         caller: Option<Caller>,
@@ -83,12 +116,12 @@ impl A2aService {
         let gate = &h.gate;
         let admission = match gate.admit(data, caller.as_ref(), &self.0.approval) {
             Ok(a) => a,
-            Err(r) => return refuse(entry, r),
+            Err(r) => return refuse(entry, r).await,
         };
-        if entry.set_status(TaskState::Working, None).is_err() {
+        if entry.set_status(TaskState::Working, None).await.is_err() {
             return;
         }
-        let snap = entry.snapshot();
+        let snap = entry.snapshot().await;
         let ctx = SkillContext {
             task_id: snap.id.as_str().into(),
             context_id: snap.context_id.as_str().into(),
@@ -121,7 +154,8 @@ impl A2aService {
                             limit.as_millis()
                         ),
                     )),
-                );
+                )
+                .await;
             }
             Ok(Err(_join)) => {
                 return refuse(
@@ -130,7 +164,8 @@ impl A2aService {
                         ErrorCode::ExecutionFailed,
                         format!("skill {} failed unexpectedly", gate.skill_id()),
                     )),
-                );
+                )
+                .await;
             }
             Ok(Ok(r)) => r,
         };
@@ -141,10 +176,11 @@ impl A2aService {
                     entry,
                     Rejection::processing(ErrorObject::new(e.code, e.message)),
                 )
+                .await
             }
         };
         if let Err(r) = gate.check_output(&out) {
-            return refuse(entry, r);
+            return refuse(entry, r).await;
         }
         for r in out.records {
             let a = Artifact {
@@ -153,7 +189,7 @@ impl A2aService {
                 parts: vec![Part::data(r.data)],
                 ..Default::default()
             };
-            if entry.add_artifact(a).is_err() {
+            if !publish(entry, a).await {
                 return;
             }
         }
@@ -163,8 +199,8 @@ impl A2aService {
             parts: vec![Part::data(out.output)],
             ..Default::default()
         };
-        if entry.add_artifact(primary).is_ok() {
-            let _ = entry.set_status(TaskState::Completed, None);
+        if publish(entry, primary).await {
+            let _ = entry.set_status(TaskState::Completed, None).await;
         }
     }
 }

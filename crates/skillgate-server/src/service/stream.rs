@@ -5,10 +5,11 @@ use super::check_history_length;
 use super::plain::{continuation_steps, play};
 use super::{trim_history, A2aService, EventStream, Prepared, RequestContext, ServiceError};
 use crate::agent::PlainReply;
-use crate::store::TaskEntry;
+use crate::store::TaskHandle;
 use skillgate_a2a::{
     A2aError, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
 };
+use skillgate_store::{HubEvent, Subscription};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 
@@ -21,7 +22,7 @@ impl A2aService {
     ) -> Result<EventStream, ServiceError> {
         let cfg = req.configuration.clone().unwrap_or_default();
         check_history_length(cfg.history_length)?;
-        match self.prepare(req, ctx)? {
+        match self.prepare(req, ctx).await? {
             Prepared::Plain {
                 message,
                 context_id,
@@ -30,18 +31,22 @@ impl A2aService {
                     .plain_reply(message.clone(), context_id.clone(), ctx)
                     .await;
                 if let PlainReply::Task(steps) = reply {
-                    let entry = self.new_plain_task(message, context_id, ctx)?;
-                    let (first, events) = entry.subscribe();
+                    let entry = self.new_plain_task(message, context_id, ctx).await?;
+                    let (first, version, events) = entry.subscribe().await;
                     let rx = forward(
                         entry.clone(),
                         trim_history(first, cfg.history_length),
+                        version,
                         events,
                     );
                     play(entry, steps);
                     return Ok(rx);
                 }
                 let (tx, rx) = mpsc::channel(1);
-                let ev = match self.plain_to_response(reply, message, context_id, ctx)? {
+                let ev = match self
+                    .plain_to_response(reply, message, context_id, ctx)
+                    .await?
+                {
                     SendMessageResponse::Message(m) => StreamResponse::Message(m),
                     SendMessageResponse::Task(t) => StreamResponse::Task(t),
                 };
@@ -49,39 +54,41 @@ impl A2aService {
                 Ok(rx)
             }
             Prepared::Continue { entry, message } => {
-                let context_id = entry.snapshot().context_id;
+                let context_id = entry.snapshot().await.context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 let steps = continuation_steps(reply);
-                let (first, events) = entry.subscribe();
+                let (first, version, events) = entry.subscribe().await;
                 let rx = forward(
                     entry.clone(),
                     trim_history(first, cfg.history_length),
+                    version,
                     events,
                 );
                 play(entry, steps);
                 Ok(rx)
             }
             Prepared::Task { entry, job } => {
-                let (first, events) = entry.subscribe();
+                let (first, version, events) = entry.subscribe().await;
                 let rx = forward(
                     entry.clone(),
                     trim_history(first, cfg.history_length),
+                    version,
                     events,
                 );
-                self.spawn(entry, job, ctx);
+                self.spawn(entry, job, ctx).await;
                 Ok(rx)
             }
         }
     }
 
     /// `SubscribeToTask`: the current Task first, then updates; terminal tasks are refused.
-    pub fn subscribe_to_task(
+    pub async fn subscribe_to_task(
         &self,
         req: &SubscribeToTaskRequest,
         ctx: &RequestContext,
     ) -> Result<EventStream, ServiceError> {
-        let e = self.visible(&req.id, ctx)?;
-        let (first, events) = e.subscribe();
+        let e = self.visible(&req.id, ctx).await?;
+        let (first, version, events) = e.subscribe().await;
         if first.status.state.is_terminal() {
             return Err(ServiceError::new(
                 A2aError::UnsupportedOperation,
@@ -91,7 +98,7 @@ impl A2aService {
                 ),
             ));
         }
-        Ok(forward(e, first, events))
+        Ok(forward(e, first, version, events))
     }
 }
 
@@ -107,11 +114,14 @@ pub(super) fn ends_stream(ev: &StreamResponse) -> bool {
     }
 }
 
-/// Sends `first`, then the task's events, to a new receiver until an event ends the stream.
+/// Sends `first` (the task at version `seen`), then the task's later events, to a new
+/// receiver until an event ends the stream. Events at or below the version already sent are
+/// skipped; a missed or too-large event resynchronises the reader with the stored task.
 pub(super) fn forward(
-    entry: Arc<TaskEntry>,
+    entry: Arc<TaskHandle>,
     first: Task,
-    mut events: broadcast::Receiver<StreamResponse>,
+    mut seen: i64,
+    mut events: Subscription,
 ) -> EventStream {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
@@ -123,10 +133,22 @@ pub(super) fn forward(
         }
         loop {
             let ev = match events.recv().await {
-                Ok(ev) => ev,
-                // A slow reader missed events: resynchronise it with the whole task.
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    StreamResponse::Task(entry.snapshot())
+                Ok(HubEvent::Event { version, event }) => {
+                    if version <= seen {
+                        continue;
+                    }
+                    seen = version;
+                    event
+                }
+                // A slow reader missed events, or the event was too large to pass between
+                // replicas: resynchronise it with the whole stored task.
+                Ok(HubEvent::Resync { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if entry.refresh().await.is_err() {
+                        return;
+                    }
+                    let (task, version) = entry.versioned().await;
+                    seen = version;
+                    StreamResponse::Task(task)
                 }
                 Err(broadcast::error::RecvError::Closed) => return,
             };

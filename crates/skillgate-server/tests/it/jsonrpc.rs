@@ -3,6 +3,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
+use skillgate_server::store_api::StoreLimits;
 use skillgate_server::*;
 use std::time::Duration;
 
@@ -892,11 +893,11 @@ async fn server_time_limits() {
 }
 
 #[tokio::test]
-async fn full_task_store_refuses_new_work() {
+async fn a_caller_at_its_running_limit_is_refused_until_a_task_finishes() {
     let cfg = ServerConfig {
-        task_store: TaskStoreConfig {
-            max_tasks: 1,
-            max_age: Duration::from_secs(60),
+        task_store: StoreLimits {
+            max_running_per_caller: 1,
+            ..StoreLimits::memory()
         },
         ..Default::default()
     };
@@ -909,8 +910,18 @@ async fn full_task_store_refuses_new_work() {
     let full = s
         .rpc("SendMessage", msg(request(&card, "slow", json!({}))))
         .await;
-    assert_eq!(code_of(&full), -32603, "{full}");
-    assert_eq!(reason_of(&full), "INTERNAL_ERROR");
+    assert_eq!(
+        code_of(&full),
+        -32004,
+        "a refusal, not a server error: {full}"
+    );
+    assert!(
+        full["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max-running-per-caller"),
+        "{full}"
+    );
     s.rpc("CancelTask", json!({"id": id})).await;
     let ok = s
         .rpc("SendMessage", msg(request(&card, "slow", json!({}))))

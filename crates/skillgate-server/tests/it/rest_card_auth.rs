@@ -2,8 +2,9 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
+use skillgate_server::store_api::{MemoryStore, StoreLimits, TaskStore};
 use skillgate_server::*;
-use std::time::Duration;
+use std::sync::Arc;
 
 fn rest_reason(v: &Value) -> &str {
     let d = v["error"]["details"]
@@ -552,23 +553,33 @@ async fn startup_refuses_invalid_interfaces() {
 }
 
 #[tokio::test]
-async fn task_store_is_bounded() {
+async fn task_store_is_bounded_by_bytes_and_evicts_the_oldest_finished() {
+    let describe = || msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}}));
+    // The size of one finished describe task, measured on a store of our own.
+    let probe = Arc::new(MemoryStore::new(StoreLimits::memory()));
+    let p = Server::start_with(
+        agent(),
+        ServerConfig {
+            store: Some(probe.clone()),
+            ..Default::default()
+        },
+    )
+    .await;
+    p.rpc("SendMessage", describe()).await;
+    let one = probe.used_bytes().await.unwrap();
+    assert!(one > 1000, "a describe task holds its document: {one}");
+    p.shutdown().await;
     let cfg = ServerConfig {
-        task_store: TaskStoreConfig {
-            max_tasks: 3,
-            max_age: Duration::from_secs(60),
+        task_store: StoreLimits {
+            max_bytes: 3 * one + one / 2,
+            ..StoreLimits::memory()
         },
         ..Default::default()
     };
     let s = Server::start_with(agent(), cfg).await;
     let mut ids = vec![];
     for _ in 0..5 {
-        let r = s
-            .rpc(
-                "SendMessage",
-                msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}})),
-            )
-            .await;
+        let r = s.rpc("SendMessage", describe()).await;
         ids.push(task_of(&r)["id"].as_str().unwrap().to_string());
     }
     let l = s.rpc("ListTasks", json!({})).await;
