@@ -52,7 +52,7 @@ def check(cond, what):
 
 def start_agent(binary):
     proc = subprocess.Popen(
-        [binary, "serve", "--listen", "127.0.0.1:0"],
+        [binary, "serve", "--listen", "127.0.0.1:0", "--store", "memory"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -24,7 +24,7 @@ cargo build --quiet -p skillgate-cli
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 OUT=$(mktemp)
-"$TARGET_DIR/debug/skillgate" serve --listen 127.0.0.1:0 --conformance-agent >"$OUT" 2>&1 &
+"$TARGET_DIR/debug/skillgate" serve --listen 127.0.0.1:0 --store memory --conformance-agent >"$OUT" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -f "$OUT"' EXIT
 for _ in $(seq 50); do

@@ -44,6 +44,9 @@ enum Command {
     Demo(cmd::demo::DemoArgs),
     /// Run the netops example agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON).
     Serve(cmd::serve::ServeArgs),
+    /// Manage task stores (`store migrate`).
+    #[command(subcommand)]
+    Store(cmd::store::StoreCommand),
     /// Probe an agent for the schema-interface draft: every check with an id, verdict and evidence.
     Conformance(cmd::conformance::ConformanceArgs),
 }
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
+        Command::Store(c) => cmd::store::run(c),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -18,7 +18,7 @@ fn http(addr: &str, request: &str) -> String {
 #[test]
 fn serve_prints_its_address_serves_the_card_and_stops_on_sigterm() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillgate"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", "memory"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -63,7 +63,14 @@ fn serve_refuses_a_bad_token_file() {
     let f = dir.join("tokens");
     std::fs::write(&f, "a b c\n").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_skillgate"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--token-file"])
+        .args([
+            "serve",
+            "--store",
+            "memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+        ])
         .arg(&f)
         .output()
         .unwrap();

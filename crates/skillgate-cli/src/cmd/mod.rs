@@ -9,3 +9,4 @@ pub mod io;
 pub mod jcs;
 pub mod net;
 pub mod serve;
+pub mod store;

@@ -6,6 +6,7 @@ use skillgate_server::{ServerConfig, TokenTable};
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::cmd::store::StoreArgs;
 use crate::exit;
 
 /// Arguments of `serve`.
@@ -23,10 +24,13 @@ pub struct ServeArgs {
     /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
     #[arg(long)]
     pub conformance_agent: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
-/// `skillgate serve`: prints `listening on http://HOST:PORT` first, then serves until SIGINT or
-/// SIGTERM, finishing in-flight requests.
+/// `skillgate serve`: opens the task store, prints `listening on http://HOST:PORT` first on
+/// stdout (the store in use goes to stderr), then serves until SIGINT or SIGTERM, finishing
+/// in-flight requests.
 pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
     let tokens = a
         .token_file
@@ -41,15 +45,18 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
     let agent = builder
         .build()
         .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
-    let config = ServerConfig {
-        tokens,
-        public_url: a.public_url,
-        ..Default::default()
-    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
+        let store = a.store.open().await?;
+        eprintln!("skillgate: task store {}", store.describe());
+        let config = ServerConfig {
+            tokens,
+            public_url: a.public_url,
+            store: Some(store),
+            ..Default::default()
+        };
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await
             .with_context(|| format!("cannot listen on {}", a.listen))?;
