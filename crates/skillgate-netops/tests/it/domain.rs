@@ -15,8 +15,8 @@ fn fixture() -> SysfsHost {
     SysfsHost::with_root(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host-a"))
 }
 
-fn doc(spec: interfaces::SkillSpec) -> ValidatedDocument {
-    spec.interface_builder().build().unwrap()
+fn doc(skill: skillgate_server::SkillBuilder) -> ValidatedDocument {
+    skill.document().unwrap()
 }
 
 fn args(interface: &str, metric: &str, operator: &str, threshold: f64, unit: &str) -> Value {
