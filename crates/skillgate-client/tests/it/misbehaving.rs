@@ -2,11 +2,8 @@
 //! wrong each; every failure must carry the right code, side, step, and send nothing it
 //! must not send.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{CardMode, Domain, Fake, LOOKALIKE_SKILL, NEXT_SKILL, SKILL};
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
 use skillgate_client::output::Outcome;
@@ -15,6 +12,9 @@ use skillgate_client::{
     Plan, Step, Where,
 };
 use skillgate_core::{digest, ErrorCode};
+use skillgate_testkit::fake::{
+    self, CardMode, Domain, FakeAgent, StreamMode, LOOKALIKE_SKILL, NEXT_SKILL, SKILL,
+};
 
 fn client() -> Client {
     Client::new(ClientConfig::default()).unwrap()
@@ -24,13 +24,13 @@ fn args() -> Value {
     json!({"metric": "rx", "threshold": 10})
 }
 
-async fn call(fake: &Fake) -> Result<skillgate_client::SkillResult, ClientError> {
+async fn call(fake: &FakeAgent) -> Result<skillgate_client::SkillResult, ClientError> {
     call_with(&client(), fake, Mode::Sync).await
 }
 
 async fn call_with(
     c: &Client,
-    fake: &Fake,
+    fake: &FakeAgent,
     mode: Mode,
 ) -> Result<skillgate_client::SkillResult, ClientError> {
     c.call(&fake.base, SKILL, &args(), mode, &mut |_, _| {})
@@ -51,7 +51,7 @@ fn assert_local(e: &ClientError, code: ErrorCode, step: Step) {
 
 #[tokio::test]
 async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let mut seen = Vec::new();
     let r = client()
         .call(&fake.base, SKILL, &args(), Mode::Sync, &mut |s, _| {
@@ -64,7 +64,7 @@ async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() 
     assert_eq!(r.output["verdict"], "ok");
     assert_eq!(r.records.len(), 1);
     assert_eq!(r.records[0].kind, "observation");
-    let doc = common::document(SKILL, "1.0");
+    let doc = fake::document(SKILL, "1.0");
     assert_eq!(r.interface_digest, doc.interface_digest());
     let posts = fake.posts();
     assert_eq!(posts.len(), 2);
@@ -89,7 +89,7 @@ async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() 
 
 #[tokio::test]
 async fn happy_path_stream_assembles_a_stream_that_does_not_start_with_a_task() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
     assert_eq!(r.output["observation_ref"], "rec-1");
     assert_eq!(r.records.len(), 1);
@@ -100,7 +100,7 @@ async fn happy_path_stream_assembles_a_stream_that_does_not_start_with_a_task() 
 
 #[tokio::test]
 async fn http_json_binding_with_tenant_and_bearer_token() {
-    let fake = Fake::start_with(|s| s.interfaces = Some(json!([])));
+    let fake = FakeAgent::start_with(|s| s.interfaces = Some(json!([])));
     {
         let mut s = fake.state.lock().unwrap();
         let base = s.base.clone();
@@ -127,7 +127,7 @@ async fn http_json_binding_with_tenant_and_bearer_token() {
 
 #[tokio::test]
 async fn wrong_advertised_digest_is_local_interface_invalid_at_step_4() {
-    let fake = Fake::start_with(|s| s.advertised[0].2 = digest(&json!({"other": 1})).to_string());
+    let fake = FakeAgent::start_with(|s| s.advertised[0].2 = digest(&json!({"other": 1})).to_string());
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
     assert!(e.message().contains("advertises"), "{e}");
@@ -136,13 +136,13 @@ async fn wrong_advertised_digest_is_local_interface_invalid_at_step_4() {
 
 #[tokio::test]
 async fn tampered_document_fails_the_computed_digest_at_step_4() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     doc["authority"]["default_mode"] = json!("execute");
     // Served tampered, but still claims (and the card advertises) the original digest.
     fake.set_document(SKILL, doc, false);
     fake.state.lock().unwrap().returned_digest = Some(
-        common::document(SKILL, "1.0")
+        fake::document(SKILL, "1.0")
             .interface_digest()
             .to_string(),
     );
@@ -154,8 +154,8 @@ async fn tampered_document_fails_the_computed_digest_at_step_4() {
 
 #[tokio::test]
 async fn tampered_embedded_schema_fails_at_step_6() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     doc["input_schema"]["resolution"]["schema"]["properties"]["threshold"] =
         json!({"type": "string"});
     // The publisher re-advertised the whole document, but the schema digest is stale.
@@ -168,8 +168,8 @@ async fn tampered_embedded_schema_fails_at_step_6() {
 
 #[tokio::test]
 async fn document_for_another_skill_fails_at_step_5() {
-    let fake = Fake::start();
-    let other = common::document("some_other_skill", "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let other = fake::document("some_other_skill", "1.0").value().clone();
     {
         let mut s = fake.state.lock().unwrap();
         s.documents = vec![(SKILL.into(), other.clone())];
@@ -183,8 +183,8 @@ async fn document_for_another_skill_fails_at_step_5() {
 
 #[tokio::test]
 async fn document_for_another_version_fails_at_step_5() {
-    let fake = Fake::start();
-    let v11 = common::document(SKILL, "1.1").value().clone();
+    let fake = FakeAgent::start();
+    let v11 = fake::document(SKILL, "1.1").value().clone();
     {
         let mut s = fake.state.lock().unwrap();
         s.documents = vec![(SKILL.into(), v11.clone())];
@@ -201,8 +201,8 @@ async fn remote_ref_in_a_schema_is_refused_and_never_fetched() {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     probe.set_nonblocking(true).unwrap();
     let remote = format!("http://{}/schema.json", probe.local_addr().unwrap());
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     let schema = json!({"$ref": remote});
     doc["input_schema"]["resolution"]["schema"] = schema.clone();
     doc["input_schema"]["digest"] = json!(digest(&schema).to_string());
@@ -219,7 +219,7 @@ async fn remote_ref_in_a_schema_is_refused_and_never_fetched() {
 
 #[tokio::test]
 async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
-    let fake = Fake::start_with(|s| s.domain = Domain::BadOutput);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::BadOutput);
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
     let ClientError::Local {
@@ -241,7 +241,7 @@ async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
 
 #[tokio::test]
 async fn bad_supporting_record_is_local_output_invalid() {
-    let fake = Fake::start_with(|s| s.domain = Domain::BadRecord);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::BadRecord);
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
     assert!(e.message().contains("rec-1"), "{e}");
@@ -249,7 +249,7 @@ async fn bad_supporting_record_is_local_output_invalid() {
 
 #[tokio::test]
 async fn missing_extension_is_skill_not_advertised_and_nothing_is_sent() {
-    let fake = Fake::start_with(|s| s.extension = false);
+    let fake = FakeAgent::start_with(|s| s.extension = false);
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
     assert!(
@@ -261,7 +261,7 @@ async fn missing_extension_is_skill_not_advertised_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn unadvertised_skill_is_skill_not_advertised_and_nothing_is_sent() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let e = client()
         .call(&fake.base, "not_there", &args(), Mode::Sync, &mut |_, _| {})
         .await
@@ -272,7 +272,7 @@ async fn unadvertised_skill_is_skill_not_advertised_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn invalid_input_is_local_input_invalid_with_details_and_nothing_is_delegated() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let e = client()
         .call(
             &fake.base,
@@ -297,7 +297,7 @@ async fn invalid_input_is_local_input_invalid_with_details_and_nothing_is_delega
 
 #[tokio::test]
 async fn remote_rejection_keeps_its_code_state_and_task_id() {
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Fail(
             "TASK_STATE_REJECTED",
             json!({"code": "interface_mismatch", "message": "stale digest"}),
@@ -326,7 +326,7 @@ async fn remote_rejection_keeps_its_code_state_and_task_id() {
 
 #[tokio::test]
 async fn remote_failure_without_error_object_is_a_protocol_error_keeping_the_task() {
-    let fake = Fake::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_FAILED"));
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_FAILED"));
     let e = call(&fake).await.unwrap_err();
     assert!(matches!(e, ClientError::Protocol { .. }), "{e:?}");
     assert_eq!(e.task_id(), Some("task-2"));
@@ -335,7 +335,7 @@ async fn remote_failure_without_error_object_is_a_protocol_error_keeping_the_tas
 
 #[tokio::test]
 async fn describe_skill_failure_is_remote_at_step_3() {
-    let fake = Fake::start_with(|s| s.describe_fails = Some(ErrorCode::InterfaceUnavailable));
+    let fake = FakeAgent::start_with(|s| s.describe_fails = Some(ErrorCode::InterfaceUnavailable));
     let e = call(&fake).await.unwrap_err();
     assert_eq!(e.where_(), Where::Remote);
     assert_eq!(e.code(), Some(ErrorCode::InterfaceUnavailable));
@@ -349,7 +349,7 @@ async fn oversized_card_is_refused_by_content_length_and_while_streaming() {
         CardMode::Oversized(2 * 1024 * 1024),
         CardMode::OversizedChunked(3 * 1024 * 1024),
     ] {
-        let fake = Fake::start_with(|s| s.card = mode.clone());
+        let fake = FakeAgent::start_with(|s| s.card = mode.clone());
         let e = call(&fake).await.unwrap_err();
         assert!(
             matches!(
@@ -368,7 +368,7 @@ async fn oversized_card_is_refused_by_content_length_and_while_streaming() {
 
 #[tokio::test]
 async fn slow_server_hits_the_timeout() {
-    let fake = Fake::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
     let c = Client::new(ClientConfig {
         timeout: Duration::from_millis(400),
         ..ClientConfig::default()
@@ -388,7 +388,7 @@ async fn slow_server_hits_the_timeout() {
         "{e:?}"
     );
     assert!(e.message().contains("timed out"), "{e}");
-    let fake = Fake::start_with(|s| s.rpc_delay = Duration::from_secs(5));
+    let fake = FakeAgent::start_with(|s| s.rpc_delay = Duration::from_secs(5));
     let e = call_with(&c, &fake, Mode::Sync).await.unwrap_err();
     assert!(
         matches!(
@@ -404,9 +404,9 @@ async fn slow_server_hits_the_timeout() {
 
 #[tokio::test]
 async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
-    let fake = Fake::start_with(|s| s.card = CardMode::Redirects(3));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Redirects(3));
     call(&fake).await.unwrap();
-    let fake = Fake::start_with(|s| s.card = CardMode::Redirects(4));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Redirects(4));
     let e = call(&fake).await.unwrap_err();
     assert!(
         matches!(
@@ -418,7 +418,7 @@ async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
         ),
         "{e:?}"
     );
-    let fake = Fake::start_with(|s| s.card = CardMode::RedirectLoop);
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::RedirectLoop);
     let e = call(&fake).await.unwrap_err();
     assert!(e.message().contains("redirects"), "{e}");
     assert_eq!(fake.log().len(), 4, "initial request plus three redirects");
@@ -427,7 +427,7 @@ async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
 #[tokio::test]
 async fn non_a2a_server_is_a_protocol_error() {
     let html = b"<!doctype html><html><body>hello</body></html>".to_vec();
-    let fake = Fake::start_with(|s| s.card = CardMode::Raw("text/html", html));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Raw("text/html", html));
     let e = call(&fake).await.unwrap_err();
     assert!(
         matches!(
@@ -440,7 +440,7 @@ async fn non_a2a_server_is_a_protocol_error() {
         "{e:?}"
     );
     assert!(e.message().contains("not an A2A agent"), "{e}");
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.card = CardMode::Raw("application/json", br#"{"a":1,"a":2}"#.to_vec())
     });
     let e = call(&fake).await.unwrap_err();
@@ -461,7 +461,7 @@ async fn plain_http_to_a_non_loopback_host_is_refused_before_connecting() {
         .unwrap_err();
     assert!(matches!(e, ClientError::Usage { .. }), "{e:?}");
     // A loopback card pointing at a non-loopback plain-HTTP interface is refused too.
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.interfaces = Some(
             json!([{"url": "http://192.0.2.1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
         )
@@ -482,7 +482,7 @@ async fn plain_http_to_a_non_loopback_host_is_refused_before_connecting() {
 
 #[tokio::test]
 async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let c = client();
     call_with(&c, &fake, Mode::Sync).await.unwrap();
     call_with(&c, &fake, Mode::Sync).await.unwrap();
@@ -492,7 +492,7 @@ async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
         "second call must reuse the cached document"
     );
     // Redeployment: a new version with a new digest forces a fresh describe_skill.
-    let v2 = common::document(SKILL, "1.1").value().clone();
+    let v2 = fake::document(SKILL, "1.1").value().clone();
     fake.set_document(SKILL, v2, true);
     let r = call_with(&c, &fake, Mode::Sync).await.unwrap();
     assert_eq!(fake.describe_calls(), 2);
@@ -501,9 +501,9 @@ async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
 
 #[tokio::test]
 async fn disk_cache_is_revalidated_on_load_and_corrupt_files_are_ignored() {
-    let dir = std::env::temp_dir().join(format!("skillgate-client-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let fake = Fake::start();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("cache");
+    let fake = FakeAgent::start();
     let config = ClientConfig {
         cache_dir: Some(dir.clone()),
         ..ClientConfig::default()
@@ -537,12 +537,11 @@ async fn disk_cache_is_revalidated_on_load_and_corrupt_files_are_ignored() {
     let resolved = c4.resolve(&fake.base, SKILL, &mut |_, _| {}).await.unwrap();
     assert!(matches!(resolved.source, InterfaceSource::Described { .. }));
     assert_eq!(fake.describe_calls(), 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn chain_composes_runs_each_step_as_its_own_task_and_correlates() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.add_skill(NEXT_SKILL);
     let plan = Plan::from_value(json!({"steps": [
         {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": args()},
@@ -570,7 +569,7 @@ async fn chain_composes_runs_each_step_as_its_own_task_and_correlates() {
 
 #[tokio::test]
 async fn chain_link_that_does_not_compose_stops_before_any_delegation() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.add_skill(LOOKALIKE_SKILL);
     let plan = Plan::from_value(json!({"steps": [
         {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": args()},
@@ -595,7 +594,7 @@ async fn chain_link_that_does_not_compose_stops_before_any_delegation() {
 
 #[tokio::test]
 async fn chain_with_invalid_literal_input_delegates_nothing() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.add_skill(NEXT_SKILL);
     let plan = Plan::from_value(json!({"steps": [
         {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": {"metric": "bogus", "threshold": 1}},
@@ -634,7 +633,7 @@ fn plan_shape_is_checked() {
 #[tokio::test]
 async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
     let fake =
-        Fake::start_with(|s| s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into()));
+        FakeAgent::start_with(|s| s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into()));
     let t = Instant::now();
     let e = call(&fake).await.unwrap_err();
     assert!(t.elapsed() < Duration::from_secs(2), "it tried to connect");
@@ -653,7 +652,7 @@ async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
 
 #[tokio::test]
 async fn card_that_is_json_but_not_an_agent_card_or_has_no_usable_interface() {
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.card = CardMode::Raw("application/json", br#"{"hello": "world"}"#.to_vec())
     });
     let e = call(&fake).await.unwrap_err();
@@ -668,7 +667,7 @@ async fn card_that_is_json_but_not_an_agent_card_or_has_no_usable_interface() {
         "{e:?}"
     );
     assert!(e.message().contains("Agent Card"), "{e}");
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.interfaces = Some(
             json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
                                    {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
@@ -691,7 +690,7 @@ async fn card_that_is_json_but_not_an_agent_card_or_has_no_usable_interface() {
 #[tokio::test]
 async fn too_deep_json_is_a_protocol_error() {
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes();
-    let fake = Fake::start_with(|s| s.card = CardMode::Raw("application/json", deep));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Raw("application/json", deep));
     let e = call(&fake).await.unwrap_err();
     assert!(
         matches!(
@@ -708,11 +707,11 @@ async fn too_deep_json_is_a_protocol_error() {
 
 #[tokio::test]
 async fn malformed_advertisement_is_skill_not_advertised() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.state.lock().unwrap().advertised[0].2 = "sha256:NOT-HEX".into();
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let dup = fake.state.lock().unwrap().advertised[0].clone();
     fake.state.lock().unwrap().advertised.push(dup);
     let e = call(&fake).await.unwrap_err();
@@ -723,14 +722,14 @@ async fn malformed_advertisement_is_skill_not_advertised() {
 
 #[tokio::test]
 async fn describe_skill_without_its_artifact_is_local_interface_invalid_at_step_3() {
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.describe_artifacts = Some(vec![
             json!({"artifactId": "x", "name": "something_else", "parts": [{"data": {}}]}),
         ])
     });
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.describe_artifacts = Some(vec![
             json!({"artifactId": "x", "name": "describe_skill", "parts": [{"text": "{}"}]}),
         ])
@@ -763,7 +762,7 @@ async fn result_artifacts_must_be_the_skill_and_declared_kinds() {
         ),
     ];
     for (artifacts, want) in cases {
-        let fake = Fake::start_with(|s| s.domain = Domain::Artifacts(artifacts));
+        let fake = FakeAgent::start_with(|s| s.domain = Domain::Artifacts(artifacts));
         let e = call(&fake).await.unwrap_err();
         assert_local(&e, ErrorCode::OutputInvalid, Step::ReadResult);
         assert!(e.message().contains(want), "{want}: {e}");
@@ -773,7 +772,7 @@ async fn result_artifacts_must_be_the_skill_and_declared_kinds() {
 
 #[tokio::test]
 async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
-    let fake = Fake::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
     let e = call(&fake).await.unwrap_err();
     let ClientError::Protocol { task_id, state, .. } = &e else {
         panic!("{e:?}")
@@ -788,7 +787,7 @@ async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
 
 #[tokio::test]
 async fn a_task_returned_early_is_polled_with_get_task() {
-    let fake = Fake::start_with(|s| s.domain = Domain::Deferred);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::Deferred);
     let r = call(&fake).await.unwrap();
     assert_eq!(r.output["verdict"], "ok");
     assert_eq!(fake.posts().last().unwrap().method, "GetTask");
@@ -796,18 +795,18 @@ async fn a_task_returned_early_is_polled_with_get_task() {
 
 #[tokio::test]
 async fn stream_misbehaviours() {
-    let fake = Fake::start_with(|s| s.stream = common::StreamMode::TaskFirstChunked);
+    let fake = FakeAgent::start_with(|s| s.stream = StreamMode::TaskFirstChunked);
     let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
     assert_eq!(r.records[0].data["value"], 1.5);
     for (mode, want) in [
         (
-            common::StreamMode::NoTerminal,
+            StreamMode::NoTerminal,
             "ended while the task was TASK_STATE_WORKING",
         ),
-        (common::StreamMode::ErrorEvent, "-32603"),
-        (common::StreamMode::MessageEvent, "Message"),
+        (StreamMode::ErrorEvent, "-32603"),
+        (StreamMode::MessageEvent, "Message"),
     ] {
-        let fake = Fake::start_with(|s| s.stream = mode.clone());
+        let fake = FakeAgent::start_with(|s| s.stream = mode.clone());
         let e = call_with(&client(), &fake, Mode::Stream).await.unwrap_err();
         assert!(
             matches!(
@@ -829,7 +828,7 @@ async fn stream_larger_than_the_response_limit_is_cut_off() {
         "parts": [{"data": {"value": 1, "pad": "x".repeat(40_000)}}]});
     let out = json!({"artifactId": "a-out", "name": SKILL,
         "parts": [{"data": {"verdict": "ok", "observation_ref": "rec-1"}}]});
-    let fake = Fake::start_with(|s| s.domain = Domain::Artifacts(vec![big, out]));
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::Artifacts(vec![big, out]));
     let c = Client::new(ClientConfig {
         response_limit: 16 * 1024,
         ..ClientConfig::default()
@@ -855,7 +854,7 @@ async fn stream_larger_than_the_response_limit_is_cut_off() {
 
 #[tokio::test]
 async fn max_input_bytes_is_checked_locally() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
         .input(
             "urn:test:threshold-request",
@@ -877,7 +876,7 @@ async fn max_input_bytes_is_checked_locally() {
 
 #[tokio::test]
 async fn a_task_returned_early_is_polled_over_http_json_too() {
-    let fake = Fake::start_with(|s| s.domain = Domain::Deferred);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::Deferred);
     {
         let mut s = fake.state.lock().unwrap();
         let base = s.base.clone();
@@ -897,7 +896,7 @@ async fn a_task_returned_early_is_polled_over_http_json_too() {
 #[tokio::test]
 async fn agent_supplied_messages_are_bounded_and_stripped_of_control_characters() {
     let long = format!("\u{1b}[31mred\u{7}{}", "x".repeat(5000));
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Fail(
             "TASK_STATE_REJECTED",
             json!({"code": "constraint_rejected", "message": long}),
@@ -915,9 +914,9 @@ async fn agent_supplied_messages_are_bounded_and_stripped_of_control_characters(
 
 #[tokio::test]
 async fn chain_across_two_agents_correlates_with_both_endpoints() {
-    let upstream = Fake::start();
-    let downstream = Fake::start_with(|s| {
-        let d = common::document(NEXT_SKILL, "1.0");
+    let upstream = FakeAgent::start();
+    let downstream = FakeAgent::start_with(|s| {
+        let d = fake::document(NEXT_SKILL, "1.0");
         s.advertised = vec![(
             NEXT_SKILL.into(),
             "1.0".into(),
@@ -975,7 +974,7 @@ async fn a_protobuf_peer_that_sends_integers_as_doubles_is_still_served() {
     );
     let doubled: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(digest(&doubled), doc.interface_digest());
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Artifacts(vec![
             json!({"artifactId": "a", "name": SKILL, "parts": [{"data": {"n": 2.0}}]}),
         ])
