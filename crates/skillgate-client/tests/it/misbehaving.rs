@@ -49,6 +49,464 @@ fn assert_local(e: &ClientError, code: ErrorCode, step: Step) {
     assert_eq!(e.outcome(), Outcome::Finding);
 }
 
+/// What a misbehaving agent must make the call fail with.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// `ClientError::Local` with this code at this step (a finding).
+    Local(ErrorCode, Step),
+    /// `ClientError::Remote` with this code at this step (a finding).
+    Remote(ErrorCode, Step),
+    /// `ClientError::Transport` at this step (a failure).
+    Transport(Step),
+    /// `ClientError::Protocol` at this step (a failure).
+    Protocol(Step),
+}
+
+/// What the agent may have been sent by the time the call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// No POST at all (the card alone decided).
+    Nothing,
+    /// describe_skill perhaps, but no domain call.
+    NoDelegation,
+    /// The domain call was delegated (the failure is in its result).
+    Delegated,
+}
+
+/// One way an agent gets the contract wrong, and how the client must report it.
+struct Case {
+    name: &'static str,
+    /// Breaks the running fake (everything it reads is read per request).
+    misbehave: fn(&FakeAgent),
+    mode: Mode,
+    expect: Expect,
+    /// A substring the error message must contain.
+    message: &'static str,
+    sent: Sent,
+    /// The task id the error must keep.
+    task_id: Option<&'static str>,
+}
+
+/// A copy of `SKILL`'s document with `edit` applied.
+fn edited_document(edit: impl FnOnce(&mut Value)) -> Value {
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
+    edit(&mut doc);
+    doc
+}
+
+/// Serves `doc` for `SKILL` and advertises its digest, keeping the advertised version.
+fn serve_advertising_digest_only(fake: &FakeAgent, doc: Value) {
+    let mut s = fake.state.lock().unwrap();
+    s.advertised[0].2 = digest(&doc).to_string();
+    s.documents = vec![(SKILL.into(), doc)];
+}
+
+fn artifact(name: &str, id: &str, data: Value) -> Value {
+    json!({"artifactId": id, "name": name, "parts": [{"data": data}]})
+}
+
+fn verdict() -> Value {
+    json!({"verdict": "ok", "observation_ref": "r"})
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "wrong advertised digest",
+        misbehave: |f| {
+            f.state.lock().unwrap().advertised[0].2 = digest(&json!({"other": 1})).to_string()
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::CheckDigests),
+        message: "advertises",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // Served tampered, but still claims (and the card advertises) the original digest.
+        name: "tampered document",
+        misbehave: |f| {
+            let doc = edited_document(|d| d["authority"]["default_mode"] = json!("execute"));
+            f.set_document(SKILL, doc, false);
+            f.state.lock().unwrap().returned_digest =
+                Some(fake::document(SKILL, "1.0").interface_digest().to_string());
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::CheckDigests),
+        message: "hashes to",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // The publisher re-advertised the whole document, but the schema digest is stale.
+        name: "tampered embedded schema",
+        misbehave: |f| {
+            let doc = edited_document(|d| {
+                d["input_schema"]["resolution"]["schema"]["properties"]["threshold"] =
+                    json!({"type": "string"})
+            });
+            f.set_document(SKILL, doc, true);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::VerifySchemaDigests),
+        message: "/input_schema/digest",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "document for another skill",
+        misbehave: |f| {
+            let other = fake::document("some_other_skill", "1.0").value().clone();
+            serve_advertising_digest_only(f, other);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::ValidateDocument),
+        message: "some_other_skill",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // The card still advertises version 1.0.
+        name: "document for another version",
+        misbehave: |f| {
+            let v11 = fake::document(SKILL, "1.1").value().clone();
+            serve_advertising_digest_only(f, v11);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::ValidateDocument),
+        message: "1.1",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "max_input_bytes exceeded",
+        misbehave: |f| {
+            let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
+                .input(
+                    "urn:test:threshold-request",
+                    "1.0",
+                    json!({"type": "object"}),
+                )
+                .output("urn:test:verdict", "1.0", json!({"type": "object"}))
+                .constraints(skillgate_core::wire::Constraints {
+                    max_input_bytes: Some(10),
+                    ..Default::default()
+                })
+                .build()
+                .unwrap();
+            f.set_document(SKILL, doc.value().clone(), true);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::ResourceLimitExceeded, Step::ValidateInput),
+        message: "",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill without its artifact",
+        misbehave: |f| {
+            f.state.lock().unwrap().describe_artifacts =
+                Some(vec![artifact("something_else", "x", json!({}))])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
+        message: "",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill artifact without a Data Part",
+        misbehave: |f| {
+            f.state.lock().unwrap().describe_artifacts = Some(vec![
+                json!({"artifactId": "x", "name": "describe_skill", "parts": [{"text": "{}"}]}),
+            ])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
+        message: "Data Part",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill fails remotely",
+        misbehave: |f| {
+            f.state.lock().unwrap().describe_fails = Some(ErrorCode::InterfaceUnavailable)
+        },
+        mode: Mode::Sync,
+        expect: Expect::Remote(ErrorCode::InterfaceUnavailable, Step::DescribeSkill),
+        message: "",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "missing extension",
+        misbehave: |f| f.state.lock().unwrap().extension = false,
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::SkillNotAdvertised, Step::SelectSkill),
+        message: "does not provide schema interfaces",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "advertised digest is not hex",
+        misbehave: |f| f.state.lock().unwrap().advertised[0].2 = "sha256:NOT-HEX".into(),
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::SkillNotAdvertised, Step::SelectSkill),
+        message: "",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "skill advertised twice",
+        misbehave: |f| {
+            let mut s = f.state.lock().unwrap();
+            let dup = s.advertised[0].clone();
+            s.advertised.push(dup);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::SkillNotAdvertised, Step::SelectSkill),
+        message: "more than once",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "bad supporting record",
+        misbehave: |f| f.state.lock().unwrap().domain = Domain::BadRecord,
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ValidateOutput),
+        message: "rec-1",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "no artifact named the skill",
+        misbehave: |f| {
+            f.state.lock().unwrap().domain =
+                Domain::Artifacts(vec![artifact("observation", "r", json!({"value": 1}))])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ReadResult),
+        message: "without an artifact named",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "two artifacts named the skill",
+        misbehave: |f| {
+            f.state.lock().unwrap().domain = Domain::Artifacts(vec![
+                artifact(SKILL, "a", verdict()),
+                artifact(SKILL, "b", verdict()),
+            ])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ReadResult),
+        message: "more than one",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "an artifact of an undeclared kind",
+        misbehave: |f| {
+            f.state.lock().unwrap().domain = Domain::Artifacts(vec![
+                artifact(SKILL, "a", verdict()),
+                artifact("undeclared", "r", json!({})),
+            ])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ReadResult),
+        message: "neither the skill id",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "failed task without an error object",
+        misbehave: |f| f.state.lock().unwrap().domain = Domain::NoErrorObject("TASK_STATE_FAILED"),
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::ReadResult),
+        message: "",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "card over the size limit by Content-Length",
+        misbehave: |f| f.state.lock().unwrap().card = CardMode::Oversized(2 * 1024 * 1024),
+        mode: Mode::Sync,
+        expect: Expect::Transport(Step::FetchCard),
+        message: "limit",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card over the size limit while streaming",
+        misbehave: |f| f.state.lock().unwrap().card = CardMode::OversizedChunked(3 * 1024 * 1024),
+        mode: Mode::Sync,
+        expect: Expect::Transport(Step::FetchCard),
+        message: "limit",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card interface is plain HTTP on a non-loopback host",
+        misbehave: |f| {
+            f.state.lock().unwrap().interfaces = Some(
+                json!([{"url": "http://192.0.2.1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+            )
+        },
+        mode: Mode::Sync,
+        expect: Expect::Transport(Step::FetchCard),
+        message: "HTTPS",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "HTML instead of a card",
+        misbehave: |f| {
+            f.state.lock().unwrap().card = CardMode::Raw(
+                "text/html",
+                b"<!doctype html><html><body>hello</body></html>".to_vec(),
+            )
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "not an A2A agent",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card with a duplicate member name",
+        misbehave: |f| {
+            f.state.lock().unwrap().card =
+                CardMode::Raw("application/json", br#"{"a":1,"a":2}"#.to_vec())
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "duplicate",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "JSON that is not an Agent Card",
+        misbehave: |f| {
+            f.state.lock().unwrap().card =
+                CardMode::Raw("application/json", br#"{"hello": "world"}"#.to_vec())
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "Agent Card",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card without a usable interface",
+        misbehave: |f| {
+            f.state.lock().unwrap().interfaces = Some(
+                json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                       {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
+            )
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "GRPC",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card nested too deep",
+        misbehave: |f| {
+            let deep = format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes();
+            f.state.lock().unwrap().card = CardMode::Raw("application/json", deep)
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "too_deep",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "stream ends while the task is working",
+        misbehave: |f| f.state.lock().unwrap().stream = StreamMode::NoTerminal,
+        mode: Mode::Stream,
+        expect: Expect::Protocol(Step::Delegate),
+        message: "ended while the task was TASK_STATE_WORKING",
+        sent: Sent::Delegated,
+        task_id: None,
+    },
+    Case {
+        name: "stream sends an error event",
+        misbehave: |f| f.state.lock().unwrap().stream = StreamMode::ErrorEvent,
+        mode: Mode::Stream,
+        expect: Expect::Protocol(Step::Delegate),
+        message: "-32603",
+        sent: Sent::Delegated,
+        task_id: None,
+    },
+    Case {
+        name: "stream answers with a Message",
+        misbehave: |f| f.state.lock().unwrap().stream = StreamMode::MessageEvent,
+        mode: Mode::Stream,
+        expect: Expect::Protocol(Step::Delegate),
+        message: "Message",
+        sent: Sent::Delegated,
+        task_id: None,
+    },
+];
+
+/// Every case against a fresh fake: the error's kind, code, step, outcome, message, task id,
+/// and what was sent before the client stopped.
+#[tokio::test]
+async fn each_misbehaviour_fails_with_its_code_step_and_sends_nothing_it_must_not() {
+    for case in CASES {
+        let name = case.name;
+        let fake = FakeAgent::start();
+        (case.misbehave)(&fake);
+        let e = call_with(&client(), &fake, case.mode)
+            .await
+            .expect_err(name);
+        match case.expect {
+            Expect::Local(code, step) => {
+                assert!(matches!(e, ClientError::Local { .. }), "{name}: {e:?}");
+                assert_eq!(e.code(), Some(code), "{name}: {e}");
+                assert_eq!(e.step(), Some(step), "{name}: {e}");
+                assert_eq!(e.where_(), Where::Local, "{name}");
+            }
+            Expect::Remote(code, step) => {
+                assert!(matches!(e, ClientError::Remote { .. }), "{name}: {e:?}");
+                assert_eq!(e.code(), Some(code), "{name}: {e}");
+                assert_eq!(e.step(), Some(step), "{name}: {e}");
+                assert_eq!(e.where_(), Where::Remote, "{name}");
+            }
+            Expect::Transport(want) => assert!(
+                matches!(e, ClientError::Transport { step, .. } if step == want),
+                "{name}: {e:?}"
+            ),
+            Expect::Protocol(want) => assert!(
+                matches!(e, ClientError::Protocol { step, .. } if step == want),
+                "{name}: {e:?}"
+            ),
+        }
+        let outcome = match case.expect {
+            Expect::Local(..) | Expect::Remote(..) => Outcome::Finding,
+            Expect::Transport(_) | Expect::Protocol(_) => Outcome::Failure,
+        };
+        assert_eq!(e.outcome(), outcome, "{name}");
+        assert!(e.message().contains(case.message), "{name}: {e}");
+        if let Some(id) = case.task_id {
+            assert_eq!(e.task_id(), Some(id), "{name}");
+        }
+        match case.sent {
+            Sent::Nothing => assert!(fake.posts().is_empty(), "{name}: sent {:?}", fake.posts()),
+            Sent::NoDelegation => assert_eq!(fake.domain_calls(), 0, "{name}"),
+            Sent::Delegated => assert_eq!(fake.domain_calls(), 1, "{name}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn stream_with_a_task_first_and_replaced_chunks_is_assembled() {
+    let fake = FakeAgent::start_with(|s| s.stream = StreamMode::TaskFirstChunked);
+    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
+    assert_eq!(r.records[0].data["value"], 1.5);
+}
+
 #[tokio::test]
 async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() {
     let fake = FakeAgent::start();
@@ -126,76 +584,6 @@ async fn http_json_binding_with_tenant_and_bearer_token() {
 }
 
 #[tokio::test]
-async fn wrong_advertised_digest_is_local_interface_invalid_at_step_4() {
-    let fake = FakeAgent::start_with(|s| s.advertised[0].2 = digest(&json!({"other": 1})).to_string());
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
-    assert!(e.message().contains("advertises"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn tampered_document_fails_the_computed_digest_at_step_4() {
-    let fake = FakeAgent::start();
-    let mut doc = fake::document(SKILL, "1.0").value().clone();
-    doc["authority"]["default_mode"] = json!("execute");
-    // Served tampered, but still claims (and the card advertises) the original digest.
-    fake.set_document(SKILL, doc, false);
-    fake.state.lock().unwrap().returned_digest = Some(
-        fake::document(SKILL, "1.0")
-            .interface_digest()
-            .to_string(),
-    );
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
-    assert!(e.message().contains("hashes to"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn tampered_embedded_schema_fails_at_step_6() {
-    let fake = FakeAgent::start();
-    let mut doc = fake::document(SKILL, "1.0").value().clone();
-    doc["input_schema"]["resolution"]["schema"]["properties"]["threshold"] =
-        json!({"type": "string"});
-    // The publisher re-advertised the whole document, but the schema digest is stale.
-    fake.set_document(SKILL, doc, true);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::VerifySchemaDigests);
-    assert!(e.message().contains("/input_schema/digest"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn document_for_another_skill_fails_at_step_5() {
-    let fake = FakeAgent::start();
-    let other = fake::document("some_other_skill", "1.0").value().clone();
-    {
-        let mut s = fake.state.lock().unwrap();
-        s.documents = vec![(SKILL.into(), other.clone())];
-        s.advertised[0].2 = digest(&other).to_string();
-    }
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
-    assert!(e.message().contains("some_other_skill"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn document_for_another_version_fails_at_step_5() {
-    let fake = FakeAgent::start();
-    let v11 = fake::document(SKILL, "1.1").value().clone();
-    {
-        let mut s = fake.state.lock().unwrap();
-        s.documents = vec![(SKILL.into(), v11.clone())];
-        s.advertised[0].2 = digest(&v11).to_string(); // still advertises version 1.0
-    }
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
-    assert!(e.message().contains("1.1"), "{e}");
-}
-
-#[tokio::test]
 async fn remote_ref_in_a_schema_is_refused_and_never_fetched() {
     // A listener that records whether anything ever connects to it.
     let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -237,26 +625,6 @@ async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
         "a local error must not carry a remote state: {j}"
     );
     assert_eq!(j["task_id"], "task-2");
-}
-
-#[tokio::test]
-async fn bad_supporting_record_is_local_output_invalid() {
-    let fake = FakeAgent::start_with(|s| s.domain = Domain::BadRecord);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
-    assert!(e.message().contains("rec-1"), "{e}");
-}
-
-#[tokio::test]
-async fn missing_extension_is_skill_not_advertised_and_nothing_is_sent() {
-    let fake = FakeAgent::start_with(|s| s.extension = false);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    assert!(
-        e.message().contains("does not provide schema interfaces"),
-        "{e}"
-    );
-    assert!(fake.posts().is_empty());
 }
 
 #[tokio::test]
@@ -325,48 +693,6 @@ async fn remote_rejection_keeps_its_code_state_and_task_id() {
 }
 
 #[tokio::test]
-async fn remote_failure_without_error_object_is_a_protocol_error_keeping_the_task() {
-    let fake = FakeAgent::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_FAILED"));
-    let e = call(&fake).await.unwrap_err();
-    assert!(matches!(e, ClientError::Protocol { .. }), "{e:?}");
-    assert_eq!(e.task_id(), Some("task-2"));
-    assert_eq!(e.outcome(), Outcome::Failure);
-}
-
-#[tokio::test]
-async fn describe_skill_failure_is_remote_at_step_3() {
-    let fake = FakeAgent::start_with(|s| s.describe_fails = Some(ErrorCode::InterfaceUnavailable));
-    let e = call(&fake).await.unwrap_err();
-    assert_eq!(e.where_(), Where::Remote);
-    assert_eq!(e.code(), Some(ErrorCode::InterfaceUnavailable));
-    assert_eq!(e.step(), Some(Step::DescribeSkill));
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn oversized_card_is_refused_by_content_length_and_while_streaming() {
-    for mode in [
-        CardMode::Oversized(2 * 1024 * 1024),
-        CardMode::OversizedChunked(3 * 1024 * 1024),
-    ] {
-        let fake = FakeAgent::start_with(|s| s.card = mode.clone());
-        let e = call(&fake).await.unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ClientError::Transport {
-                    step: Step::FetchCard,
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
-        assert!(e.message().contains("limit"), "{e}");
-        assert_eq!(e.outcome(), Outcome::Failure);
-    }
-}
-
-#[tokio::test]
 async fn slow_server_hits_the_timeout() {
     let fake = FakeAgent::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
     let c = Client::new(ClientConfig {
@@ -422,29 +748,6 @@ async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
     let e = call(&fake).await.unwrap_err();
     assert!(e.message().contains("redirects"), "{e}");
     assert_eq!(fake.log().len(), 4, "initial request plus three redirects");
-}
-
-#[tokio::test]
-async fn non_a2a_server_is_a_protocol_error() {
-    let html = b"<!doctype html><html><body>hello</body></html>".to_vec();
-    let fake = FakeAgent::start_with(|s| s.card = CardMode::Raw("text/html", html));
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("not an A2A agent"), "{e}");
-    let fake = FakeAgent::start_with(|s| {
-        s.card = CardMode::Raw("application/json", br#"{"a":1,"a":2}"#.to_vec())
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert!(e.message().contains("duplicate"), "{e}");
 }
 
 #[tokio::test]
@@ -632,8 +935,9 @@ fn plan_shape_is_checked() {
 
 #[tokio::test]
 async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
-    let fake =
-        FakeAgent::start_with(|s| s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into()));
+    let fake = FakeAgent::start_with(|s| {
+        s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into())
+    });
     let t = Instant::now();
     let e = call(&fake).await.unwrap_err();
     assert!(t.elapsed() < Duration::from_secs(2), "it tried to connect");
@@ -651,128 +955,9 @@ async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
 }
 
 #[tokio::test]
-async fn card_that_is_json_but_not_an_agent_card_or_has_no_usable_interface() {
-    let fake = FakeAgent::start_with(|s| {
-        s.card = CardMode::Raw("application/json", br#"{"hello": "world"}"#.to_vec())
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("Agent Card"), "{e}");
-    let fake = FakeAgent::start_with(|s| {
-        s.interfaces = Some(
-            json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                                   {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
-        )
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("GRPC"), "{e}");
-}
-
-#[tokio::test]
-async fn too_deep_json_is_a_protocol_error() {
-    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes();
-    let fake = FakeAgent::start_with(|s| s.card = CardMode::Raw("application/json", deep));
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("too_deep"), "{e}");
-}
-
-#[tokio::test]
-async fn malformed_advertisement_is_skill_not_advertised() {
-    let fake = FakeAgent::start();
-    fake.state.lock().unwrap().advertised[0].2 = "sha256:NOT-HEX".into();
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    let fake = FakeAgent::start();
-    let dup = fake.state.lock().unwrap().advertised[0].clone();
-    fake.state.lock().unwrap().advertised.push(dup);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    assert!(e.message().contains("more than once"), "{e}");
-    assert!(fake.posts().is_empty());
-}
-
-#[tokio::test]
-async fn describe_skill_without_its_artifact_is_local_interface_invalid_at_step_3() {
-    let fake = FakeAgent::start_with(|s| {
-        s.describe_artifacts = Some(vec![
-            json!({"artifactId": "x", "name": "something_else", "parts": [{"data": {}}]}),
-        ])
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
-    let fake = FakeAgent::start_with(|s| {
-        s.describe_artifacts = Some(vec![
-            json!({"artifactId": "x", "name": "describe_skill", "parts": [{"text": "{}"}]}),
-        ])
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
-    assert!(e.message().contains("Data Part"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn result_artifacts_must_be_the_skill_and_declared_kinds() {
-    let out = json!({"verdict": "ok", "observation_ref": "r"});
-    let data = |name: &str, id: &str, v: Value| json!({"artifactId": id, "name": name, "parts": [{"data": v}]});
-    let cases = [
-        (
-            vec![data("observation", "r", json!({"value": 1}))],
-            "without an artifact named",
-        ),
-        (
-            vec![data(SKILL, "a", out.clone()), data(SKILL, "b", out.clone())],
-            "more than one",
-        ),
-        (
-            vec![
-                data(SKILL, "a", out.clone()),
-                data("undeclared", "r", json!({})),
-            ],
-            "neither the skill id",
-        ),
-    ];
-    for (artifacts, want) in cases {
-        let fake = FakeAgent::start_with(|s| s.domain = Domain::Artifacts(artifacts));
-        let e = call(&fake).await.unwrap_err();
-        assert_local(&e, ErrorCode::OutputInvalid, Step::ReadResult);
-        assert!(e.message().contains(want), "{want}: {e}");
-        assert_eq!(e.task_id(), Some("task-2"));
-    }
-}
-
-#[tokio::test]
 async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
-    let fake = FakeAgent::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
+    let fake =
+        FakeAgent::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
     let e = call(&fake).await.unwrap_err();
     let ClientError::Protocol { task_id, state, .. } = &e else {
         panic!("{e:?}")
@@ -791,35 +976,6 @@ async fn a_task_returned_early_is_polled_with_get_task() {
     let r = call(&fake).await.unwrap();
     assert_eq!(r.output["verdict"], "ok");
     assert_eq!(fake.posts().last().unwrap().method, "GetTask");
-}
-
-#[tokio::test]
-async fn stream_misbehaviours() {
-    let fake = FakeAgent::start_with(|s| s.stream = StreamMode::TaskFirstChunked);
-    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
-    assert_eq!(r.records[0].data["value"], 1.5);
-    for (mode, want) in [
-        (
-            StreamMode::NoTerminal,
-            "ended while the task was TASK_STATE_WORKING",
-        ),
-        (StreamMode::ErrorEvent, "-32603"),
-        (StreamMode::MessageEvent, "Message"),
-    ] {
-        let fake = FakeAgent::start_with(|s| s.stream = mode.clone());
-        let e = call_with(&client(), &fake, Mode::Stream).await.unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ClientError::Protocol {
-                    step: Step::Delegate,
-                    ..
-                }
-            ),
-            "{mode:?}: {e:?}"
-        );
-        assert!(e.message().contains(want), "{mode:?}: {e}");
-    }
 }
 
 #[tokio::test]
@@ -850,28 +1006,6 @@ async fn stream_larger_than_the_response_limit_is_cut_off() {
     }
     // The same answer within a larger limit is accepted.
     call_with(&client(), &fake, Mode::Stream).await.unwrap();
-}
-
-#[tokio::test]
-async fn max_input_bytes_is_checked_locally() {
-    let fake = FakeAgent::start();
-    let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
-        .input(
-            "urn:test:threshold-request",
-            "1.0",
-            json!({"type": "object"}),
-        )
-        .output("urn:test:verdict", "1.0", json!({"type": "object"}))
-        .constraints(skillgate_core::wire::Constraints {
-            max_input_bytes: Some(10),
-            ..Default::default()
-        })
-        .build()
-        .unwrap();
-    fake.set_document(SKILL, doc.value().clone(), true);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::ResourceLimitExceeded, Step::ValidateInput);
-    assert_eq!(fake.domain_calls(), 0);
 }
 
 #[tokio::test]

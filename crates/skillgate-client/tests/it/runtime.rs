@@ -8,10 +8,10 @@ use skillgate_a2a::TaskState;
 use skillgate_client::output::Outcome;
 use skillgate_client::{run_chain, Client, ClientConfig, ClientError, Mode, Plan, Step, Where};
 use skillgate_core::ErrorCode;
-use skillgate_testkit::server::TestServer;
 use skillgate_server::{
     Agent, ServerConfig, Skill, SkillContext, SkillError, SkillOutput, SupportingRecord, TokenTable,
 };
+use skillgate_testkit::server::TestServer;
 
 /// `word_stats`: counts words; `mode` makes it succeed, refuse, fail or return a bad output.
 fn word_stats() -> Skill {
