@@ -20,7 +20,7 @@ async fn netops_agent_is_conformant_on_both_bindings() {
             binding: Some(binding),
             ..Default::default()
         };
-        let r = check(&base, &options).await.unwrap();
+        let r = check(base, &options).await.unwrap();
         assert_eq!(
             r.outcome(),
             Outcome::Conformant,
