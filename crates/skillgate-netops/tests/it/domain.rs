@@ -431,7 +431,7 @@ async fn loopback_traffic(bytes: usize) {
         s.read_to_end(&mut buf).await.unwrap();
         buf.len()
     });
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The listener is bound, so the connection queues until the reader accepts it.
     let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
     c.write_all(&vec![7u8; bytes]).await.unwrap();
     c.shutdown().await.unwrap();

@@ -26,7 +26,7 @@ fn reason_of(v: &Value) -> &str {
 
 #[tokio::test]
 async fn describe_skill_returns_the_advertised_document() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let (status, headers, resp) = s
         .rpc_with("SendMessage", msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "evaluate_resource_condition"}})), &[("A2A-Extensions", EXT)])
@@ -61,7 +61,7 @@ async fn describe_skill_returns_the_advertised_document() {
 
 #[tokio::test]
 async fn describe_skill_errors() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let resp = s
         .rpc(
             "SendMessage",
@@ -85,7 +85,7 @@ async fn describe_skill_errors() {
 
 #[tokio::test]
 async fn domain_request_completes_with_records_and_exact_numbers() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let (_, _, text) = s
         .post_raw(
@@ -137,7 +137,7 @@ async fn domain_request_completes_with_records_and_exact_numbers() {
 
 #[tokio::test]
 async fn integral_float_from_python_peers_is_an_integer() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut args = observe_args();
     args["condition"]["threshold"] = json!(80.0);
@@ -158,7 +158,7 @@ async fn integral_float_from_python_peers_is_an_integer() {
 
 #[tokio::test]
 async fn gate_order_and_error_codes() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let send = |data: Value| {
         let s = &s;
@@ -268,7 +268,7 @@ async fn execute_mode_runs_when_the_policy_approves() {
         approval: ApprovalPolicy::allow_skills(["restart_interface"]),
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     let r = s
         .rpc(
@@ -286,7 +286,7 @@ async fn execute_mode_runs_when_the_policy_approves() {
 
 #[tokio::test]
 async fn plain_messages() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let m =
         json!({"message": {"messageId": "p1", "role": "ROLE_USER", "parts": [{"text": "hello"}]}});
     let r = s.rpc("SendMessage", m.clone()).await;
@@ -305,7 +305,7 @@ async fn plain_messages() {
         })
         .build()
         .unwrap();
-    let s = Server::start_with(agent, ServerConfig::default()).await;
+    let s = Server::start(agent, ServerConfig::default()).await;
     let r = s.rpc("SendMessage", m.clone()).await;
     assert_eq!(r["result"]["message"]["parts"][0]["text"], "HELLO", "{r}");
     assert_eq!(r["result"]["message"]["role"], "ROLE_AGENT");
@@ -325,7 +325,7 @@ async fn plain_messages() {
 
 #[tokio::test]
 async fn return_immediately_then_poll_with_get_task() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({"ms": 300})));
     p["configuration"] = json!({"returnImmediately": true});
@@ -337,16 +337,13 @@ async fn return_immediately_then_poll_with_get_task() {
         "{r}"
     );
     let id = t["id"].as_str().unwrap().to_string();
-    let mut last = Value::Null;
-    for _ in 0..250 {
-        last = s
+    let last = eventually(Duration::from_secs(5), || async {
+        let t = s
             .rpc("GetTask", json!({"id": id, "history_length": 0}))
             .await;
-        if last["result"]["status"]["state"] == "TASK_STATE_COMPLETED" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (t["result"]["status"]["state"] == "TASK_STATE_COMPLETED").then_some(t)
+    })
+    .await;
     assert_eq!(
         last["result"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{last}"
@@ -364,7 +361,7 @@ async fn return_immediately_then_poll_with_get_task() {
 
 #[tokio::test]
 async fn cancel_task() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({})));
     p["configuration"] = json!({"returnImmediately": true});
@@ -372,6 +369,8 @@ async fn cancel_task() {
     let id = task_of(&r)["id"].as_str().unwrap().to_string();
     let c = s.rpc("CancelTask", json!({"id": id})).await;
     assert_eq!(c["result"]["status"]["state"], "TASK_STATE_CANCELED", "{c}");
+    // Not synchronisation: a window in which the canceled handler's own error would land if the
+    // runtime let it overwrite CANCELED (there is no event for "the handler has returned").
     tokio::time::sleep(Duration::from_millis(50)).await;
     let g = s.rpc("GetTask", json!({"id": id})).await;
     assert_eq!(g["result"]["status"]["state"], "TASK_STATE_CANCELED");
@@ -402,7 +401,7 @@ async fn cancel_task() {
 
 #[tokio::test]
 async fn streaming_sends_task_then_records_then_result_then_status() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let body = json!({"jsonrpc": "2.0", "id": "s1", "method": "SendStreamingMessage",
         "params": msg(request(&card, "evaluate_resource_condition", observe_args()))});
@@ -478,7 +477,7 @@ async fn streaming_sends_task_then_records_then_result_then_status() {
 
 #[tokio::test]
 async fn subscribe_to_task() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({"ms": 800})));
     p["configuration"] = json!({"returnImmediately": true});
@@ -513,7 +512,7 @@ async fn subscribe_to_task() {
 
 #[tokio::test]
 async fn list_tasks_pages_and_filters() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut ids = Vec::new();
     for _ in 0..3 {
@@ -528,7 +527,15 @@ async fn list_tasks_pages_and_filters() {
             )
             .await;
         ids.push(task_of(&r)["id"].as_str().unwrap().to_string());
-        tokio::time::sleep(Duration::from_millis(3)).await;
+        // Tasks sort by their millisecond timestamps: wait until the clock has passed this one,
+        // so the next task is strictly newer.
+        let ts = task_of(&r)["status"]["timestamp"].as_str().unwrap();
+        let ts = time::OffsetDateTime::parse(ts, &time::format_description::well_known::Rfc3339)
+            .unwrap();
+        eventually(Duration::from_secs(1), || async {
+            (time::OffsetDateTime::now_utc() >= ts + Duration::from_millis(1)).then_some(())
+        })
+        .await;
     }
     let mut bad = observe_args();
     bad["condition"] = json!(1);
@@ -627,7 +634,7 @@ async fn list_tasks_pages_and_filters() {
 
 #[tokio::test]
 async fn protocol_errors_carry_error_info() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let h = [("A2A-Version", "1.0"), ("Content-Type", "application/json")];
     let call = |body: String| {
         let s = &s;
@@ -694,7 +701,7 @@ async fn protocol_errors_carry_error_info() {
 
 #[tokio::test]
 async fn version_header_cases() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let body = r#"{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}"#;
     let ct = ("Content-Type", "application/json");
     for headers in [
@@ -738,7 +745,7 @@ async fn body_limits() {
         body_limit: 4096,
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"{}"}}}}"#,
         "x".repeat(5000)
@@ -762,7 +769,7 @@ async fn body_limits() {
     assert_eq!(status, 413);
     s.shutdown().await;
     // The default limit is 1 MiB.
-    let s = Server::start().await;
+    let s = start_server().await;
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"{}"}}}}"#,
         "x".repeat(1024 * 1024 + 1)
@@ -784,7 +791,7 @@ async fn json_depth_limit_is_configurable() {
         max_json_depth: 8,
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     let ok = s
         .rpc(
@@ -809,7 +816,7 @@ async fn json_depth_limit_is_configurable() {
 
 #[tokio::test]
 async fn graceful_shutdown_finishes_in_flight_requests() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let client = s.client.clone();
     let url = format!("{}/", s.base);
@@ -850,7 +857,7 @@ async fn server_time_limits() {
         max_task_duration: Duration::from_millis(1500),
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     // A blocking send returns the still-running task once the request timeout passes ...
     let started = std::time::Instant::now();
@@ -900,7 +907,7 @@ async fn full_task_store_refuses_new_work() {
         },
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({})));
     p["configuration"] = json!({"returnImmediately": true});
