@@ -178,13 +178,51 @@ impl A2aError {
 
     /// The REST (`google.rpc.Status`) error body with ErrorInfo in `details`.
     pub fn to_rest(self, message: impl Into<String>) -> RestErrorBody {
-        RestErrorBody {
-            error: RestError {
-                code: self.http_status(),
-                status: self.grpc_status().to_string(),
-                message: message.into(),
-                details: vec![self.error_info().to_value()],
-            },
+        RestErrorBody::new(
+            self.http_status(),
+            self.grpc_status(),
+            message,
+            vec![self.error_info().to_value()],
+        )
+    }
+
+    /// The REST error body for a refusal the HTTP layer makes before any A2A method runs
+    /// (authentication, body size): the A2A table has no error for those, so the status comes
+    /// from [`HttpRefusal`] and `details` carries no ErrorInfo.
+    pub fn refusal_to_rest(refusal: HttpRefusal, message: impl Into<String>) -> RestErrorBody {
+        RestErrorBody::new(
+            refusal.http_status(),
+            refusal.grpc_status(),
+            message,
+            Vec::new(),
+        )
+    }
+}
+
+/// HTTP-layer refusals outside the A2A error table, answered with a `google.rpc.Status` body
+/// by [`A2aError::refusal_to_rest`] on either binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HttpRefusal {
+    /// 401 `UNAUTHENTICATED`: no valid bearer token (sent with a `WWW-Authenticate` challenge).
+    Unauthenticated,
+    /// 413 `RESOURCE_EXHAUSTED`: the request body exceeds the server's limit.
+    PayloadTooLarge,
+}
+
+impl HttpRefusal {
+    /// The HTTP status code (also the `code` of the body).
+    pub fn http_status(self) -> u16 {
+        match self {
+            Self::Unauthenticated => 401,
+            Self::PayloadTooLarge => 413,
+        }
+    }
+
+    /// The gRPC status name used as `status` of the body.
+    pub fn grpc_status(self) -> &'static str {
+        match self {
+            Self::Unauthenticated => "UNAUTHENTICATED",
+            Self::PayloadTooLarge => "RESOURCE_EXHAUSTED",
         }
     }
 }
@@ -246,6 +284,21 @@ impl ErrorInfo {
 pub struct RestErrorBody {
     /// The status.
     pub error: RestError,
+}
+
+impl RestErrorBody {
+    /// The one place a `google.rpc.Status` body is assembled, so every REST error has the same
+    /// members.
+    fn new(code: u16, status: &str, message: impl Into<String>, details: Vec<Value>) -> Self {
+        Self {
+            error: RestError {
+                code,
+                status: status.to_string(),
+                message: message.into(),
+                details,
+            },
+        }
+    }
 }
 
 /// `google.rpc.Status` as used by AIP-193 REST errors.

@@ -25,7 +25,7 @@ pub mod types;
 pub mod url_policy;
 
 pub use card::*;
-pub use error::{A2aError, ErrorInfo, RestError, RestErrorBody};
+pub use error::{A2aError, ErrorInfo, HttpRefusal, RestError, RestErrorBody};
 pub use jsonrpc::{EnvelopeError, JsonRpcError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
 pub use requests::*;
 pub use types::*;

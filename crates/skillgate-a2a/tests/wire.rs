@@ -1,5 +1,7 @@
 //! Round-trips and ProtoJSON leniency of the A2A wire types.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
 use serde_json::{json, Value};
 use skillgate_a2a::*;
 

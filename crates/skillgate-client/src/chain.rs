@@ -190,20 +190,27 @@ pub enum ChainEvent<'a> {
     Correlated(&'a Correlation),
 }
 
-/// Runs a plan; stops at the first failure (a composition failure stops before any delegation).
-pub async fn run_chain(
-    client: &Client,
-    plan: &Plan,
-    mode: Mode,
-    obs: &mut dyn FnMut(ChainEvent<'_>),
-) -> Result<ChainReport, (ChainFailure, ChainReport)> {
-    let mut report = ChainReport {
-        steps: Vec::new(),
-        correlations: Vec::new(),
-    };
-    if let Err(m) = plan.check() {
-        return Err((ChainFailure::InvalidPlan(m), report));
+/// A step's failure, tagged with the step and whether delegation had started.
+fn step_failed(s: &PlanStep, delegated: bool) -> impl FnOnce(ClientError) -> ChainFailure + '_ {
+    move |error| ChainFailure::Step {
+        name: s.name.clone(),
+        error,
+        delegated,
     }
+}
+
+/// The steps resolved, in plan order, and each step's index by name.
+type Prepared<'p> = (Vec<Resolved>, HashMap<&'p str, usize>);
+
+/// Everything before delegation: checks the plan, resolves every step (steps 1-6), validates
+/// literal arguments (step 7) and checks that every `from` link composes directly. Nothing is
+/// delegated, so a failure here leaves no remote task behind.
+async fn prepare_chain<'p>(
+    client: &Client,
+    plan: &'p Plan,
+    obs: &mut dyn FnMut(ChainEvent<'_>),
+) -> Result<Prepared<'p>, ChainFailure> {
+    plan.check().map_err(ChainFailure::InvalidPlan)?;
     let mut resolved: Vec<Resolved> = Vec::with_capacity(plan.steps.len());
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, s) in plan.steps.iter().enumerate() {
@@ -217,27 +224,9 @@ pub async fn run_chain(
         let r = client
             .resolve(&s.agent, &s.skill, &mut step_obs)
             .await
-            .map_err(|error| {
-                (
-                    ChainFailure::Step {
-                        name: s.name.clone(),
-                        error,
-                        delegated: false,
-                    },
-                    report.clone(),
-                )
-            })?;
+            .map_err(step_failed(s, false))?;
         if let Some(a) = &s.arguments {
-            steps::step7_validate_input(&r.document, a).map_err(|error| {
-                (
-                    ChainFailure::Step {
-                        name: s.name.clone(),
-                        error,
-                        delegated: false,
-                    },
-                    report.clone(),
-                )
-            })?;
+            steps::step7_validate_input(&r.document, a).map_err(step_failed(s, false))?;
         }
         resolved.push(r);
         index.insert(&s.name, i);
@@ -247,15 +236,10 @@ pub async fn run_chain(
         let u = index[from.as_str()];
         let up = &resolved[u].document.document().output_schema;
         let down = &resolved[i].document.document().input_schema;
-        direct_composition(up, down).map_err(|error| {
-            (
-                ChainFailure::NotComposable {
-                    upstream: from.clone(),
-                    downstream: s.name.clone(),
-                    error,
-                },
-                report.clone(),
-            )
+        direct_composition(up, down).map_err(|error| ChainFailure::NotComposable {
+            upstream: from.clone(),
+            downstream: s.name.clone(),
+            error,
         })?;
         obs(ChainEvent::Composes {
             upstream: from,
@@ -263,6 +247,36 @@ pub async fn run_chain(
             schema: format!("{} {} {}", up.schema_uri, up.version, up.digest),
         });
     }
+    Ok((resolved, index))
+}
+
+impl TaskRef {
+    /// The task a finished step created.
+    fn of(step: &ChainStepResult) -> Self {
+        TaskRef {
+            step: step.name.clone(),
+            agent: step.result.card_url.clone(),
+            interface_url: step.result.interface_url.clone(),
+            task_id: step.result.task_id.clone(),
+        }
+    }
+}
+
+/// Runs a plan; stops at the first failure (a composition failure stops before any delegation).
+pub async fn run_chain(
+    client: &Client,
+    plan: &Plan,
+    mode: Mode,
+    obs: &mut dyn FnMut(ChainEvent<'_>),
+) -> Result<ChainReport, (ChainFailure, ChainReport)> {
+    let mut report = ChainReport {
+        steps: Vec::new(),
+        correlations: Vec::new(),
+    };
+    let (resolved, index) = match prepare_chain(client, plan, obs).await {
+        Ok(p) => p,
+        Err(f) => return Err((f, report)),
+    };
     obs(ChainEvent::Ready);
     for (i, s) in plan.steps.iter().enumerate() {
         let arguments = match (&s.arguments, &s.from) {
@@ -277,19 +291,13 @@ pub async fn run_chain(
                 summary,
             })
         };
-        let result = client
+        let result = match client
             .invoke(&resolved[i], &arguments, mode, &mut step_obs)
             .await
-            .map_err(|error| {
-                (
-                    ChainFailure::Step {
-                        name: s.name.clone(),
-                        error,
-                        delegated: true,
-                    },
-                    report.clone(),
-                )
-            })?;
+        {
+            Ok(r) => r,
+            Err(error) => return Err((step_failed(s, true)(error), report)),
+        };
         report.steps.push(ChainStepResult {
             name: s.name.clone(),
             agent: s.agent.clone(),
@@ -297,21 +305,9 @@ pub async fn run_chain(
             result,
         });
         if let Some(f) = &s.from {
-            let u = &report.steps[index[f.as_str()]];
-            let d = &report.steps[i];
             let c = Correlation {
-                upstream: TaskRef {
-                    step: u.name.clone(),
-                    agent: u.result.card_url.clone(),
-                    interface_url: u.result.interface_url.clone(),
-                    task_id: u.result.task_id.clone(),
-                },
-                downstream: TaskRef {
-                    step: d.name.clone(),
-                    agent: d.result.card_url.clone(),
-                    interface_url: d.result.interface_url.clone(),
-                    task_id: d.result.task_id.clone(),
-                },
+                upstream: TaskRef::of(&report.steps[index[f.as_str()]]),
+                downstream: TaskRef::of(&report.steps[i]),
             };
             obs(ChainEvent::Correlated(&c));
             report.correlations.push(c);

@@ -394,11 +394,6 @@ fn rpc_result(v: Value) -> Result<Value, Box<Outcome>> {
     }
 }
 
-/// Appends a relative path to an interface URL, keeping the interface path as a prefix.
-pub fn join(base: &Url, rel: &str) -> Result<Url, TransportError> {
-    skillgate_transport::join(base, rel).map_err(failed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,5 @@
 //! The run: fetch the card, then every check of the catalogue in order.
 
-use skillgate_a2a as a2a;
 use url::Url;
 
 use crate::checks::{card, describe, extension, skill, summary, Run, Target};
@@ -31,19 +30,10 @@ pub enum UsageError {
 }
 
 /// The Agent Card URL for a target: the target itself when it names a `.json` file, else the
-/// well-known path under the target's path.
+/// well-known path under the target's path. The transport's rule, so the checker probes the
+/// card the client would fetch.
 pub fn card_url(target: &str) -> Result<Url, UsageError> {
-    let url = Url::parse(target).map_err(|e| UsageError::Target(format!("{target:?}: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(UsageError::Target(format!(
-            "{target:?}: only http and https URLs can be probed"
-        )));
-    }
-    if url.path().ends_with(".json") {
-        return Ok(url);
-    }
-    let rel = a2a::AGENT_CARD_PATH.trim_start_matches('/');
-    crate::probe::join(&url, rel).map_err(|e| UsageError::Target(e.0))
+    skillgate_transport::card_url(target).map_err(|e| UsageError::Target(e.to_string()))
 }
 
 /// Runs every check against `target` (a base URL or an Agent Card URL).

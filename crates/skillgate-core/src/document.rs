@@ -455,6 +455,16 @@ impl InterfaceBuilder {
         }
     }
 
+    /// The skill id the document will carry (also the key a runtime hosts it under).
+    pub fn skill_id(&self) -> &str {
+        &self.skill_id
+    }
+
+    /// The `Major.Minor` skill version the document will carry; checked by [`Self::build`].
+    pub fn skill_version(&self) -> &str {
+        &self.skill_version
+    }
+
     /// Sets the input schema.
     pub fn input(
         mut self,

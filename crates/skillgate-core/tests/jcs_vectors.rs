@@ -1,5 +1,7 @@
 //! RFC 8785 conformance: the reference vectors, byte for byte, plus properties.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
 use std::path::PathBuf;
 
 use proptest::prelude::*;

@@ -124,17 +124,9 @@ pub(crate) fn idx(base: &str, i: usize) -> String {
     format!("{base}/{i}")
 }
 
-/// The JSON type name used in messages.
-pub(crate) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+/// The JSON type name used in messages: core's wording, so the linter and the advertisement
+/// checks name types alike.
+pub(crate) use skillgate_core::advertisement::described_type as type_name;
 
 /// The JSON types a member may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -378,6 +378,16 @@ pub fn utilization_percent(rates: &Rates, speed_mbps: u64) -> f64 {
 /// `collect_interface_counters`: one counters measurement of one interface.
 pub async fn collect(args: &Value, source: &dyn HostSource) -> Result<Value, NetopsError> {
     let args: CollectArgs = parse_args(COLLECT_INTERFACE_COUNTERS, args)?;
+    let m = collect_measurement(args, source).await?;
+    serde_json::to_value(m).map_err(|e| NetopsError::Encode(e.to_string()))
+}
+
+/// [`collect`] on typed arguments, returning the typed measurement (the runtime's typed
+/// handler serializes it).
+pub async fn collect_measurement(
+    args: CollectArgs,
+    source: &dyn HostSource,
+) -> Result<Measurement, NetopsError> {
     let w = window(COLLECT_INTERFACE_COUNTERS, args.window_ms)?;
     let (r, rates) = sample(source, &args.interface, w).await?;
     let link = host::read_link(source, &args.interface)?;
@@ -400,7 +410,7 @@ pub async fn collect(args: &Value, source: &dyn HostSource) -> Result<Value, Net
         mtu: link.mtu,
         speed_mbps: link.speed_mbps,
     };
-    serde_json::to_value(m).map_err(|e| NetopsError::Encode(e.to_string()))
+    Ok(m)
 }
 
 /// `part / (part + base)`, 0 when both are 0; in f64 so u64 sums cannot overflow.
@@ -422,6 +432,11 @@ fn ratio(part: u64, base: u64) -> f64 {
 /// speed) utilization above [`SATURATION_THRESHOLD`] → `degraded`, one reason each; else `healthy`.
 pub fn assess(args: &Value, assessed_at: SystemTime) -> Result<Value, NetopsError> {
     let m: Measurement = parse_args(ASSESS_INTERFACE_HEALTH, args)?;
+    Ok(assess_measurement(&m, assessed_at))
+}
+
+/// [`assess`] on a typed measurement; it cannot fail once the measurement has its type.
+pub fn assess_measurement(m: &Measurement, assessed_at: SystemTime) -> Value {
     let state = OperState::parse(&m.operstate);
     let mut reasons = Vec::new();
     let health = if !matches!(state, OperState::Up | OperState::Unknown) {
@@ -484,10 +499,10 @@ pub fn assess(args: &Value, assessed_at: SystemTime) -> Result<Value, NetopsErro
             "degraded"
         }
     };
-    Ok(json!({
+    json!({
         "interface": m.interface,
         "health": health,
         "reasons": reasons,
         "assessed_at": rfc3339_utc(assessed_at),
-    }))
+    })
 }

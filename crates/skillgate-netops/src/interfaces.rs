@@ -1,10 +1,11 @@
-//! The declared interface of each skill (ids, schemas, interaction, authority, constraints), in
-//! one place, so the Skill the runtime serves and the document the tests check are built from
-//! the same declaration.
+//! The declaration of each skill (ids, schemas, interaction, authority, constraints and its
+//! Agent Card entry), made once with the runtime's [`SkillBuilder`], so the Skill the runtime
+//! serves and the document the tests check ([`SkillBuilder::document`]) are the same
+//! declaration. [`crate::skills`] adds the handlers.
 
-use serde_json::Value;
 use skillgate_core::document::InterfaceBuilder;
 use skillgate_core::wire::{Authority, AuthorityMode, Constraints, Interaction, ResponseMode};
+use skillgate_server::{Skill, SkillBuilder};
 
 use crate::domain::{
     ASSESS_INTERFACE_HEALTH, COLLECT_INTERFACE_COUNTERS, EVALUATE_RESOURCE_CONDITION,
@@ -19,70 +20,6 @@ pub const SKILL_VERSION: &str = "1.0";
 pub const MAX_INPUT_BYTES: u64 = 4096;
 /// `constraints.max_duration_ms` of every netops skill: twice the largest sampling window.
 pub const MAX_DURATION_MS: u64 = 10_000;
-
-/// One Schema Reference's ingredients.
-#[derive(Debug, Clone, Copy)]
-pub struct SchemaSpec {
-    /// Identity URI (never fetched).
-    pub schema_uri: &'static str,
-    /// Schema version.
-    pub version: &'static str,
-    /// The schema.
-    pub schema: &'static Value,
-}
-
-/// Everything a skill declares besides its handler.
-#[derive(Debug, Clone)]
-pub struct SkillSpec {
-    /// Skill id.
-    pub id: &'static str,
-    /// Skill version.
-    pub version: &'static str,
-    /// Human-readable name for the Agent Card.
-    pub name: &'static str,
-    /// Description for the Agent Card.
-    pub description: &'static str,
-    /// Agent Card tags.
-    pub tags: &'static [&'static str],
-    /// Agent Card example prompts.
-    pub examples: &'static [&'static str],
-    /// Input schema.
-    pub input: SchemaSpec,
-    /// Output schema.
-    pub output: SchemaSpec,
-    /// Record kind -> schema.
-    pub records: Vec<(&'static str, SchemaSpec)>,
-    /// Interaction behaviour.
-    pub interaction: Interaction,
-    /// Authority posture.
-    pub authority: Authority,
-    /// Constraints.
-    pub constraints: Constraints,
-}
-
-impl SkillSpec {
-    /// The core builder for this skill's Skill Interface Document.
-    pub fn interface_builder(&self) -> InterfaceBuilder {
-        let mut b = InterfaceBuilder::new(self.id, self.version)
-            .input(
-                self.input.schema_uri,
-                self.input.version,
-                self.input.schema.clone(),
-            )
-            .output(
-                self.output.schema_uri,
-                self.output.version,
-                self.output.schema.clone(),
-            )
-            .interaction(self.interaction.clone())
-            .authority(self.authority.clone())
-            .constraints(self.constraints.clone());
-        for (kind, s) in &self.records {
-            b = b.record(*kind, s.schema_uri, s.version, s.schema.clone());
-        }
-        b
-    }
-}
 
 /// Observe-only, no approval: these skills only read counters.
 fn observe_only() -> Authority {
@@ -101,6 +38,7 @@ fn interaction() -> Interaction {
     }
 }
 
+/// The declared limits, which the runtime enforces before and while the handler runs.
 fn constraints() -> Constraints {
     Constraints {
         max_input_bytes: Some(MAX_INPUT_BYTES),
@@ -109,102 +47,98 @@ fn constraints() -> Constraints {
     }
 }
 
-/// The counters measurement, shared verbatim by collect's output and assess's input.
-fn measurement() -> SchemaSpec {
-    SchemaSpec {
-        schema_uri: schemas::INTERFACE_COUNTERS_URI,
-        version: SCHEMA_VERSION,
-        schema: schemas::interface_counters(),
-    }
+/// The interface every netops skill starts from: its id, [`SKILL_VERSION`] and the shared
+/// interaction, authority and constraints.
+fn netops_interface(id: &str) -> InterfaceBuilder {
+    InterfaceBuilder::new(id, SKILL_VERSION)
+        .interaction(interaction())
+        .authority(observe_only())
+        .constraints(constraints())
 }
 
-/// `evaluate_resource_condition`.
-pub fn evaluate_resource_condition() -> SkillSpec {
-    SkillSpec {
-        id: EVALUATE_RESOURCE_CONDITION,
-        version: SKILL_VERSION,
-        name: "Evaluate resource condition",
-        description: "Observes one metric of one network interface on the agent's host (utilization, \
+/// `evaluate_resource_condition`, without its handler.
+pub fn evaluate_resource_condition() -> SkillBuilder {
+    let interface = netops_interface(EVALUATE_RESOURCE_CONDITION)
+        .input(
+            schemas::EVALUATE_INPUT_URI,
+            SCHEMA_VERSION,
+            schemas::evaluate_input().clone(),
+        )
+        .output(
+            schemas::EVALUATE_OUTPUT_URI,
+            SCHEMA_VERSION,
+            schemas::evaluate_output().clone(),
+        )
+        .record(
+            RESOURCE_OBSERVATION,
+            schemas::RESOURCE_OBSERVATION_URI,
+            SCHEMA_VERSION,
+            schemas::resource_observation().clone(),
+        );
+    Skill::declare(interface)
+        .name("Evaluate resource condition")
+        .description(
+            "Observes one metric of one network interface on the agent's host (utilization, \
             rx/tx bytes per second over a short window, rx errors or drops) and says whether it meets \
             a threshold; returns the observation as a resource-observation record.",
-        tags: &["netops", "observe", "interface", "threshold"],
-        examples: &[
+        )
+        .tags(["netops", "observe", "interface", "threshold"])
+        .examples([
             r#"{"resource_id":"eth0","condition":{"metric":"utilization","operator":"gte","threshold":80,"unit":"percent"}}"#,
-        ],
-        input: SchemaSpec {
-            schema_uri: schemas::EVALUATE_INPUT_URI,
-            version: SCHEMA_VERSION,
-            schema: schemas::evaluate_input(),
-        },
-        output: SchemaSpec {
-            schema_uri: schemas::EVALUATE_OUTPUT_URI,
-            version: SCHEMA_VERSION,
-            schema: schemas::evaluate_output(),
-        },
-        records: vec![(
-            RESOURCE_OBSERVATION,
-            SchemaSpec {
-                schema_uri: schemas::RESOURCE_OBSERVATION_URI,
-                version: SCHEMA_VERSION,
-                schema: schemas::resource_observation(),
-            },
-        )],
-        interaction: interaction(),
-        authority: observe_only(),
-        constraints: constraints(),
-    }
+        ])
 }
 
-/// `collect_interface_counters`.
-pub fn collect_interface_counters() -> SkillSpec {
-    SkillSpec {
-        id: COLLECT_INTERFACE_COUNTERS,
-        version: SKILL_VERSION,
-        name: "Collect interface counters",
-        description:
+/// `collect_interface_counters`, without its handler. Its output Schema Reference is the
+/// counters measurement, which `assess_interface_health` takes verbatim as input.
+pub fn collect_interface_counters() -> SkillBuilder {
+    let interface = netops_interface(COLLECT_INTERFACE_COUNTERS)
+        .input(
+            schemas::COLLECT_INPUT_URI,
+            SCHEMA_VERSION,
+            schemas::collect_input().clone(),
+        )
+        .output(
+            schemas::INTERFACE_COUNTERS_URI,
+            SCHEMA_VERSION,
+            schemas::interface_counters().clone(),
+        );
+    Skill::declare(interface)
+        .name("Collect interface counters")
+        .description(
             "Reads the /proc/net/dev counters of one interface twice, a short window apart, \
             and returns them with byte rates and the sysfs link attributes (operstate, mtu, speed) \
             as an interface-counters measurement.",
-        tags: &["netops", "observe", "interface", "counters"],
-        examples: &[r#"{"interface":"lo","window_ms":500}"#],
-        input: SchemaSpec {
-            schema_uri: schemas::COLLECT_INPUT_URI,
-            version: SCHEMA_VERSION,
-            schema: schemas::collect_input(),
-        },
-        output: measurement(),
-        records: Vec::new(),
-        interaction: interaction(),
-        authority: observe_only(),
-        constraints: constraints(),
-    }
+        )
+        .tags(["netops", "observe", "interface", "counters"])
+        .examples([r#"{"interface":"lo","window_ms":500}"#])
 }
 
-/// `assess_interface_health`.
-pub fn assess_interface_health() -> SkillSpec {
-    SkillSpec {
-        id: ASSESS_INTERFACE_HEALTH,
-        version: SKILL_VERSION,
-        name: "Assess interface health",
-        description: "Judges an interface-counters measurement (as returned by \
+/// `assess_interface_health`, without its handler. Its input Schema Reference is the counters
+/// measurement collect returns, so the two compose directly.
+pub fn assess_interface_health() -> SkillBuilder {
+    let interface = netops_interface(ASSESS_INTERFACE_HEALTH)
+        .input(
+            schemas::INTERFACE_COUNTERS_URI,
+            SCHEMA_VERSION,
+            schemas::interface_counters().clone(),
+        )
+        .output(
+            schemas::ASSESS_OUTPUT_URI,
+            SCHEMA_VERSION,
+            schemas::assess_output().clone(),
+        );
+    Skill::declare(interface)
+        .name("Assess interface health")
+        .description(
+            "Judges an interface-counters measurement (as returned by \
             collect_interface_counters) as healthy, degraded or down, with reasons.",
-        tags: &["netops", "observe", "interface", "health"],
-        examples: &["the output of collect_interface_counters, unchanged"],
-        input: measurement(),
-        output: SchemaSpec {
-            schema_uri: schemas::ASSESS_OUTPUT_URI,
-            version: SCHEMA_VERSION,
-            schema: schemas::assess_output(),
-        },
-        records: Vec::new(),
-        interaction: interaction(),
-        authority: observe_only(),
-        constraints: constraints(),
-    }
+        )
+        .tags(["netops", "observe", "interface", "health"])
+        .examples(["the output of collect_interface_counters, unchanged"])
 }
 
-/// The three declarations, in advertisement order.
-pub fn all() -> [SkillSpec; 3] {
+/// The three declarations, in advertisement order, waiting for their handlers.
+pub fn all() -> [SkillBuilder; 3] {
     [
         evaluate_resource_condition(),
         collect_interface_counters(),

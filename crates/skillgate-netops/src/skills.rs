@@ -7,41 +7,15 @@ use std::time::SystemTime;
 use serde_json::Value;
 use skillgate_server::{Skill, SkillContext, SkillError, SkillOutput, SupportingRecord};
 
-use crate::domain::{self, RESOURCE_OBSERVATION};
+use crate::domain::{self, CollectArgs, Measurement, RESOURCE_OBSERVATION};
 use crate::error::NetopsError;
 use crate::host::HostSource;
-use crate::interfaces::{self, SkillSpec};
+use crate::interfaces;
 
 impl From<NetopsError> for SkillError {
     fn from(e: NetopsError) -> Self {
         SkillError::new(e.code(), e.to_string())
     }
-}
-
-/// A [`Skill`] builder with everything the spec declares, waiting for its handler.
-fn declared(spec: &SkillSpec) -> skillgate_server::SkillBuilder {
-    let mut b = Skill::builder(spec.id, spec.version)
-        .name(spec.name)
-        .description(spec.description)
-        .tags(spec.tags.iter().copied())
-        .examples(spec.examples.iter().copied())
-        .input_schema(
-            spec.input.schema_uri,
-            spec.input.version,
-            spec.input.schema.clone(),
-        )
-        .output_schema(
-            spec.output.schema_uri,
-            spec.output.version,
-            spec.output.schema.clone(),
-        )
-        .interaction(spec.interaction.clone())
-        .authority(spec.authority.clone())
-        .constraints(spec.constraints.clone());
-    for (kind, s) in &spec.records {
-        b = b.record_schema(*kind, s.schema_uri, s.version, s.schema.clone());
-    }
-    b
 }
 
 /// Runs `evaluate_resource_condition` for the runtime: the record's id is a fresh artifactId,
@@ -60,33 +34,33 @@ pub async fn evaluate_handler(
     }))
 }
 
-/// Runs `collect_interface_counters` for the runtime.
+/// Runs `collect_interface_counters` for the runtime, on typed arguments and output.
 pub async fn collect_handler(
     source: Arc<dyn HostSource>,
-    args: Value,
+    args: CollectArgs,
     _ctx: SkillContext,
-) -> Result<SkillOutput, SkillError> {
-    Ok(SkillOutput::new(
-        domain::collect(&args, source.as_ref()).await?,
-    ))
+) -> Result<Measurement, NetopsError> {
+    domain::collect_measurement(args, source.as_ref()).await
 }
 
-/// Runs `assess_interface_health` for the runtime.
-pub async fn assess_handler(args: Value, _ctx: SkillContext) -> Result<SkillOutput, SkillError> {
-    Ok(SkillOutput::new(domain::assess(&args, SystemTime::now())?))
+/// Runs `assess_interface_health` for the runtime, on a typed measurement; the time of the
+/// assessment is the time the handler runs.
+pub async fn assess_handler(m: Measurement, _ctx: SkillContext) -> Result<Value, NetopsError> {
+    Ok(domain::assess_measurement(&m, SystemTime::now()))
 }
 
-/// The three skills, reading the host through `source`.
+/// The three skills, reading the host through `source`: the declarations of
+/// [`crate::interfaces`] with their handlers.
 pub fn skills(source: Arc<dyn HostSource>) -> Vec<Skill> {
     let evaluate_source = Arc::clone(&source);
-    let evaluate = declared(&interfaces::evaluate_resource_condition())
+    let evaluate = interfaces::evaluate_resource_condition()
         .handler(move |args, ctx| evaluate_handler(Arc::clone(&evaluate_source), args, ctx))
         .build();
-    let collect = declared(&interfaces::collect_interface_counters())
-        .handler(move |args, ctx| collect_handler(Arc::clone(&source), args, ctx))
+    let collect = interfaces::collect_interface_counters()
+        .typed_handler(move |args, ctx| collect_handler(Arc::clone(&source), args, ctx))
         .build();
-    let assess = declared(&interfaces::assess_interface_health())
-        .handler(assess_handler)
+    let assess = interfaces::assess_interface_health()
+        .typed_handler(assess_handler)
         .build();
     vec![evaluate, collect, assess]
 }

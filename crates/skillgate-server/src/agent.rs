@@ -5,7 +5,7 @@ use crate::gate::SkillGate;
 use crate::skill::{Handler, Skill};
 use serde_json::{json, Map, Value};
 use skillgate_a2a as a2a;
-use skillgate_core::document::{InterfaceBuilder, InterfaceError};
+use skillgate_core::document::InterfaceError;
 use skillgate_core::wire::{self, AdvertisedSkill, ExtensionParams};
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -300,7 +300,7 @@ impl AgentBuilder {
         let mut skills = BTreeMap::new();
         let mut order = Vec::new();
         for s in self.skills {
-            let skill_id = s.id.clone();
+            let skill_id = s.id().to_owned();
             if skill_id == wire::DESCRIBE_SKILL {
                 return Err(StartupError::ReservedSkillId { skill_id });
             }
@@ -313,29 +313,14 @@ impl AgentBuilder {
                 .ok_or_else(|| StartupError::MissingHandler {
                     skill_id: skill_id.clone(),
                 })?;
-            let mut b = InterfaceBuilder::new(s.id.clone(), s.version.clone());
-            if let Some((u, v, schema)) = s.input.clone() {
-                b = b.input(u, v, schema);
-            }
-            if let Some((u, v, schema)) = s.output.clone() {
-                b = b.output(u, v, schema);
-            }
-            for (kind, u, v, schema) in s.records.iter().cloned() {
-                b = b.record(kind, u, v, schema);
-            }
-            if let Some(i) = s.interaction.clone() {
-                b = b.interaction(i);
-            }
-            if let Some(a) = s.authority.clone() {
-                b = b.authority(a);
-            }
-            if let Some(c) = s.constraints.clone() {
-                b = b.constraints(c);
-            }
-            let doc = b.build().map_err(|error| StartupError::InvalidInterface {
-                skill_id: skill_id.clone(),
-                error,
-            })?;
+            let doc =
+                s.interface
+                    .clone()
+                    .build()
+                    .map_err(|error| StartupError::InvalidInterface {
+                        skill_id: skill_id.clone(),
+                        error,
+                    })?;
             let gate = SkillGate::new(doc);
             let describe_data = json!({
                 wire::names::INTERFACE_DIGEST: gate.interface_digest_str(),

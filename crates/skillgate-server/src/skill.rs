@@ -1,7 +1,12 @@
-//! The Skill API: a skill is an id, a version, its schemas, its declared behaviour and an async
-//! handler `(arguments, context) -> Result<SkillOutput, SkillError>`.
+//! The Skill API: a skill is its core [`InterfaceBuilder`] (id, version, schemas, declared
+//! behaviour), the fields only its Agent Card entry needs, and an async handler
+//! `(arguments, context) -> Result<SkillOutput, SkillError>`; [`SkillBuilder::typed_handler`]
+//! lets a Rust handler take and return its own serde types instead of JSON values.
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
+use skillgate_core::document::{InterfaceBuilder, InterfaceError, ValidatedDocument};
 use skillgate_core::wire::{Authority, Constraints, Interaction};
 use skillgate_core::ErrorCode;
 use std::future::Future;
@@ -16,68 +21,85 @@ pub(crate) type HandlerFuture =
 /// A type-erased handler.
 pub(crate) type Handler = Arc<dyn Fn(Value, SkillContext) -> HandlerFuture + Send + Sync>;
 
-/// A schema-governed skill, ready to be added to an [`crate::AgentBuilder`].
+/// A schema-governed skill, ready to be added to an [`crate::AgentBuilder`]: the one place its
+/// interface and its Agent Card entry are declared.
 pub struct Skill {
-    pub(crate) id: String,
-    pub(crate) version: String,
+    /// Everything the Skill Interface Document says; `AgentBuilder::build` validates it.
+    pub(crate) interface: InterfaceBuilder,
     pub(crate) name: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) tags: Vec<String>,
     pub(crate) examples: Vec<String>,
-    pub(crate) input: Option<(String, String, Value)>,
-    pub(crate) output: Option<(String, String, Value)>,
-    pub(crate) records: Vec<(String, String, String, Value)>,
-    pub(crate) interaction: Option<Interaction>,
-    pub(crate) authority: Option<Authority>,
-    pub(crate) constraints: Option<Constraints>,
     pub(crate) handler: Option<Handler>,
 }
 
 impl std::fmt::Debug for Skill {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Skill")
-            .field("id", &self.id)
-            .field("version", &self.version)
+            .field("id", &self.interface.skill_id())
+            .field("version", &self.interface.skill_version())
             .finish_non_exhaustive()
     }
 }
 
 impl Skill {
-    /// Starts a skill with its id and `Major.Minor` version.
+    /// Starts a skill with its id and `Major.Minor` version and the core builder's defaults
+    /// (all three response modes, not cancelable, `observe_only`, no constraints).
     pub fn builder(id: impl Into<String>, version: impl Into<String>) -> SkillBuilder {
+        Self::declare(InterfaceBuilder::new(id, version))
+    }
+
+    /// Starts a skill from an interface already declared with the core builder; the Agent Card
+    /// fields and the handler are added on the returned builder.
+    pub fn declare(interface: InterfaceBuilder) -> SkillBuilder {
         SkillBuilder(Skill {
-            id: id.into(),
-            version: version.into(),
+            interface,
             name: None,
             description: None,
             tags: Vec::new(),
             examples: Vec::new(),
-            input: None,
-            output: None,
-            records: Vec::new(),
-            interaction: None,
-            authority: None,
-            constraints: None,
             handler: None,
         })
     }
 
     /// The skill id.
     pub fn id(&self) -> &str {
-        &self.id
+        self.interface.skill_id()
     }
 }
 
-/// Builder of a [`Skill`]; the document is assembled and validated by `AgentBuilder::build`.
+/// Builder of a [`Skill`]; the document is assembled and validated by `AgentBuilder::build`
+/// (or earlier by [`SkillBuilder::document`]).
 pub struct SkillBuilder(Skill);
 
 impl SkillBuilder {
+    /// The skill id, as declared.
+    pub fn id(&self) -> &str {
+        self.0.id()
+    }
+    /// The interface declared so far, for callers that inspect or reuse it.
+    pub fn interface(&self) -> &InterfaceBuilder {
+        &self.0.interface
+    }
+    /// Assembles and validates the Skill Interface Document this skill declares, the same one
+    /// `AgentBuilder::build` will serve, without building an agent.
+    pub fn document(&self) -> Result<ValidatedDocument, InterfaceError> {
+        self.0.interface.clone().build()
+    }
+    /// Applies `f` to the declared interface (the setters below are shorthands for it).
+    fn with_interface(self, f: impl FnOnce(InterfaceBuilder) -> InterfaceBuilder) -> Self {
+        let Skill { interface, .. } = self.0;
+        SkillBuilder(Skill {
+            interface: f(interface),
+            ..self.0
+        })
+    }
     /// Human-readable name for the Agent Card (default: the id).
     pub fn name(mut self, s: impl Into<String>) -> Self {
         self.0.name = Some(s.into());
         self
     }
-    /// Description for the Agent Card.
+    /// Description for the Agent Card (default: "Schema-governed skill <id>").
     pub fn description(mut self, s: impl Into<String>) -> Self {
         self.0.description = Some(s.into());
         self
@@ -92,55 +114,48 @@ impl SkillBuilder {
         self.0.examples = ex.into_iter().map(Into::into).collect();
         self
     }
-    /// The input schema and its Schema Reference identity.
+    /// The input schema and its Schema Reference identity ([`InterfaceBuilder::input`]).
     pub fn input_schema(
-        mut self,
+        self,
         schema_uri: impl Into<String>,
         version: impl Into<String>,
         schema: Value,
     ) -> Self {
-        self.0.input = Some((schema_uri.into(), version.into(), schema));
-        self
+        self.with_interface(|i| i.input(schema_uri, version, schema))
     }
-    /// The output schema and its Schema Reference identity.
+    /// The output schema and its Schema Reference identity ([`InterfaceBuilder::output`]).
     pub fn output_schema(
-        mut self,
+        self,
         schema_uri: impl Into<String>,
         version: impl Into<String>,
         schema: Value,
     ) -> Self {
-        self.0.output = Some((schema_uri.into(), version.into(), schema));
-        self
+        self.with_interface(|i| i.output(schema_uri, version, schema))
     }
-    /// A supporting record kind and its schema.
+    /// A supporting record kind and its schema ([`InterfaceBuilder::record`]).
     pub fn record_schema(
-        mut self,
+        self,
         kind: impl Into<String>,
         schema_uri: impl Into<String>,
         version: impl Into<String>,
         schema: Value,
     ) -> Self {
-        self.0
-            .records
-            .push((kind.into(), schema_uri.into(), version.into(), schema));
-        self
+        self.with_interface(|i| i.record(kind, schema_uri, version, schema))
     }
     /// Response modes and cancelability.
-    pub fn interaction(mut self, i: Interaction) -> Self {
-        self.0.interaction = Some(i);
-        self
+    pub fn interaction(self, i: Interaction) -> Self {
+        self.with_interface(|b| b.interaction(i))
     }
     /// Authority posture (descriptive; `execute` additionally needs the approval policy).
-    pub fn authority(mut self, a: Authority) -> Self {
-        self.0.authority = Some(a);
-        self
+    pub fn authority(self, a: Authority) -> Self {
+        self.with_interface(|b| b.authority(a))
     }
     /// Declared constraints (`max_input_bytes`, `max_duration_ms`), enforced by the runtime.
-    pub fn constraints(mut self, c: Constraints) -> Self {
-        self.0.constraints = Some(c);
-        self
+    pub fn constraints(self, c: Constraints) -> Self {
+        self.with_interface(|b| b.constraints(c))
     }
-    /// The domain handler.
+    /// The domain handler, on JSON values: it receives schema-valid arguments and its output
+    /// is checked against the output schema before it is published.
     pub fn handler<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(Value, SkillContext) -> Fut + Send + Sync + 'static,
@@ -148,6 +163,42 @@ impl SkillBuilder {
     {
         self.0.handler = Some(Arc::new(move |args, ctx| Box::pin(f(args, ctx))));
         self
+    }
+    /// The domain handler, on Rust types: the schema-valid arguments are deserialized into
+    /// `In` and the `Out` it returns is serialized as the output (without supporting records;
+    /// use [`Self::handler`] for those). Its error type only needs `Into<SkillError>`.
+    ///
+    /// Arguments that pass the input schema but not `In` are refused with `input_invalid`
+    /// (the schema is looser than the type; the message does not quote the value, since
+    /// serde's messages can contain it); an `Out` that cannot be serialized is
+    /// `execution_failed`.
+    pub fn typed_handler<In, Out, E, F, Fut>(self, f: F) -> Self
+    where
+        In: DeserializeOwned + Send + 'static,
+        Out: Serialize + Send + 'static,
+        E: Into<SkillError> + Send + 'static,
+        F: Fn(In, SkillContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Out, E>> + Send + 'static,
+    {
+        let skill_id: Arc<str> = Arc::from(self.id());
+        let f = Arc::new(f);
+        self.handler(move |args: Value, ctx| {
+            let parsed = In::deserialize(args).map_err(|_| {
+                SkillError::new(
+                    ErrorCode::InputInvalid,
+                    format!("arguments do not match the input type of {skill_id}"),
+                )
+            });
+            let f = Arc::clone(&f);
+            async move {
+                let out = f(parsed?, ctx).await.map_err(Into::into)?;
+                serde_json::to_value(out)
+                    .map(SkillOutput::new)
+                    .map_err(|e| {
+                        SkillError::execution_failed(format!("encoding the output failed: {e}"))
+                    })
+            }
+        })
     }
     /// Finishes the skill.
     pub fn build(self) -> Skill {

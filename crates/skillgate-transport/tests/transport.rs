@@ -1,6 +1,7 @@
 //! The transport against a real HTTP server on an ephemeral loopback port.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

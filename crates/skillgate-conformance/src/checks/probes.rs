@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
 use skillgate_core::document::ValidatedDocument;
-use skillgate_core::{Digest, ErrorCode};
+use skillgate_core::{Digest, ErrorCode, Version};
 
 use super::{domain_request, Run, Target};
 use crate::catalogue::{self as cat, CheckDef};
@@ -22,12 +22,12 @@ pub(crate) struct Probes {
     pub(crate) wrong: Option<InvalidProbe>,
 }
 
-/// A version that is well formed and differs from `v`.
+/// A version that is well formed and differs from `v` (a validated skill version; anything
+/// else counts as major 0).
 fn other_version(v: &str) -> String {
-    let major = v
-        .split('.')
-        .next()
-        .and_then(|m| m.parse::<u64>().ok())
+    let major = Version::parse(v)
+        .ok()
+        .and_then(|v| v.major_number())
         .unwrap_or(0);
     format!("{}.0", major.saturating_add(1000))
 }
@@ -321,7 +321,6 @@ mod tests {
     use skillgate_core::digest;
 
     use super::*;
-    use skillgate_core::Version;
 
     #[test]
     fn wrong_values_are_well_formed_and_differ() {

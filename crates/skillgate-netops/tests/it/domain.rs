@@ -15,8 +15,8 @@ fn fixture() -> SysfsHost {
     SysfsHost::with_root(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host-a"))
 }
 
-fn doc(spec: interfaces::SkillSpec) -> ValidatedDocument {
-    spec.interface_builder().build().unwrap()
+fn doc(skill: skillgate_server::SkillBuilder) -> ValidatedDocument {
+    skill.document().unwrap()
 }
 
 fn args(interface: &str, metric: &str, operator: &str, threshold: f64, unit: &str) -> Value {
@@ -431,7 +431,7 @@ async fn loopback_traffic(bytes: usize) {
         s.read_to_end(&mut buf).await.unwrap();
         buf.len()
     });
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The listener is bound, so the connection queues until the reader accepts it.
     let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
     c.write_all(&vec![7u8; bytes]).await.unwrap();
     c.shutdown().await.unwrap();

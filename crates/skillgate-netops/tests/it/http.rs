@@ -8,6 +8,7 @@ use skillgate_core::document::{Expectations, ValidatedDocument};
 use skillgate_core::wire::EXTENSION_URI;
 use skillgate_core::Digest;
 use skillgate_server::ServerConfig;
+use skillgate_testkit::poll::eventually;
 
 struct Server {
     base: String,
@@ -438,9 +439,7 @@ async fn declared_stream_and_poll_modes_work() {
     let task = &task["task"];
     assert_ne!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
     let id = task["id"].as_str().unwrap();
-    let mut state = Value::Null;
-    for _ in 0..100 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let t = eventually(Duration::from_secs(2), || async {
         let t: Value = s
             .client
             .get(format!("{rest}/tasks/{id}"))
@@ -451,15 +450,12 @@ async fn declared_stream_and_poll_modes_work() {
             .json()
             .await
             .unwrap();
-        state = t["status"]["state"].clone();
-        if state == "TASK_STATE_COMPLETED" {
-            assert_eq!(
-                data(artifact(&t, "evaluate_resource_condition"))["result"],
-                "condition_met"
-            );
-            break;
-        }
-    }
-    assert_eq!(state, "TASK_STATE_COMPLETED");
+        (t["status"]["state"] == "TASK_STATE_COMPLETED").then_some(t)
+    })
+    .await;
+    assert_eq!(
+        data(artifact(&t, "evaluate_resource_condition"))["result"],
+        "condition_met"
+    );
     s.stop().await;
 }

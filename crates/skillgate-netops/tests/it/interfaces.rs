@@ -5,22 +5,22 @@
 use serde_json::{json, Value};
 use skillgate_core::compose::{direct_composition, CompositionField};
 use skillgate_core::document::{validate_document, Expectations, ValidatedDocument};
-use skillgate_netops::interfaces::{self, SkillSpec};
+use skillgate_netops::interfaces;
+use skillgate_server::SkillBuilder;
 
-fn build(spec: &SkillSpec) -> ValidatedDocument {
-    spec.interface_builder()
-        .build()
-        .unwrap_or_else(|e| panic!("{}: {e}", spec.id))
+fn build(spec: &SkillBuilder) -> ValidatedDocument {
+    spec.document()
+        .unwrap_or_else(|e| panic!("{}: {e}", spec.id()))
 }
 
 #[test]
 fn every_document_is_valid_and_round_trips() {
     for spec in interfaces::all() {
         let doc = build(&spec);
-        assert_eq!(doc.skill_id(), spec.id);
+        assert_eq!(doc.skill_id(), spec.id());
         assert_eq!(doc.skill_version(), "1.0");
         let expect = Expectations {
-            skill_id: Some(spec.id.to_owned()),
+            skill_id: Some(spec.id().to_owned()),
             skill_version: Some("1.0".to_owned()),
             interface_digest: Some(doc.interface_digest()),
         };
@@ -28,7 +28,7 @@ fn every_document_is_valid_and_round_trips() {
             validate_document(doc.value(), &expect),
             vec![],
             "{}",
-            spec.id
+            spec.id()
         );
         // What a client rebuilds from a describe_skill response is the same document.
         let again = ValidatedDocument::from_value(doc.value(), &expect).unwrap();

@@ -2,6 +2,7 @@
 //! hosts, the documents, the handlers through the service, and the agent over real HTTP.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
 mod domain;
 mod handlers;
 mod http;

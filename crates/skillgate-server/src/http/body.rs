@@ -1,10 +1,16 @@
 //! Reading request bodies: content type, size limit, read timeout and strict, depth-limited
-//! I-JSON parsing (duplicate keys are errors).
+//! I-JSON parsing (duplicate keys are errors). The REST binding reads them through the
+//! [`StrictJson`] and [`OptionalJson`] extractors; JSON-RPC calls [`read_json`] itself, since
+//! its errors need the request id.
 
+use super::rest::ApiError;
 use super::AppState;
 use axum::body::Body;
+use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use skillgate_a2a::A2aError;
 use skillgate_core::jcs::{parse_strict_with, JcsError, ParseOptions};
 
 /// Why a body could not be read as JSON.
@@ -76,14 +82,70 @@ pub(crate) async fn read_bytes(st: &AppState, body: Body) -> Result<bytes::Bytes
     }
 }
 
-/// Reads and strictly parses the body.
-pub(crate) async fn read_json(st: &AppState, body: Body) -> Result<Value, BodyError> {
-    let bytes = read_bytes(st, body).await?;
+/// Strictly parses bytes with the server's depth limit.
+fn parse(st: &AppState, bytes: &[u8]) -> Result<Value, BodyError> {
     parse_strict_with(
-        &bytes,
+        bytes,
         ParseOptions {
             max_depth: st.max_depth,
         },
     )
     .map_err(BodyError::Parse)
+}
+
+/// Reads and strictly parses the body.
+pub(crate) async fn read_json(st: &AppState, body: Body) -> Result<Value, BodyError> {
+    let bytes = read_bytes(st, body).await?;
+    parse(st, &bytes)
+}
+
+/// Refuses a REST request whose Content-Type is not JSON.
+fn require_json_content_type(req: &Request) -> Result<(), ApiError> {
+    if is_json_content_type(req.headers()) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            A2aError::ContentTypeNotSupported,
+            "request bodies must be application/json or application/a2a+json",
+        ))
+    }
+}
+
+/// A REST request body: a JSON content type, within the size limit and read timeout, strict
+/// I-JSON, a JSON object, and of type `T` (unknown members are `T`'s business).
+pub(crate) struct StrictJson<T>(pub(crate) T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, st: &AppState) -> Result<Self, Self::Rejection> {
+        require_json_content_type(&req)?;
+        let v = read_json(st, req.into_body()).await?;
+        if !v.is_object() {
+            return Err(ApiError::new(
+                A2aError::InvalidParams,
+                "the request body must be a JSON object",
+            ));
+        }
+        serde_json::from_value(v)
+            .map(StrictJson)
+            .map_err(|e| ApiError::new(A2aError::InvalidParams, format!("invalid request: {e}")))
+    }
+}
+
+/// An optional REST request body (`POST /tasks/{id}:cancel`): the same content-type, limit and
+/// parsing rules as [`StrictJson`], but an empty or all-whitespace body is `None`.
+pub(crate) struct OptionalJson(pub(crate) Option<Value>);
+
+impl FromRequest<AppState> for OptionalJson {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, st: &AppState) -> Result<Self, Self::Rejection> {
+        require_json_content_type(&req)?;
+        let bytes = read_bytes(st, req.into_body()).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(None));
+        }
+        Ok(OptionalJson(Some(parse(st, &bytes)?)))
+    }
 }

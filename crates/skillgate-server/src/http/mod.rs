@@ -10,7 +10,8 @@ use crate::agent::Agent;
 use crate::config::{ServerConfig, TokenTable};
 use crate::service::{A2aService, Caller};
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -191,7 +192,7 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
         req.extensions_mut().insert(VersionRejected(shown));
         return next.run(req).await;
     }
-    rest::error_response(a2a::A2aError::VersionNotSupported, &version_message(&shown))
+    rest::ApiError::new(a2a::A2aError::VersionNotSupported, version_message(&shown)).into_response()
 }
 
 pub(crate) fn version_message(v: &str) -> String {
@@ -270,14 +271,27 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
                     "authentication required: send Authorization: Bearer <token>",
                 )
             };
-            let body = serde_json::json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "message": message}});
-            let mut r = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
+            let mut r =
+                rest::ApiError::Refused(a2a::HttpRefusal::Unauthenticated, message.to_owned())
+                    .into_response();
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(challenge),
             );
             r
         }
+    }
+}
+
+/// Extractor of the [`crate::service::RequestContext`] for a REST handler: what the layers
+/// learned (caller, activated extensions), read from the request extensions.
+pub(crate) struct Ctx(pub(crate) crate::service::RequestContext);
+
+impl<S: Send + Sync> FromRequestParts<S> for Ctx {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Ctx(request_context(&parts.extensions)))
     }
 }
 

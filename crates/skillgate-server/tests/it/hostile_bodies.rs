@@ -62,7 +62,7 @@ fn mutate(rng: &mut XorShift, base: &[u8]) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mutated_bodies_never_break_the_server() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let rpc = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
                      "params": msg(request(&card, "evaluate_resource_condition", observe_args()))})

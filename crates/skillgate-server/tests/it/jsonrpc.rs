@@ -27,7 +27,7 @@ fn reason_of(v: &Value) -> &str {
 
 #[tokio::test]
 async fn describe_skill_returns_the_advertised_document() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let (status, headers, resp) = s
         .rpc_with("SendMessage", msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "evaluate_resource_condition"}})), &[("A2A-Extensions", EXT)])
@@ -62,7 +62,7 @@ async fn describe_skill_returns_the_advertised_document() {
 
 #[tokio::test]
 async fn describe_skill_errors() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let resp = s
         .rpc(
             "SendMessage",
@@ -86,7 +86,7 @@ async fn describe_skill_errors() {
 
 #[tokio::test]
 async fn domain_request_completes_with_records_and_exact_numbers() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let (_, _, text) = s
         .post_raw(
@@ -138,7 +138,7 @@ async fn domain_request_completes_with_records_and_exact_numbers() {
 
 #[tokio::test]
 async fn integral_float_from_python_peers_is_an_integer() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut args = observe_args();
     args["condition"]["threshold"] = json!(80.0);
@@ -159,7 +159,7 @@ async fn integral_float_from_python_peers_is_an_integer() {
 
 #[tokio::test]
 async fn gate_order_and_error_codes() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let send = |data: Value| {
         let s = &s;
@@ -269,7 +269,7 @@ async fn execute_mode_runs_when_the_policy_approves() {
         approval: ApprovalPolicy::allow_skills(["restart_interface"]),
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     let r = s
         .rpc(
@@ -287,7 +287,7 @@ async fn execute_mode_runs_when_the_policy_approves() {
 
 #[tokio::test]
 async fn plain_messages() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let m =
         json!({"message": {"messageId": "p1", "role": "ROLE_USER", "parts": [{"text": "hello"}]}});
     let r = s.rpc("SendMessage", m.clone()).await;
@@ -306,7 +306,7 @@ async fn plain_messages() {
         })
         .build()
         .unwrap();
-    let s = Server::start_with(agent, ServerConfig::default()).await;
+    let s = Server::start(agent, ServerConfig::default()).await;
     let r = s.rpc("SendMessage", m.clone()).await;
     assert_eq!(r["result"]["message"]["parts"][0]["text"], "HELLO", "{r}");
     assert_eq!(r["result"]["message"]["role"], "ROLE_AGENT");
@@ -326,7 +326,7 @@ async fn plain_messages() {
 
 #[tokio::test]
 async fn return_immediately_then_poll_with_get_task() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({"ms": 300})));
     p["configuration"] = json!({"returnImmediately": true});
@@ -338,16 +338,13 @@ async fn return_immediately_then_poll_with_get_task() {
         "{r}"
     );
     let id = t["id"].as_str().unwrap().to_string();
-    let mut last = Value::Null;
-    for _ in 0..250 {
-        last = s
+    let last = eventually(Duration::from_secs(5), || async {
+        let t = s
             .rpc("GetTask", json!({"id": id, "history_length": 0}))
             .await;
-        if last["result"]["status"]["state"] == "TASK_STATE_COMPLETED" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (t["result"]["status"]["state"] == "TASK_STATE_COMPLETED").then_some(t)
+    })
+    .await;
     assert_eq!(
         last["result"]["status"]["state"], "TASK_STATE_COMPLETED",
         "{last}"
@@ -365,7 +362,7 @@ async fn return_immediately_then_poll_with_get_task() {
 
 #[tokio::test]
 async fn cancel_task() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({})));
     p["configuration"] = json!({"returnImmediately": true});
@@ -373,6 +370,8 @@ async fn cancel_task() {
     let id = task_of(&r)["id"].as_str().unwrap().to_string();
     let c = s.rpc("CancelTask", json!({"id": id})).await;
     assert_eq!(c["result"]["status"]["state"], "TASK_STATE_CANCELED", "{c}");
+    // Not synchronisation: a window in which the canceled handler's own error would land if the
+    // runtime let it overwrite CANCELED (there is no event for "the handler has returned").
     tokio::time::sleep(Duration::from_millis(50)).await;
     let g = s.rpc("GetTask", json!({"id": id})).await;
     assert_eq!(g["result"]["status"]["state"], "TASK_STATE_CANCELED");
@@ -403,7 +402,7 @@ async fn cancel_task() {
 
 #[tokio::test]
 async fn streaming_sends_task_then_records_then_result_then_status() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let body = json!({"jsonrpc": "2.0", "id": "s1", "method": "SendStreamingMessage",
         "params": msg(request(&card, "evaluate_resource_condition", observe_args()))});
@@ -479,7 +478,7 @@ async fn streaming_sends_task_then_records_then_result_then_status() {
 
 #[tokio::test]
 async fn subscribe_to_task() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({"ms": 800})));
     p["configuration"] = json!({"returnImmediately": true});
@@ -514,7 +513,7 @@ async fn subscribe_to_task() {
 
 #[tokio::test]
 async fn list_tasks_pages_and_filters() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let mut ids = Vec::new();
     for _ in 0..3 {
@@ -529,7 +528,15 @@ async fn list_tasks_pages_and_filters() {
             )
             .await;
         ids.push(task_of(&r)["id"].as_str().unwrap().to_string());
-        tokio::time::sleep(Duration::from_millis(3)).await;
+        // Tasks sort by their millisecond timestamps: wait until the clock has passed this one,
+        // so the next task is strictly newer.
+        let ts = task_of(&r)["status"]["timestamp"].as_str().unwrap();
+        let ts = time::OffsetDateTime::parse(ts, &time::format_description::well_known::Rfc3339)
+            .unwrap();
+        eventually(Duration::from_secs(1), || async {
+            (time::OffsetDateTime::now_utc() >= ts + Duration::from_millis(1)).then_some(())
+        })
+        .await;
     }
     let mut bad = observe_args();
     bad["condition"] = json!(1);
@@ -628,7 +635,7 @@ async fn list_tasks_pages_and_filters() {
 
 #[tokio::test]
 async fn protocol_errors_carry_error_info() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let h = [("A2A-Version", "1.0"), ("Content-Type", "application/json")];
     let call = |body: String| {
         let s = &s;
@@ -695,7 +702,7 @@ async fn protocol_errors_carry_error_info() {
 
 #[tokio::test]
 async fn version_header_cases() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let body = r#"{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"x"}}"#;
     let ct = ("Content-Type", "application/json");
     for headers in [
@@ -739,7 +746,7 @@ async fn body_limits() {
         body_limit: 4096,
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"{}"}}}}"#,
         "x".repeat(5000)
@@ -763,7 +770,7 @@ async fn body_limits() {
     assert_eq!(status, 413);
     s.shutdown().await;
     // The default limit is 1 MiB.
-    let s = Server::start().await;
+    let s = start_server().await;
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{{"id":"{}"}}}}"#,
         "x".repeat(1024 * 1024 + 1)
@@ -785,7 +792,7 @@ async fn json_depth_limit_is_configurable() {
         max_json_depth: 8,
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     let ok = s
         .rpc(
@@ -810,7 +817,7 @@ async fn json_depth_limit_is_configurable() {
 
 #[tokio::test]
 async fn graceful_shutdown_finishes_in_flight_requests() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let client = s.client.clone();
     let url = format!("{}/", s.base);
@@ -851,7 +858,7 @@ async fn server_time_limits() {
         max_task_duration: Duration::from_millis(1500),
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     // A blocking send returns the still-running task once the request timeout passes ...
     let started = std::time::Instant::now();
@@ -901,7 +908,7 @@ async fn a_caller_at_its_running_limit_is_refused_until_a_task_finishes() {
         },
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let card = s.card().await;
     let mut p = msg(request(&card, "wait", json!({})));
     p["configuration"] = json!({"returnImmediately": true});

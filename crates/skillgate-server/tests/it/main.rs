@@ -2,6 +2,7 @@
 //! ephemeral loopback ports and talks to them with a real HTTP client.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
 mod common;
 mod hostile_bodies;
 mod jsonrpc;

@@ -59,7 +59,7 @@ fn text_message(text: &str, task_id: Option<&str>) -> Value {
 
 #[tokio::test]
 async fn a_plain_task_is_interrupted_then_continued_by_a_follow_up() {
-    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let s = Server::start(agent(), ServerConfig::default()).await;
     let r = s.rpc("SendMessage", text_message("start", None)).await;
     let t = task_of(&r);
     assert_eq!(t["status"]["state"], "TASK_STATE_INPUT_REQUIRED", "{r}");
@@ -85,7 +85,7 @@ async fn a_plain_task_is_interrupted_then_continued_by_a_follow_up() {
 
 #[tokio::test]
 async fn streamed_plain_task_reports_chunks_in_order() {
-    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let s = Server::start(agent(), ServerConfig::default()).await;
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "SendStreamingMessage",
                       "params": text_message("start", None)})
     .to_string();
@@ -122,7 +122,7 @@ async fn streamed_plain_task_reports_chunks_in_order() {
 
 #[tokio::test]
 async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
-    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let s = Server::start(agent(), ServerConfig::default()).await;
     let r = s.rpc("SendMessage", text_message("start", None)).await;
     let id = task_of(&r)["id"].as_str().unwrap().to_owned();
 
@@ -182,7 +182,7 @@ async fn a_subscription_to_an_interrupted_task_stays_open_until_it_ends() {
 
 #[tokio::test]
 async fn two_concurrent_follow_ups_continue_an_interrupted_task_once() {
-    let s = Server::start_with(agent(), ServerConfig::default()).await;
+    let s = Server::start(agent(), ServerConfig::default()).await;
     let r = s.rpc("SendMessage", text_message("start", None)).await;
     let id = task_of(&r)["id"].as_str().unwrap().to_owned();
     assert_eq!(task_of(&r)["status"]["state"], "TASK_STATE_INPUT_REQUIRED");

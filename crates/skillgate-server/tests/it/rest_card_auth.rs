@@ -19,7 +19,7 @@ fn rest_reason(v: &Value) -> &str {
 
 #[tokio::test]
 async fn rest_send_get_list_cancel() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let (status, r) = s
         .rest(
@@ -73,7 +73,7 @@ async fn rest_send_get_list_cancel() {
 
 #[tokio::test]
 async fn rest_errors_use_google_rpc_status() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let (status, e) = s.rest("GET", "/tasks/nope", None).await;
     assert_eq!(status, 404);
     assert_eq!(e["error"]["code"], 404);
@@ -150,7 +150,7 @@ async fn rest_errors_use_google_rpc_status() {
 
 #[tokio::test]
 async fn rest_streaming_and_subscribe() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let card = s.card().await;
     let body = msg(request(
         &card,
@@ -299,7 +299,7 @@ fn assert_valid_card(card: &Value) {
 
 #[tokio::test]
 async fn agent_card_is_valid_and_cacheable() {
-    let s = Server::start().await;
+    let s = start_server().await;
     let (status, h, text) = s.get_raw("/.well-known/agent-card.json", &[]).await;
     assert_eq!(status, 200, "the card needs no A2A-Version");
     assert_eq!(h["content-type"], "application/json");
@@ -390,7 +390,7 @@ fn token_config(text: &str) -> ServerConfig {
 
 #[tokio::test]
 async fn bearer_auth() {
-    let s = Server::start_with(
+    let s = Server::start(
         agent(),
         token_config("# operators\nall-secret\nlimited-secret slow\n"),
     )
@@ -557,7 +557,7 @@ async fn task_store_is_bounded_by_bytes_and_evicts_the_oldest_finished() {
     let describe = || msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}}));
     // The size of one finished describe task, measured on a store of our own.
     let probe = Arc::new(MemoryStore::new(StoreLimits::memory()));
-    let p = Server::start_with(
+    let p = Server::start(
         agent(),
         ServerConfig {
             store: Some(probe.clone()),
@@ -576,7 +576,7 @@ async fn task_store_is_bounded_by_bytes_and_evicts_the_oldest_finished() {
         },
         ..Default::default()
     };
-    let s = Server::start_with(agent(), cfg).await;
+    let s = Server::start(agent(), cfg).await;
     let mut ids = vec![];
     for _ in 0..5 {
         let r = s.rpc("SendMessage", describe()).await;

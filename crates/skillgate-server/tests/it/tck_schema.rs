@@ -75,7 +75,7 @@ async fn responses_validate_against_the_tck_schema() {
         .unwrap()
         .is_valid(&bad_card));
 
-    let s = Server::start_with(
+    let s = Server::start(
         agent(),
         skillgate_server::ServerConfig {
             tokens: Some(skillgate_server::TokenTable::parse("t").unwrap()),

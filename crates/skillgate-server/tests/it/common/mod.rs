@@ -6,6 +6,9 @@ use skillgate_core::wire::{Authority, AuthorityMode, Constraints, Interaction, R
 use skillgate_server::*;
 use std::time::Duration;
 
+pub use skillgate_testkit::poll::eventually;
+pub use skillgate_testkit::server::{sse_events, TestServer as Server};
+
 pub const EXT: &str = skillgate_core::wire::EXTENSION_URI;
 
 pub fn observe_skill() -> Skill {
@@ -186,149 +189,9 @@ pub fn agent() -> Agent {
         .unwrap()
 }
 
-pub struct Server {
-    pub base: String,
-    pub client: reqwest::Client,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    pub handle: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-}
-
-impl Server {
-    pub async fn start_with(agent: Agent, config: ServerConfig) -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let handle = tokio::spawn(serve(agent, listener, config, async move {
-            let _ = rx.await;
-        }));
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .timeout(Duration::from_secs(20))
-            .build()
-            .unwrap();
-        Server {
-            base,
-            client,
-            stop: Some(tx),
-            handle: Some(handle),
-        }
-    }
-
-    pub async fn start() -> Server {
-        Self::start_with(agent(), ServerConfig::default()).await
-    }
-
-    pub async fn shutdown(mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(h) = self.handle.take() {
-            h.await.unwrap().unwrap();
-        }
-    }
-
-    pub async fn card(&self) -> Value {
-        let r = self
-            .client
-            .get(format!("{}/.well-known/agent-card.json", self.base))
-            .send()
-            .await
-            .unwrap();
-        serde_json::from_str(&r.text().await.unwrap()).unwrap()
-    }
-
-    /// A raw POST; returns status, headers and body text.
-    pub async fn post_raw(
-        &self,
-        path: &str,
-        body: impl Into<reqwest::Body>,
-        headers: &[(&str, &str)],
-    ) -> (u16, reqwest::header::HeaderMap, String) {
-        let mut rb = self
-            .client
-            .post(format!("{}{}", self.base, path))
-            .body(body);
-        for (k, v) in headers {
-            rb = rb.header(*k, *v);
-        }
-        let r = rb.send().await.unwrap();
-        let status = r.status().as_u16();
-        let h = r.headers().clone();
-        (status, h, r.text().await.unwrap())
-    }
-
-    pub async fn get_raw(
-        &self,
-        path: &str,
-        headers: &[(&str, &str)],
-    ) -> (u16, reqwest::header::HeaderMap, String) {
-        let mut rb = self.client.get(format!("{}{}", self.base, path));
-        for (k, v) in headers {
-            rb = rb.header(*k, *v);
-        }
-        let r = rb.send().await.unwrap();
-        let status = r.status().as_u16();
-        let h = r.headers().clone();
-        (status, h, r.text().await.unwrap())
-    }
-
-    /// A JSON-RPC call with `A2A-Version: 1.0` plus extra headers; returns status, headers, body.
-    pub async fn rpc_with(
-        &self,
-        method: &str,
-        params: Value,
-        headers: &[(&str, &str)],
-    ) -> (u16, reqwest::header::HeaderMap, Value) {
-        let body =
-            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-        let mut h = vec![("Content-Type", "application/json"), ("A2A-Version", "1.0")];
-        h.extend_from_slice(headers);
-        let (s, hd, text) = self.post_raw("/", body, &h).await;
-        let v = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        (s, hd, v)
-    }
-
-    /// A JSON-RPC call; returns the body.
-    pub async fn rpc(&self, method: &str, params: Value) -> Value {
-        self.rpc_with(method, params, &[]).await.2
-    }
-
-    /// A REST call with `A2A-Version: 1.0`.
-    pub async fn rest(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let url = format!("{}{}", self.base, path);
-        let mut rb = match method {
-            "GET" => self.client.get(url),
-            _ => self.client.post(url),
-        }
-        .header("A2A-Version", "1.0");
-        if let Some(b) = body {
-            rb = rb
-                .header("Content-Type", "application/json")
-                .body(b.to_string());
-        }
-        let r = rb.send().await.unwrap();
-        let s = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        (
-            s,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
-    }
-}
-
-/// Parses an SSE body into its `data:` JSON values.
-pub fn sse_events(body: &str) -> Vec<Value> {
-    body.split("\n\n")
-        .filter_map(|ev| {
-            let data: Vec<&str> = ev
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(str::trim_start)
-                .collect();
-            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
-        })
-        .collect()
+/// The test agent with every test skill above, on the default configuration.
+pub async fn start_server() -> Server {
+    Server::start(agent(), ServerConfig::default()).await
 }
 
 pub fn msg(data: Value) -> Value {
@@ -373,24 +236,4 @@ pub fn error_object(task: &Value) -> &Value {
 
 pub fn observe_args() -> Value {
     json!({"resource_id": "eth0", "condition": {"metric": "utilization", "operator": ">", "threshold": 80, "unit": "percent"}})
-}
-
-/// Polls `probe` every 10 ms until it yields `Some`, failing the test once `limit` passes: tests
-/// wait for an observable server state instead of guessing how long the server needs.
-pub async fn eventually<T, F, Fut>(limit: Duration, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        if let Some(v) = probe().await {
-            return v;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the awaited state did not arrive within {limit:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }

@@ -1,14 +1,11 @@
 //! The core subcommands, run as the built binary against real files.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_skillgate"))
-}
+use super::skillgate;
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -16,25 +13,16 @@ fn example() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
+    skillgate().run(args)
 }
 
 fn run_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    skillgate().run_stdin(args, stdin)
 }
 
-fn tmp(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillgate-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// Writes `contents` to `name` in the scratch directory `dir`; returns the path.
+fn tmp(dir: &tempfile::TempDir, name: &str, contents: &str) -> PathBuf {
+    let p = dir.path().join(name);
     std::fs::write(&p, contents).unwrap();
     p
 }
@@ -113,11 +101,12 @@ fn the_shipped_example_is_valid_and_its_digest_matches() {
 
 #[test]
 fn check_reports_findings_as_json_and_exits_1() {
+    let scratch = tempfile::tempdir().unwrap();
     let mut doc = example_value();
     doc["input_schema"]["resolution"]["schema"]["properties"]["resource_id"]["maxLength"] =
         serde_json::json!(10);
     doc["interface_version"] = serde_json::json!("1.1");
-    let p = tmp("tampered.json", &doc.to_string());
+    let p = tmp(&scratch, "tampered.json", &doc.to_string());
     let out = run(&[
         "interface",
         "check",
@@ -159,13 +148,14 @@ fn check_with_wrong_expectations_or_bad_digest_flag() {
 
 #[test]
 fn compose_names_the_differing_field() {
+    let scratch = tempfile::tempdir().unwrap();
     let up = example_value();
     // A downstream skill whose input reference is exactly the upstream output reference.
     let mut down = example_value();
     down["skill_id"] = serde_json::json!("archive_condition");
     down["input_schema"] = up["output_schema"].clone();
-    let up_p = tmp("up.json", &up.to_string());
-    let down_p = tmp("down.json", &down.to_string());
+    let up_p = tmp(&scratch, "up.json", &up.to_string());
+    let down_p = tmp(&scratch, "down.json", &down.to_string());
     let out = run(&[
         "interface",
         "compose",
@@ -184,7 +174,7 @@ fn compose_names_the_differing_field() {
     assert_eq!(v["composable"], true);
 
     down["input_schema"]["version"] = serde_json::json!("1.1");
-    let down_p = tmp("down2.json", &down.to_string());
+    let down_p = tmp(&scratch, "down2.json", &down.to_string());
     let out = run(&[
         "interface",
         "compose",

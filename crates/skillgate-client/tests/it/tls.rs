@@ -10,9 +10,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-const CA: &[u8] = include_bytes!("fixtures/tls/ca.pem");
-const LEAF: &[u8] = include_bytes!("fixtures/tls/leaf.pem");
-const LEAF_KEY: &[u8] = include_bytes!("fixtures/tls/leaf.pkcs8.pem");
+const CA: &[u8] = include_bytes!("../fixtures/tls/ca.pem");
+const LEAF: &[u8] = include_bytes!("../fixtures/tls/leaf.pem");
+const LEAF_KEY: &[u8] = include_bytes!("../fixtures/tls/leaf.pkcs8.pem");
 
 /// Serves one fixed Agent Card over HTTPS to every connection; returns the port.
 async fn https_card_server() -> u16 {

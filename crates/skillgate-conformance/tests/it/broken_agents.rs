@@ -1,13 +1,11 @@
 //! The checker against deliberately broken agents (real axum servers on 127.0.0.1:0): each
 //! broken rule must fail exactly the checks that state it, and a correct agent must pass.
 
-mod common;
-
-use common::{start, start_not_a2a, Faults, SKILL};
 use skillgate_conformance::{check, Fatal, Options, Outcome, Report, Verdict};
+use skillgate_testkit::fake::{CardMode, FakeAgent, Faults, PING_SKILL as SKILL};
 
 async fn run(faults: Faults) -> Report {
-    let agent = start(faults).await;
+    let agent = FakeAgent::start_conformant(faults);
     check(&agent.base, &Options::default()).await.unwrap()
 }
 
@@ -68,16 +66,13 @@ async fn a_correct_agent_passes_every_check() {
 
 #[tokio::test]
 async fn no_extension_fails_and_stops() {
-    let agent = start(Faults {
-        no_extension: true,
-        ..Default::default()
-    })
-    .await;
+    let agent = FakeAgent::start_conformant(Faults::default());
+    agent.state.lock().unwrap().extension = false;
     let r = check(&agent.base, &Options::default()).await.unwrap();
     assert_only_fails(&r, &["SI-EXT-001"]);
     assert!(r.fatal.is_none());
     // Nothing was delegated to an agent that does not implement the draft.
-    assert_eq!(agent.sends(), 0);
+    assert!(agent.posts().is_empty(), "{:?}", agent.posts());
 }
 
 #[tokio::test]
@@ -257,8 +252,10 @@ async fn unreachable_and_non_a2a_targets_exit_2() {
     assert_eq!(r.outcome(), Outcome::NoAgent(Fatal::Unreachable));
     assert_eq!(verdict(&r, "SI-CARD-001"), vec![Verdict::Fail]);
 
-    let base = start_not_a2a().await;
-    let r = check(&base, &Options::default()).await.unwrap();
+    let html = FakeAgent::start_with(|s| {
+        s.card = CardMode::Raw("text/html", b"<html>hello</html>".to_vec())
+    });
+    let r = check(&html.base, &Options::default()).await.unwrap();
     assert_eq!(r.fatal, Some(Fatal::NotA2aAgent));
     assert_eq!(r.outcome(), Outcome::NoAgent(Fatal::NotA2aAgent));
     assert!(r.to_text().contains("not an A2A 1.0 agent"));

@@ -3,35 +3,19 @@
 
 use std::process::Command;
 
-fn skillgate() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_skillgate"))
-}
+use skillgate_testkit::server::TestServer;
 
-/// Serves the netops agent on a background runtime; returns its base URL.
-fn serve_netops() -> String {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let agent = skillgate_netops::agent().build().unwrap();
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            tx.send(format!("http://{}", listener.local_addr().unwrap()))
-                .unwrap();
-            skillgate_server::serve(agent, listener, Default::default(), std::future::pending())
-                .await
-                .unwrap();
-        });
-    });
-    rx.recv().unwrap()
+fn skillgate() -> Command {
+    super::skillgate().command()
 }
 
 #[test]
 fn netops_agent_passes_with_a_json_report() {
-    let base = serve_netops();
+    let agent = TestServer::on_thread(
+        || skillgate_netops::agent().build().unwrap(),
+        Default::default(),
+    );
+    let base = agent.base.clone();
     let out = skillgate()
         .args(["conformance", &base, "--format", "json"])
         .output()

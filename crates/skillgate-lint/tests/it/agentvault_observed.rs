@@ -25,7 +25,7 @@ const LAXER: &[(&str, &str)] = &[
 #[test]
 fn observed_model_behaviour_matches_except_for_documented_differences() {
     let data: Value = serde_json::from_str(include_str!(
-        "data/agentvault-model-observed-behaviour.json"
+        "../data/agentvault-model-observed-behaviour.json"
     ))
     .unwrap();
     let base = data["base"].as_object().unwrap();
@@ -86,7 +86,7 @@ fn observed_model_behaviour_matches_except_for_documented_differences() {
 #[test]
 fn accepted_but_questionable_cases_get_warnings() {
     let data: Value = serde_json::from_str(include_str!(
-        "data/agentvault-model-observed-behaviour.json"
+        "../data/agentvault-model-observed-behaviour.json"
     ))
     .unwrap();
     let want: &[(&str, &str)] = &[

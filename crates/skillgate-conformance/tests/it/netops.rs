@@ -2,30 +2,25 @@
 //! 127.0.0.1:0, the host's real interfaces): every required check must pass on both bindings.
 
 use skillgate_conformance::{check, Binding, Options, Outcome, Verdict};
+use skillgate_testkit::server::TestServer;
 
-async fn serve_netops() -> String {
+async fn serve_netops() -> TestServer {
     let agent = skillgate_netops::agent()
         .build()
         .expect("netops documents are valid");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        skillgate_server::serve(agent, listener, Default::default(), std::future::pending())
-            .await
-            .unwrap();
-    });
-    base
+    TestServer::start(agent, Default::default()).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn netops_agent_is_conformant_on_both_bindings() {
-    let base = serve_netops().await;
+    let server = serve_netops().await;
+    let base = &server.base;
     for binding in [Binding::JsonRpc, Binding::HttpJson] {
         let options = Options {
             binding: Some(binding),
             ..Default::default()
         };
-        let r = check(&base, &options).await.unwrap();
+        let r = check(base, &options).await.unwrap();
         assert_eq!(
             r.outcome(),
             Outcome::Conformant,

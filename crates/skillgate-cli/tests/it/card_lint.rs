@@ -4,14 +4,14 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::thread;
 
 use serde_json::Value;
+use skillgate_testkit::cli::{code, stdout_json};
+use skillgate_testkit::server::TestServer;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_skillgate")
-}
+use super::skillgate;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,28 +20,15 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().unwrap()
+    skillgate().run(args)
 }
 
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap()
+    skillgate().run_stdin(args, input)
 }
 
 fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+    stdout_json(o)
 }
 
 fn path_str(p: &Path) -> &str {
@@ -195,9 +182,8 @@ fn sarif_has_the_2_1_0_structure() {
 
 #[test]
 fn not_json_exits_2_with_the_position() {
-    let dir = std::env::temp_dir().join(format!("skillgate-card-lint-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.json");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "{\n  \"name\": \"x\",\n}\n").unwrap();
     let o = run(&["card", "lint", path_str(&bad)]);
     assert_eq!(code(&o), 2);
@@ -228,12 +214,12 @@ fn not_json_exits_2_with_the_position() {
     );
     assert_eq!(v["runs"][0]["results"], Value::Array(vec![]));
 
-    let o = run(&["card", "lint", path_str(&dir.join("missing.json"))]);
+    let o = run(&["card", "lint", path_str(&dir.path().join("missing.json"))]);
     assert_eq!(code(&o), 2);
     let o = run(&[
         "card",
         "lint",
-        path_str(&dir.join("missing.json")),
+        path_str(&dir.path().join("missing.json")),
         "--format",
         "json",
     ]);
@@ -387,36 +373,18 @@ fn cards_are_fetched_from_a_url_with_limits() {
     assert_eq!(json_out(&o)["error"]["code"], "too_large");
 }
 
-/// The real netops agent on the real server runtime, on 127.0.0.1:0; returns its base URL.
-fn start_agent() -> String {
-    let (tx, rx) = std::sync::mpsc::channel();
-    thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let agent = skillgate_netops::agent().build().unwrap();
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            tx.send(format!("http://{}", listener.local_addr().unwrap()))
-                .unwrap();
-            skillgate_server::serve(
-                agent,
-                listener,
-                skillgate_server::ServerConfig::default(),
-                std::future::pending::<()>(),
-            )
-            .await
-            .unwrap();
-        });
-    });
-    rx.recv().unwrap()
+/// The real netops agent on the real server runtime, on 127.0.0.1:0 (stopped on drop).
+fn start_agent() -> TestServer {
+    TestServer::on_thread(
+        || skillgate_netops::agent().build().unwrap(),
+        skillgate_server::ServerConfig::default(),
+    )
 }
 
 #[test]
 fn the_card_the_server_generates_lints_clean_also_with_deep() {
-    let base = start_agent();
+    let agent = start_agent();
+    let base = agent.base.clone();
     let o = run(&["card", "lint", &base, "--format", "json"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     let v = json_out(&o);
@@ -440,7 +408,8 @@ fn deep_rules(o: &Output) -> Vec<String> {
 
 #[test]
 fn deep_reports_digest_document_and_call_failures() {
-    let base = start_agent();
+    let agent = start_agent();
+    let base = agent.base.clone();
     let card_bytes = tokio::runtime::Runtime::new().unwrap().block_on(async {
         let t = skillgate_transport::Transport::new(Default::default()).unwrap();
         let url = skillgate_transport::card_url(&base).unwrap();
@@ -622,7 +591,8 @@ fn card_lint_sends_the_token() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("401"));
     let o = run(&["card", "lint", &base, "--token", "tok-0123456789abcdef"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new(bin())
+    let o = skillgate()
+        .command()
         .args(["card", "lint", &base])
         .env("SKILLGATE_TOKEN", "tok-0123456789abcdef")
         .output()

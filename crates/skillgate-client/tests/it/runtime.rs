@@ -11,6 +11,7 @@ use skillgate_core::ErrorCode;
 use skillgate_server::{
     Agent, ServerConfig, Skill, SkillContext, SkillError, SkillOutput, SupportingRecord, TokenTable,
 };
+use skillgate_testkit::server::TestServer;
 
 /// `word_stats`: counts words; `mode` makes it succeed, refuse, fail or return a bad output.
 fn word_stats() -> Skill {
@@ -54,43 +55,12 @@ fn word_stats() -> Skill {
         .build()
 }
 
-struct Running {
-    base: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-    }
-}
-
-async fn start(agent: Agent, config: ServerConfig) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(skillgate_server::serve(
-        agent,
-        listener,
-        config,
-        async move {
-            let _ = rx.await;
-        },
-    ));
-    Running {
-        base,
-        stop: Some(tx),
-    }
-}
-
-async fn test_agent() -> Running {
+async fn test_agent() -> TestServer {
     let agent = Agent::builder("client-test", "hosts word_stats", "0.1.0")
         .skill(word_stats())
         .build()
         .unwrap();
-    start(agent, ServerConfig::default()).await
+    TestServer::start(agent, ServerConfig::default()).await
 }
 
 fn client() -> Client {
@@ -187,7 +157,7 @@ async fn server_with_bearer_auth_needs_the_token() {
         tokens: Some(TokenTable::parse("tok-a word_stats\n").unwrap()),
         ..ServerConfig::default()
     };
-    let srv = start(agent, config).await;
+    let srv = TestServer::start(agent, config).await;
     let args = json!({"text": "a b"});
     let e = client()
         .call(&srv.base, "word_stats", &args, Mode::Sync, &mut |_, _| {})
@@ -210,7 +180,7 @@ async fn server_with_bearer_auth_needs_the_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn netops_skills_and_chain_on_loopback() {
     let agent = skillgate_netops::agent().build().unwrap();
-    let srv = start(agent, ServerConfig::default()).await;
+    let srv = TestServer::start(agent, ServerConfig::default()).await;
     let c = Client::new(ClientConfig {
         timeout: Duration::from_secs(20),
         ..ClientConfig::default()

@@ -6,6 +6,8 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use super::skillgate;
+
 fn http(addr: &str, request: &str) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -17,7 +19,8 @@ fn http(addr: &str, request: &str) -> String {
 
 #[test]
 fn serve_prints_its_address_serves_the_card_and_stops_on_sigterm() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgate"))
+    let mut child = skillgate()
+        .command()
         .args(["serve", "--listen", "127.0.0.1:0", "--store", "memory"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -58,11 +61,11 @@ fn serve_prints_its_address_serves_the_card_and_stops_on_sigterm() {
 
 #[test]
 fn serve_refuses_a_bad_token_file() {
-    let dir = std::env::temp_dir().join(format!("skillgate-serve-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("tokens");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("tokens");
     std::fs::write(&f, "a b c\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_skillgate"))
+    let out = skillgate()
+        .command()
         .args([
             "serve",
             "--store",

@@ -2,11 +2,8 @@
 //! wrong each; every failure must carry the right code, side, step, and send nothing it
 //! must not send.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{CardMode, Domain, Fake, LOOKALIKE_SKILL, NEXT_SKILL, SKILL};
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
 use skillgate_client::output::Outcome;
@@ -15,6 +12,9 @@ use skillgate_client::{
     Plan, Step, Where,
 };
 use skillgate_core::{digest, ErrorCode};
+use skillgate_testkit::fake::{
+    self, CardMode, Domain, FakeAgent, StreamMode, LOOKALIKE_SKILL, NEXT_SKILL, SKILL,
+};
 
 fn client() -> Client {
     Client::new(ClientConfig::default()).unwrap()
@@ -24,13 +24,13 @@ fn args() -> Value {
     json!({"metric": "rx", "threshold": 10})
 }
 
-async fn call(fake: &Fake) -> Result<skillgate_client::SkillResult, ClientError> {
+async fn call(fake: &FakeAgent) -> Result<skillgate_client::SkillResult, ClientError> {
     call_with(&client(), fake, Mode::Sync).await
 }
 
 async fn call_with(
     c: &Client,
-    fake: &Fake,
+    fake: &FakeAgent,
     mode: Mode,
 ) -> Result<skillgate_client::SkillResult, ClientError> {
     c.call(&fake.base, SKILL, &args(), mode, &mut |_, _| {})
@@ -49,9 +49,467 @@ fn assert_local(e: &ClientError, code: ErrorCode, step: Step) {
     assert_eq!(e.outcome(), Outcome::Finding);
 }
 
+/// What a misbehaving agent must make the call fail with.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// `ClientError::Local` with this code at this step (a finding).
+    Local(ErrorCode, Step),
+    /// `ClientError::Remote` with this code at this step (a finding).
+    Remote(ErrorCode, Step),
+    /// `ClientError::Transport` at this step (a failure).
+    Transport(Step),
+    /// `ClientError::Protocol` at this step (a failure).
+    Protocol(Step),
+}
+
+/// What the agent may have been sent by the time the call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// No POST at all (the card alone decided).
+    Nothing,
+    /// describe_skill perhaps, but no domain call.
+    NoDelegation,
+    /// The domain call was delegated (the failure is in its result).
+    Delegated,
+}
+
+/// One way an agent gets the contract wrong, and how the client must report it.
+struct Case {
+    name: &'static str,
+    /// Breaks the running fake (everything it reads is read per request).
+    misbehave: fn(&FakeAgent),
+    mode: Mode,
+    expect: Expect,
+    /// A substring the error message must contain.
+    message: &'static str,
+    sent: Sent,
+    /// The task id the error must keep.
+    task_id: Option<&'static str>,
+}
+
+/// A copy of `SKILL`'s document with `edit` applied.
+fn edited_document(edit: impl FnOnce(&mut Value)) -> Value {
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
+    edit(&mut doc);
+    doc
+}
+
+/// Serves `doc` for `SKILL` and advertises its digest, keeping the advertised version.
+fn serve_advertising_digest_only(fake: &FakeAgent, doc: Value) {
+    let mut s = fake.state.lock().unwrap();
+    s.advertised[0].2 = digest(&doc).to_string();
+    s.documents = vec![(SKILL.into(), doc)];
+}
+
+fn artifact(name: &str, id: &str, data: Value) -> Value {
+    json!({"artifactId": id, "name": name, "parts": [{"data": data}]})
+}
+
+fn verdict() -> Value {
+    json!({"verdict": "ok", "observation_ref": "r"})
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "wrong advertised digest",
+        misbehave: |f| {
+            f.state.lock().unwrap().advertised[0].2 = digest(&json!({"other": 1})).to_string()
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::CheckDigests),
+        message: "advertises",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // Served tampered, but still claims (and the card advertises) the original digest.
+        name: "tampered document",
+        misbehave: |f| {
+            let doc = edited_document(|d| d["authority"]["default_mode"] = json!("execute"));
+            f.set_document(SKILL, doc, false);
+            f.state.lock().unwrap().returned_digest =
+                Some(fake::document(SKILL, "1.0").interface_digest().to_string());
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::CheckDigests),
+        message: "hashes to",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // The publisher re-advertised the whole document, but the schema digest is stale.
+        name: "tampered embedded schema",
+        misbehave: |f| {
+            let doc = edited_document(|d| {
+                d["input_schema"]["resolution"]["schema"]["properties"]["threshold"] =
+                    json!({"type": "string"})
+            });
+            f.set_document(SKILL, doc, true);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::VerifySchemaDigests),
+        message: "/input_schema/digest",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "document for another skill",
+        misbehave: |f| {
+            let other = fake::document("some_other_skill", "1.0").value().clone();
+            serve_advertising_digest_only(f, other);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::ValidateDocument),
+        message: "some_other_skill",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // The card still advertises version 1.0.
+        name: "document for another version",
+        misbehave: |f| {
+            let v11 = fake::document(SKILL, "1.1").value().clone();
+            serve_advertising_digest_only(f, v11);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::ValidateDocument),
+        message: "1.1",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "max_input_bytes exceeded",
+        misbehave: |f| {
+            let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
+                .input(
+                    "urn:test:threshold-request",
+                    "1.0",
+                    json!({"type": "object"}),
+                )
+                .output("urn:test:verdict", "1.0", json!({"type": "object"}))
+                .constraints(skillgate_core::wire::Constraints {
+                    max_input_bytes: Some(10),
+                    ..Default::default()
+                })
+                .build()
+                .unwrap();
+            f.set_document(SKILL, doc.value().clone(), true);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::ResourceLimitExceeded, Step::ValidateInput),
+        message: "",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill without its artifact",
+        misbehave: |f| {
+            f.state.lock().unwrap().describe_artifacts =
+                Some(vec![artifact("something_else", "x", json!({}))])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
+        message: "",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill artifact without a Data Part",
+        misbehave: |f| {
+            f.state.lock().unwrap().describe_artifacts = Some(vec![
+                json!({"artifactId": "x", "name": "describe_skill", "parts": [{"text": "{}"}]}),
+            ])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
+        message: "Data Part",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill fails remotely",
+        misbehave: |f| {
+            f.state.lock().unwrap().describe_fails = Some(ErrorCode::InterfaceUnavailable)
+        },
+        mode: Mode::Sync,
+        expect: Expect::Remote(ErrorCode::InterfaceUnavailable, Step::DescribeSkill),
+        message: "",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "missing extension",
+        misbehave: |f| f.state.lock().unwrap().extension = false,
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::SkillNotAdvertised, Step::SelectSkill),
+        message: "does not provide schema interfaces",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "advertised digest is not hex",
+        misbehave: |f| f.state.lock().unwrap().advertised[0].2 = "sha256:NOT-HEX".into(),
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::SkillNotAdvertised, Step::SelectSkill),
+        message: "",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "skill advertised twice",
+        misbehave: |f| {
+            let mut s = f.state.lock().unwrap();
+            let dup = s.advertised[0].clone();
+            s.advertised.push(dup);
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::SkillNotAdvertised, Step::SelectSkill),
+        message: "more than once",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "bad supporting record",
+        misbehave: |f| f.state.lock().unwrap().domain = Domain::BadRecord,
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ValidateOutput),
+        message: "rec-1",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "no artifact named the skill",
+        misbehave: |f| {
+            f.state.lock().unwrap().domain =
+                Domain::Artifacts(vec![artifact("observation", "r", json!({"value": 1}))])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ReadResult),
+        message: "without an artifact named",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "two artifacts named the skill",
+        misbehave: |f| {
+            f.state.lock().unwrap().domain = Domain::Artifacts(vec![
+                artifact(SKILL, "a", verdict()),
+                artifact(SKILL, "b", verdict()),
+            ])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ReadResult),
+        message: "more than one",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "an artifact of an undeclared kind",
+        misbehave: |f| {
+            f.state.lock().unwrap().domain = Domain::Artifacts(vec![
+                artifact(SKILL, "a", verdict()),
+                artifact("undeclared", "r", json!({})),
+            ])
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::OutputInvalid, Step::ReadResult),
+        message: "neither the skill id",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "failed task without an error object",
+        misbehave: |f| f.state.lock().unwrap().domain = Domain::NoErrorObject("TASK_STATE_FAILED"),
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::ReadResult),
+        message: "",
+        sent: Sent::Delegated,
+        task_id: Some("task-2"),
+    },
+    Case {
+        name: "card over the size limit by Content-Length",
+        misbehave: |f| f.state.lock().unwrap().card = CardMode::Oversized(2 * 1024 * 1024),
+        mode: Mode::Sync,
+        expect: Expect::Transport(Step::FetchCard),
+        message: "limit",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card over the size limit while streaming",
+        misbehave: |f| f.state.lock().unwrap().card = CardMode::OversizedChunked(3 * 1024 * 1024),
+        mode: Mode::Sync,
+        expect: Expect::Transport(Step::FetchCard),
+        message: "limit",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card interface is plain HTTP on a non-loopback host",
+        misbehave: |f| {
+            f.state.lock().unwrap().interfaces = Some(
+                json!([{"url": "http://192.0.2.1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+            )
+        },
+        mode: Mode::Sync,
+        expect: Expect::Transport(Step::FetchCard),
+        message: "HTTPS",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "HTML instead of a card",
+        misbehave: |f| {
+            f.state.lock().unwrap().card = CardMode::Raw(
+                "text/html",
+                b"<!doctype html><html><body>hello</body></html>".to_vec(),
+            )
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "not an A2A agent",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card with a duplicate member name",
+        misbehave: |f| {
+            f.state.lock().unwrap().card =
+                CardMode::Raw("application/json", br#"{"a":1,"a":2}"#.to_vec())
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "duplicate",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "JSON that is not an Agent Card",
+        misbehave: |f| {
+            f.state.lock().unwrap().card =
+                CardMode::Raw("application/json", br#"{"hello": "world"}"#.to_vec())
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "Agent Card",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card without a usable interface",
+        misbehave: |f| {
+            f.state.lock().unwrap().interfaces = Some(
+                json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                       {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
+            )
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "GRPC",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "card nested too deep",
+        misbehave: |f| {
+            let deep = format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes();
+            f.state.lock().unwrap().card = CardMode::Raw("application/json", deep)
+        },
+        mode: Mode::Sync,
+        expect: Expect::Protocol(Step::FetchCard),
+        message: "too_deep",
+        sent: Sent::Nothing,
+        task_id: None,
+    },
+    Case {
+        name: "stream ends while the task is working",
+        misbehave: |f| f.state.lock().unwrap().stream = StreamMode::NoTerminal,
+        mode: Mode::Stream,
+        expect: Expect::Protocol(Step::Delegate),
+        message: "ended while the task was TASK_STATE_WORKING",
+        sent: Sent::Delegated,
+        task_id: None,
+    },
+    Case {
+        name: "stream sends an error event",
+        misbehave: |f| f.state.lock().unwrap().stream = StreamMode::ErrorEvent,
+        mode: Mode::Stream,
+        expect: Expect::Protocol(Step::Delegate),
+        message: "-32603",
+        sent: Sent::Delegated,
+        task_id: None,
+    },
+    Case {
+        name: "stream answers with a Message",
+        misbehave: |f| f.state.lock().unwrap().stream = StreamMode::MessageEvent,
+        mode: Mode::Stream,
+        expect: Expect::Protocol(Step::Delegate),
+        message: "Message",
+        sent: Sent::Delegated,
+        task_id: None,
+    },
+];
+
+/// Every case against a fresh fake: the error's kind, code, step, outcome, message, task id,
+/// and what was sent before the client stopped.
+#[tokio::test]
+async fn each_misbehaviour_fails_with_its_code_step_and_sends_nothing_it_must_not() {
+    for case in CASES {
+        let name = case.name;
+        let fake = FakeAgent::start();
+        (case.misbehave)(&fake);
+        let e = call_with(&client(), &fake, case.mode)
+            .await
+            .expect_err(name);
+        match case.expect {
+            Expect::Local(code, step) => {
+                assert!(matches!(e, ClientError::Local { .. }), "{name}: {e:?}");
+                assert_eq!(e.code(), Some(code), "{name}: {e}");
+                assert_eq!(e.step(), Some(step), "{name}: {e}");
+                assert_eq!(e.where_(), Where::Local, "{name}");
+            }
+            Expect::Remote(code, step) => {
+                assert!(matches!(e, ClientError::Remote { .. }), "{name}: {e:?}");
+                assert_eq!(e.code(), Some(code), "{name}: {e}");
+                assert_eq!(e.step(), Some(step), "{name}: {e}");
+                assert_eq!(e.where_(), Where::Remote, "{name}");
+            }
+            Expect::Transport(want) => assert!(
+                matches!(e, ClientError::Transport { step, .. } if step == want),
+                "{name}: {e:?}"
+            ),
+            Expect::Protocol(want) => assert!(
+                matches!(e, ClientError::Protocol { step, .. } if step == want),
+                "{name}: {e:?}"
+            ),
+        }
+        let outcome = match case.expect {
+            Expect::Local(..) | Expect::Remote(..) => Outcome::Finding,
+            Expect::Transport(_) | Expect::Protocol(_) => Outcome::Failure,
+        };
+        assert_eq!(e.outcome(), outcome, "{name}");
+        assert!(e.message().contains(case.message), "{name}: {e}");
+        if let Some(id) = case.task_id {
+            assert_eq!(e.task_id(), Some(id), "{name}");
+        }
+        match case.sent {
+            Sent::Nothing => assert!(fake.posts().is_empty(), "{name}: sent {:?}", fake.posts()),
+            Sent::NoDelegation => assert_eq!(fake.domain_calls(), 0, "{name}"),
+            Sent::Delegated => assert_eq!(fake.domain_calls(), 1, "{name}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn stream_with_a_task_first_and_replaced_chunks_is_assembled() {
+    let fake = FakeAgent::start_with(|s| s.stream = StreamMode::TaskFirstChunked);
+    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
+    assert_eq!(r.records[0].data["value"], 1.5);
+}
+
 #[tokio::test]
 async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let mut seen = Vec::new();
     let r = client()
         .call(&fake.base, SKILL, &args(), Mode::Sync, &mut |s, _| {
@@ -64,7 +522,7 @@ async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() 
     assert_eq!(r.output["verdict"], "ok");
     assert_eq!(r.records.len(), 1);
     assert_eq!(r.records[0].kind, "observation");
-    let doc = common::document(SKILL, "1.0");
+    let doc = fake::document(SKILL, "1.0");
     assert_eq!(r.interface_digest, doc.interface_digest());
     let posts = fake.posts();
     assert_eq!(posts.len(), 2);
@@ -89,7 +547,7 @@ async fn happy_path_sync_runs_all_eleven_steps_and_carries_version_and_digest() 
 
 #[tokio::test]
 async fn happy_path_stream_assembles_a_stream_that_does_not_start_with_a_task() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
     assert_eq!(r.output["observation_ref"], "rec-1");
     assert_eq!(r.records.len(), 1);
@@ -100,7 +558,7 @@ async fn happy_path_stream_assembles_a_stream_that_does_not_start_with_a_task() 
 
 #[tokio::test]
 async fn http_json_binding_with_tenant_and_bearer_token() {
-    let fake = Fake::start_with(|s| s.interfaces = Some(json!([])));
+    let fake = FakeAgent::start_with(|s| s.interfaces = Some(json!([])));
     {
         let mut s = fake.state.lock().unwrap();
         let base = s.base.clone();
@@ -126,83 +584,13 @@ async fn http_json_binding_with_tenant_and_bearer_token() {
 }
 
 #[tokio::test]
-async fn wrong_advertised_digest_is_local_interface_invalid_at_step_4() {
-    let fake = Fake::start_with(|s| s.advertised[0].2 = digest(&json!({"other": 1})).to_string());
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
-    assert!(e.message().contains("advertises"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn tampered_document_fails_the_computed_digest_at_step_4() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
-    doc["authority"]["default_mode"] = json!("execute");
-    // Served tampered, but still claims (and the card advertises) the original digest.
-    fake.set_document(SKILL, doc, false);
-    fake.state.lock().unwrap().returned_digest = Some(
-        common::document(SKILL, "1.0")
-            .interface_digest()
-            .to_string(),
-    );
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::CheckDigests);
-    assert!(e.message().contains("hashes to"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn tampered_embedded_schema_fails_at_step_6() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
-    doc["input_schema"]["resolution"]["schema"]["properties"]["threshold"] =
-        json!({"type": "string"});
-    // The publisher re-advertised the whole document, but the schema digest is stale.
-    fake.set_document(SKILL, doc, true);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::VerifySchemaDigests);
-    assert!(e.message().contains("/input_schema/digest"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn document_for_another_skill_fails_at_step_5() {
-    let fake = Fake::start();
-    let other = common::document("some_other_skill", "1.0").value().clone();
-    {
-        let mut s = fake.state.lock().unwrap();
-        s.documents = vec![(SKILL.into(), other.clone())];
-        s.advertised[0].2 = digest(&other).to_string();
-    }
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
-    assert!(e.message().contains("some_other_skill"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn document_for_another_version_fails_at_step_5() {
-    let fake = Fake::start();
-    let v11 = common::document(SKILL, "1.1").value().clone();
-    {
-        let mut s = fake.state.lock().unwrap();
-        s.documents = vec![(SKILL.into(), v11.clone())];
-        s.advertised[0].2 = digest(&v11).to_string(); // still advertises version 1.0
-    }
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::ValidateDocument);
-    assert!(e.message().contains("1.1"), "{e}");
-}
-
-#[tokio::test]
 async fn remote_ref_in_a_schema_is_refused_and_never_fetched() {
     // A listener that records whether anything ever connects to it.
     let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     probe.set_nonblocking(true).unwrap();
     let remote = format!("http://{}/schema.json", probe.local_addr().unwrap());
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     let schema = json!({"$ref": remote});
     doc["input_schema"]["resolution"]["schema"] = schema.clone();
     doc["input_schema"]["digest"] = json!(digest(&schema).to_string());
@@ -219,7 +607,7 @@ async fn remote_ref_in_a_schema_is_refused_and_never_fetched() {
 
 #[tokio::test]
 async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
-    let fake = Fake::start_with(|s| s.domain = Domain::BadOutput);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::BadOutput);
     let e = call(&fake).await.unwrap_err();
     assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
     let ClientError::Local {
@@ -240,28 +628,8 @@ async fn bad_output_after_completed_is_local_output_invalid_with_the_task_id() {
 }
 
 #[tokio::test]
-async fn bad_supporting_record_is_local_output_invalid() {
-    let fake = Fake::start_with(|s| s.domain = Domain::BadRecord);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::OutputInvalid, Step::ValidateOutput);
-    assert!(e.message().contains("rec-1"), "{e}");
-}
-
-#[tokio::test]
-async fn missing_extension_is_skill_not_advertised_and_nothing_is_sent() {
-    let fake = Fake::start_with(|s| s.extension = false);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    assert!(
-        e.message().contains("does not provide schema interfaces"),
-        "{e}"
-    );
-    assert!(fake.posts().is_empty());
-}
-
-#[tokio::test]
 async fn unadvertised_skill_is_skill_not_advertised_and_nothing_is_sent() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let e = client()
         .call(&fake.base, "not_there", &args(), Mode::Sync, &mut |_, _| {})
         .await
@@ -272,7 +640,7 @@ async fn unadvertised_skill_is_skill_not_advertised_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn invalid_input_is_local_input_invalid_with_details_and_nothing_is_delegated() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let e = client()
         .call(
             &fake.base,
@@ -297,7 +665,7 @@ async fn invalid_input_is_local_input_invalid_with_details_and_nothing_is_delega
 
 #[tokio::test]
 async fn remote_rejection_keeps_its_code_state_and_task_id() {
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Fail(
             "TASK_STATE_REJECTED",
             json!({"code": "interface_mismatch", "message": "stale digest"}),
@@ -325,50 +693,8 @@ async fn remote_rejection_keeps_its_code_state_and_task_id() {
 }
 
 #[tokio::test]
-async fn remote_failure_without_error_object_is_a_protocol_error_keeping_the_task() {
-    let fake = Fake::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_FAILED"));
-    let e = call(&fake).await.unwrap_err();
-    assert!(matches!(e, ClientError::Protocol { .. }), "{e:?}");
-    assert_eq!(e.task_id(), Some("task-2"));
-    assert_eq!(e.outcome(), Outcome::Failure);
-}
-
-#[tokio::test]
-async fn describe_skill_failure_is_remote_at_step_3() {
-    let fake = Fake::start_with(|s| s.describe_fails = Some(ErrorCode::InterfaceUnavailable));
-    let e = call(&fake).await.unwrap_err();
-    assert_eq!(e.where_(), Where::Remote);
-    assert_eq!(e.code(), Some(ErrorCode::InterfaceUnavailable));
-    assert_eq!(e.step(), Some(Step::DescribeSkill));
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn oversized_card_is_refused_by_content_length_and_while_streaming() {
-    for mode in [
-        CardMode::Oversized(2 * 1024 * 1024),
-        CardMode::OversizedChunked(3 * 1024 * 1024),
-    ] {
-        let fake = Fake::start_with(|s| s.card = mode.clone());
-        let e = call(&fake).await.unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ClientError::Transport {
-                    step: Step::FetchCard,
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
-        assert!(e.message().contains("limit"), "{e}");
-        assert_eq!(e.outcome(), Outcome::Failure);
-    }
-}
-
-#[tokio::test]
 async fn slow_server_hits_the_timeout() {
-    let fake = Fake::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
     let c = Client::new(ClientConfig {
         timeout: Duration::from_millis(400),
         ..ClientConfig::default()
@@ -388,7 +714,7 @@ async fn slow_server_hits_the_timeout() {
         "{e:?}"
     );
     assert!(e.message().contains("timed out"), "{e}");
-    let fake = Fake::start_with(|s| s.rpc_delay = Duration::from_secs(5));
+    let fake = FakeAgent::start_with(|s| s.rpc_delay = Duration::from_secs(5));
     let e = call_with(&c, &fake, Mode::Sync).await.unwrap_err();
     assert!(
         matches!(
@@ -404,9 +730,9 @@ async fn slow_server_hits_the_timeout() {
 
 #[tokio::test]
 async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
-    let fake = Fake::start_with(|s| s.card = CardMode::Redirects(3));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Redirects(3));
     call(&fake).await.unwrap();
-    let fake = Fake::start_with(|s| s.card = CardMode::Redirects(4));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::Redirects(4));
     let e = call(&fake).await.unwrap_err();
     assert!(
         matches!(
@@ -418,33 +744,10 @@ async fn redirects_are_followed_up_to_three_and_a_loop_fails() {
         ),
         "{e:?}"
     );
-    let fake = Fake::start_with(|s| s.card = CardMode::RedirectLoop);
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::RedirectLoop);
     let e = call(&fake).await.unwrap_err();
     assert!(e.message().contains("redirects"), "{e}");
     assert_eq!(fake.log().len(), 4, "initial request plus three redirects");
-}
-
-#[tokio::test]
-async fn non_a2a_server_is_a_protocol_error() {
-    let html = b"<!doctype html><html><body>hello</body></html>".to_vec();
-    let fake = Fake::start_with(|s| s.card = CardMode::Raw("text/html", html));
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("not an A2A agent"), "{e}");
-    let fake = Fake::start_with(|s| {
-        s.card = CardMode::Raw("application/json", br#"{"a":1,"a":2}"#.to_vec())
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert!(e.message().contains("duplicate"), "{e}");
 }
 
 #[tokio::test]
@@ -461,7 +764,7 @@ async fn plain_http_to_a_non_loopback_host_is_refused_before_connecting() {
         .unwrap_err();
     assert!(matches!(e, ClientError::Usage { .. }), "{e:?}");
     // A loopback card pointing at a non-loopback plain-HTTP interface is refused too.
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.interfaces = Some(
             json!([{"url": "http://192.0.2.1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
         )
@@ -482,7 +785,7 @@ async fn plain_http_to_a_non_loopback_host_is_refused_before_connecting() {
 
 #[tokio::test]
 async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let c = client();
     call_with(&c, &fake, Mode::Sync).await.unwrap();
     call_with(&c, &fake, Mode::Sync).await.unwrap();
@@ -492,7 +795,7 @@ async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
         "second call must reuse the cached document"
     );
     // Redeployment: a new version with a new digest forces a fresh describe_skill.
-    let v2 = common::document(SKILL, "1.1").value().clone();
+    let v2 = fake::document(SKILL, "1.1").value().clone();
     fake.set_document(SKILL, v2, true);
     let r = call_with(&c, &fake, Mode::Sync).await.unwrap();
     assert_eq!(fake.describe_calls(), 2);
@@ -501,9 +804,9 @@ async fn cache_reuses_only_while_the_card_still_advertises_the_same_binding() {
 
 #[tokio::test]
 async fn disk_cache_is_revalidated_on_load_and_corrupt_files_are_ignored() {
-    let dir = std::env::temp_dir().join(format!("skillgate-client-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let fake = Fake::start();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("cache");
+    let fake = FakeAgent::start();
     let config = ClientConfig {
         cache_dir: Some(dir.clone()),
         ..ClientConfig::default()
@@ -537,12 +840,11 @@ async fn disk_cache_is_revalidated_on_load_and_corrupt_files_are_ignored() {
     let resolved = c4.resolve(&fake.base, SKILL, &mut |_, _| {}).await.unwrap();
     assert!(matches!(resolved.source, InterfaceSource::Described { .. }));
     assert_eq!(fake.describe_calls(), 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn chain_composes_runs_each_step_as_its_own_task_and_correlates() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.add_skill(NEXT_SKILL);
     let plan = Plan::from_value(json!({"steps": [
         {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": args()},
@@ -570,7 +872,7 @@ async fn chain_composes_runs_each_step_as_its_own_task_and_correlates() {
 
 #[tokio::test]
 async fn chain_link_that_does_not_compose_stops_before_any_delegation() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.add_skill(LOOKALIKE_SKILL);
     let plan = Plan::from_value(json!({"steps": [
         {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": args()},
@@ -595,7 +897,7 @@ async fn chain_link_that_does_not_compose_stops_before_any_delegation() {
 
 #[tokio::test]
 async fn chain_with_invalid_literal_input_delegates_nothing() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     fake.add_skill(NEXT_SKILL);
     let plan = Plan::from_value(json!({"steps": [
         {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": {"metric": "bogus", "threshold": 1}},
@@ -633,8 +935,9 @@ fn plan_shape_is_checked() {
 
 #[tokio::test]
 async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
-    let fake =
-        Fake::start_with(|s| s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into()));
+    let fake = FakeAgent::start_with(|s| {
+        s.card = CardMode::RedirectTo("http://192.0.2.1/card.json".into())
+    });
     let t = Instant::now();
     let e = call(&fake).await.unwrap_err();
     assert!(t.elapsed() < Duration::from_secs(2), "it tried to connect");
@@ -652,128 +955,9 @@ async fn redirect_to_plain_http_on_a_non_loopback_host_is_refused() {
 }
 
 #[tokio::test]
-async fn card_that_is_json_but_not_an_agent_card_or_has_no_usable_interface() {
-    let fake = Fake::start_with(|s| {
-        s.card = CardMode::Raw("application/json", br#"{"hello": "world"}"#.to_vec())
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("Agent Card"), "{e}");
-    let fake = Fake::start_with(|s| {
-        s.interfaces = Some(
-            json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                                   {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
-        )
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("GRPC"), "{e}");
-}
-
-#[tokio::test]
-async fn too_deep_json_is_a_protocol_error() {
-    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200)).into_bytes();
-    let fake = Fake::start_with(|s| s.card = CardMode::Raw("application/json", deep));
-    let e = call(&fake).await.unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ClientError::Protocol {
-                step: Step::FetchCard,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
-    assert!(e.message().contains("too_deep"), "{e}");
-}
-
-#[tokio::test]
-async fn malformed_advertisement_is_skill_not_advertised() {
-    let fake = Fake::start();
-    fake.state.lock().unwrap().advertised[0].2 = "sha256:NOT-HEX".into();
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    let fake = Fake::start();
-    let dup = fake.state.lock().unwrap().advertised[0].clone();
-    fake.state.lock().unwrap().advertised.push(dup);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::SkillNotAdvertised, Step::SelectSkill);
-    assert!(e.message().contains("more than once"), "{e}");
-    assert!(fake.posts().is_empty());
-}
-
-#[tokio::test]
-async fn describe_skill_without_its_artifact_is_local_interface_invalid_at_step_3() {
-    let fake = Fake::start_with(|s| {
-        s.describe_artifacts = Some(vec![
-            json!({"artifactId": "x", "name": "something_else", "parts": [{"data": {}}]}),
-        ])
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
-    let fake = Fake::start_with(|s| {
-        s.describe_artifacts = Some(vec![
-            json!({"artifactId": "x", "name": "describe_skill", "parts": [{"text": "{}"}]}),
-        ])
-    });
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::InterfaceInvalid, Step::DescribeSkill);
-    assert!(e.message().contains("Data Part"), "{e}");
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
-async fn result_artifacts_must_be_the_skill_and_declared_kinds() {
-    let out = json!({"verdict": "ok", "observation_ref": "r"});
-    let data = |name: &str, id: &str, v: Value| json!({"artifactId": id, "name": name, "parts": [{"data": v}]});
-    let cases = [
-        (
-            vec![data("observation", "r", json!({"value": 1}))],
-            "without an artifact named",
-        ),
-        (
-            vec![data(SKILL, "a", out.clone()), data(SKILL, "b", out.clone())],
-            "more than one",
-        ),
-        (
-            vec![
-                data(SKILL, "a", out.clone()),
-                data("undeclared", "r", json!({})),
-            ],
-            "neither the skill id",
-        ),
-    ];
-    for (artifacts, want) in cases {
-        let fake = Fake::start_with(|s| s.domain = Domain::Artifacts(artifacts));
-        let e = call(&fake).await.unwrap_err();
-        assert_local(&e, ErrorCode::OutputInvalid, Step::ReadResult);
-        assert!(e.message().contains(want), "{want}: {e}");
-        assert_eq!(e.task_id(), Some("task-2"));
-    }
-}
-
-#[tokio::test]
 async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
-    let fake = Fake::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
+    let fake =
+        FakeAgent::start_with(|s| s.domain = Domain::NoErrorObject("TASK_STATE_INPUT_REQUIRED"));
     let e = call(&fake).await.unwrap_err();
     let ClientError::Protocol { task_id, state, .. } = &e else {
         panic!("{e:?}")
@@ -788,39 +972,10 @@ async fn interrupted_task_is_a_protocol_error_keeping_task_and_state() {
 
 #[tokio::test]
 async fn a_task_returned_early_is_polled_with_get_task() {
-    let fake = Fake::start_with(|s| s.domain = Domain::Deferred);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::Deferred);
     let r = call(&fake).await.unwrap();
     assert_eq!(r.output["verdict"], "ok");
     assert_eq!(fake.posts().last().unwrap().method, "GetTask");
-}
-
-#[tokio::test]
-async fn stream_misbehaviours() {
-    let fake = Fake::start_with(|s| s.stream = common::StreamMode::TaskFirstChunked);
-    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
-    assert_eq!(r.records[0].data["value"], 1.5);
-    for (mode, want) in [
-        (
-            common::StreamMode::NoTerminal,
-            "ended while the task was TASK_STATE_WORKING",
-        ),
-        (common::StreamMode::ErrorEvent, "-32603"),
-        (common::StreamMode::MessageEvent, "Message"),
-    ] {
-        let fake = Fake::start_with(|s| s.stream = mode.clone());
-        let e = call_with(&client(), &fake, Mode::Stream).await.unwrap_err();
-        assert!(
-            matches!(
-                e,
-                ClientError::Protocol {
-                    step: Step::Delegate,
-                    ..
-                }
-            ),
-            "{mode:?}: {e:?}"
-        );
-        assert!(e.message().contains(want), "{mode:?}: {e}");
-    }
 }
 
 #[tokio::test]
@@ -829,7 +984,7 @@ async fn stream_larger_than_the_response_limit_is_cut_off() {
         "parts": [{"data": {"value": 1, "pad": "x".repeat(40_000)}}]});
     let out = json!({"artifactId": "a-out", "name": SKILL,
         "parts": [{"data": {"verdict": "ok", "observation_ref": "rec-1"}}]});
-    let fake = Fake::start_with(|s| s.domain = Domain::Artifacts(vec![big, out]));
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::Artifacts(vec![big, out]));
     let c = Client::new(ClientConfig {
         response_limit: 16 * 1024,
         ..ClientConfig::default()
@@ -854,30 +1009,8 @@ async fn stream_larger_than_the_response_limit_is_cut_off() {
 }
 
 #[tokio::test]
-async fn max_input_bytes_is_checked_locally() {
-    let fake = Fake::start();
-    let doc = skillgate_core::document::InterfaceBuilder::new(SKILL, "1.0")
-        .input(
-            "urn:test:threshold-request",
-            "1.0",
-            json!({"type": "object"}),
-        )
-        .output("urn:test:verdict", "1.0", json!({"type": "object"}))
-        .constraints(skillgate_core::wire::Constraints {
-            max_input_bytes: Some(10),
-            ..Default::default()
-        })
-        .build()
-        .unwrap();
-    fake.set_document(SKILL, doc.value().clone(), true);
-    let e = call(&fake).await.unwrap_err();
-    assert_local(&e, ErrorCode::ResourceLimitExceeded, Step::ValidateInput);
-    assert_eq!(fake.domain_calls(), 0);
-}
-
-#[tokio::test]
 async fn a_task_returned_early_is_polled_over_http_json_too() {
-    let fake = Fake::start_with(|s| s.domain = Domain::Deferred);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::Deferred);
     {
         let mut s = fake.state.lock().unwrap();
         let base = s.base.clone();
@@ -897,7 +1030,7 @@ async fn a_task_returned_early_is_polled_over_http_json_too() {
 #[tokio::test]
 async fn agent_supplied_messages_are_bounded_and_stripped_of_control_characters() {
     let long = format!("\u{1b}[31mred\u{7}{}", "x".repeat(5000));
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Fail(
             "TASK_STATE_REJECTED",
             json!({"code": "constraint_rejected", "message": long}),
@@ -915,9 +1048,9 @@ async fn agent_supplied_messages_are_bounded_and_stripped_of_control_characters(
 
 #[tokio::test]
 async fn chain_across_two_agents_correlates_with_both_endpoints() {
-    let upstream = Fake::start();
-    let downstream = Fake::start_with(|s| {
-        let d = common::document(NEXT_SKILL, "1.0");
+    let upstream = FakeAgent::start();
+    let downstream = FakeAgent::start_with(|s| {
+        let d = fake::document(NEXT_SKILL, "1.0");
         s.advertised = vec![(
             NEXT_SKILL.into(),
             "1.0".into(),
@@ -975,7 +1108,7 @@ async fn a_protobuf_peer_that_sends_integers_as_doubles_is_still_served() {
     );
     let doubled: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(digest(&doubled), doc.interface_digest());
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Artifacts(vec![
             json!({"artifactId": "a", "name": SKILL, "parts": [{"data": {"n": 2.0}}]}),
         ])

@@ -2,47 +2,41 @@
 //! 127.0.0.1: the misbehaving fakes of the client's tests and the real netops runtime. Every
 //! case checks the exit status and the JSON `code` / `where`.
 
-#[path = "../../skillgate-client/tests/common/mod.rs"]
-mod common;
-
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
-use common::{CardMode, Domain, Fake, LOOKALIKE_SKILL, NEXT_SKILL, SKILL};
 use serde_json::{json, Value};
 use skillgate_core::digest;
+use skillgate_testkit::cli::{code, stdout, stdout_json};
+use skillgate_testkit::fake::{
+    self, CardMode, Domain, FakeAgent, LOOKALIKE_SKILL, NEXT_SKILL, SKILL,
+};
+
+use super::skillgate;
 
 const ARGS: &str = r#"{"metric":"rx","threshold":10}"#;
 
+/// Runs `skillgate` with no token from the environment and a scratch user cache directory.
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgate"))
-        .args(args)
+    let cache = tempfile::tempdir().unwrap();
+    skillgate()
         .env_remove("SKILLGATE_TOKEN")
-        .env(
-            "XDG_CACHE_HOME",
-            std::env::temp_dir().join("skillgate-cli-test-cache"),
-        )
-        .output()
-        .unwrap()
+        .env("XDG_CACHE_HOME", cache.path())
+        .run(args)
 }
 
 fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
+    stdout_json(out)
 }
 
-fn call_json(fake: &Fake, extra: &[&str]) -> (i32, Value, String) {
+fn call_json(fake: &FakeAgent, extra: &[&str]) -> (i32, Value, String) {
     let mut args = vec![
         "call", &fake.base, SKILL, "--args", ARGS, "--format", "json",
     ];
     args.extend_from_slice(extra);
     let out = run(&args);
     (
-        out.status.code().unwrap(),
+        code(&out),
         json_of(&out),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
@@ -60,7 +54,7 @@ fn assert_failure(code: i32, v: &Value, exit: i32, want_code: &str, want_where: 
 
 #[test]
 fn call_success_has_the_documented_json_shape() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let (code, v, _) = call_json(&fake, &[]);
     assert_eq!(code, 0, "{v}");
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
@@ -80,9 +74,7 @@ fn call_success_has_the_documented_json_shape() {
     assert_eq!(v["state"], "TASK_STATE_COMPLETED");
     assert_eq!(
         v["interface_digest"],
-        common::document(SKILL, "1.0")
-            .interface_digest()
-            .to_string()
+        fake::document(SKILL, "1.0").interface_digest().to_string()
     );
     assert_eq!(v["output"]["verdict"], "ok");
     assert_eq!(
@@ -93,7 +85,7 @@ fn call_success_has_the_documented_json_shape() {
 
 #[test]
 fn call_text_shows_every_step_as_it_passes() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let out = run(&["call", &fake.base, SKILL, "--args", ARGS]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
@@ -108,7 +100,7 @@ fn call_text_shows_every_step_as_it_passes() {
 
 #[test]
 fn call_stream_succeeds() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let (code, v, _) = call_json(&fake, &["--stream"]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(fake.posts().last().unwrap().method, "SendStreamingMessage");
@@ -116,12 +108,12 @@ fn call_stream_succeeds() {
 
 #[test]
 fn args_from_a_file_and_token_from_the_environment() {
-    let fake = Fake::start();
-    let dir = std::env::temp_dir().join(format!("skillgate-cli-args-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("args.json");
+    let fake = FakeAgent::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("args.json");
     std::fs::write(&file, ARGS).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_skillgate"))
+    let out = skillgate()
+        .command()
         .args([
             "call",
             &fake.base,
@@ -134,12 +126,7 @@ fn args_from_a_file_and_token_from_the_environment() {
         .env("SKILLGATE_TOKEN", "tok-123")
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
     assert!(fake
         .posts()
         .iter()
@@ -148,7 +135,7 @@ fn args_from_a_file_and_token_from_the_environment() {
 
 #[test]
 fn wrong_advertised_digest_exits_1_local_interface_invalid() {
-    let fake = Fake::start_with(|s| s.advertised[0].2 = digest(&json!("x")).to_string());
+    let fake = FakeAgent::start_with(|s| s.advertised[0].2 = digest(&json!("x")).to_string());
     let (code, v, _) = call_json(&fake, &[]);
     assert_failure(code, &v, 1, "interface_invalid", "local");
     assert_eq!(v["step"]["number"], 4);
@@ -158,15 +145,12 @@ fn wrong_advertised_digest_exits_1_local_interface_invalid() {
 
 #[test]
 fn tampered_document_exits_1_at_step_4() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     doc["constraints"] = json!({"max_input_bytes": 1});
     fake.set_document(SKILL, doc, false);
-    fake.state.lock().unwrap().returned_digest = Some(
-        common::document(SKILL, "1.0")
-            .interface_digest()
-            .to_string(),
-    );
+    fake.state.lock().unwrap().returned_digest =
+        Some(fake::document(SKILL, "1.0").interface_digest().to_string());
     let (code, v, _) = call_json(&fake, &[]);
     assert_failure(code, &v, 1, "interface_invalid", "local");
     assert_eq!(v["step"]["number"], 4);
@@ -174,8 +158,8 @@ fn tampered_document_exits_1_at_step_4() {
 
 #[test]
 fn tampered_embedded_schema_exits_1_at_step_6() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     doc["output_schema"]["resolution"]["schema"]["additionalProperties"] = json!(true);
     fake.set_document(SKILL, doc, true);
     let (code, v, _) = call_json(&fake, &[]);
@@ -186,8 +170,8 @@ fn tampered_embedded_schema_exits_1_at_step_6() {
 #[test]
 fn document_for_another_skill_or_version_exits_1_at_step_5() {
     for (skill, version) in [("another_skill", "1.0"), (SKILL, "2.0")] {
-        let fake = Fake::start();
-        let doc = common::document(skill, version).value().clone();
+        let fake = FakeAgent::start();
+        let doc = fake::document(skill, version).value().clone();
         {
             let mut s = fake.state.lock().unwrap();
             s.documents = vec![(SKILL.into(), doc.clone())];
@@ -201,8 +185,8 @@ fn document_for_another_skill_or_version_exits_1_at_step_5() {
 
 #[test]
 fn remote_ref_exits_1_interface_invalid() {
-    let fake = Fake::start();
-    let mut doc = common::document(SKILL, "1.0").value().clone();
+    let fake = FakeAgent::start();
+    let mut doc = fake::document(SKILL, "1.0").value().clone();
     let schema = json!({"$ref": "https://schemas.example/evil.json"});
     doc["input_schema"]["resolution"]["schema"] = schema.clone();
     doc["input_schema"]["digest"] = json!(digest(&schema).to_string());
@@ -214,7 +198,7 @@ fn remote_ref_exits_1_interface_invalid() {
 
 #[test]
 fn bad_output_after_completed_exits_1_local_output_invalid() {
-    let fake = Fake::start_with(|s| s.domain = Domain::BadOutput);
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::BadOutput);
     let (code, v, _) = call_json(&fake, &[]);
     assert_failure(code, &v, 1, "output_invalid", "local");
     assert_eq!(v["task_id"], "task-2");
@@ -224,7 +208,7 @@ fn bad_output_after_completed_exits_1_local_output_invalid() {
 
 #[test]
 fn missing_extension_exits_1_skill_not_advertised_and_sends_nothing() {
-    let fake = Fake::start_with(|s| s.extension = false);
+    let fake = FakeAgent::start_with(|s| s.extension = false);
     let (code, v, _) = call_json(&fake, &[]);
     assert_failure(code, &v, 1, "skill_not_advertised", "local");
     assert!(v["message"]
@@ -236,7 +220,7 @@ fn missing_extension_exits_1_skill_not_advertised_and_sends_nothing() {
 
 #[test]
 fn input_invalid_exits_1_with_details_and_delegates_nothing() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let out = run(&[
         "call",
         &fake.base,
@@ -258,7 +242,7 @@ fn input_invalid_exits_1_with_details_and_delegates_nothing() {
 
 #[test]
 fn remote_error_exits_1_and_keeps_task_state_and_id() {
-    let fake = Fake::start_with(|s| {
+    let fake = FakeAgent::start_with(|s| {
         s.domain = Domain::Fail(
             "TASK_STATE_FAILED",
             json!({"code": "execution_failed", "message": "device gone"}),
@@ -273,7 +257,7 @@ fn remote_error_exits_1_and_keeps_task_state_and_id() {
 
 #[test]
 fn oversized_card_exits_2_with_a_one_line_reason() {
-    let fake = Fake::start_with(|s| s.card = CardMode::OversizedChunked(2 * 1024 * 1024));
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::OversizedChunked(2 * 1024 * 1024));
     let (code, v, stderr) = call_json(&fake, &[]);
     assert_failure(code, &v, 2, "transport_error", "local");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -282,7 +266,7 @@ fn oversized_card_exits_2_with_a_one_line_reason() {
 
 #[test]
 fn slow_server_exits_2_on_timeout() {
-    let fake = Fake::start_with(|s| s.rpc_delay = Duration::from_secs(10));
+    let fake = FakeAgent::start_with(|s| s.rpc_delay = Duration::from_secs(10));
     let t = std::time::Instant::now();
     let (code, v, stderr) = call_json(&fake, &["--timeout", "0.5"]);
     assert!(t.elapsed() < Duration::from_secs(5));
@@ -292,7 +276,7 @@ fn slow_server_exits_2_on_timeout() {
 
 #[test]
 fn redirect_loop_exits_2() {
-    let fake = Fake::start_with(|s| s.card = CardMode::RedirectLoop);
+    let fake = FakeAgent::start_with(|s| s.card = CardMode::RedirectLoop);
     let (code, v, _) = call_json(&fake, &[]);
     assert_failure(code, &v, 2, "transport_error", "local");
 }
@@ -300,7 +284,7 @@ fn redirect_loop_exits_2() {
 #[test]
 fn html_server_exits_2_protocol_error() {
     let fake =
-        Fake::start_with(|s| s.card = CardMode::Raw("text/html", b"<html>hi</html>".to_vec()));
+        FakeAgent::start_with(|s| s.card = CardMode::Raw("text/html", b"<html>hi</html>".to_vec()));
     let out = run(&["call", &fake.base, SKILL, "--args", ARGS]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -311,7 +295,7 @@ fn html_server_exits_2_protocol_error() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let out = run(&[
         "call", &fake.base, SKILL, "--args", "{bad", "--format", "json",
     ]);
@@ -330,11 +314,11 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn describe_prints_the_validated_document_and_digest() {
-    let fake = Fake::start();
+    let fake = FakeAgent::start();
     let out = run(&["describe", &fake.base, SKILL, "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let v = json_of(&out);
-    let doc = common::document(SKILL, "1.0");
+    let doc = fake::document(SKILL, "1.0");
     assert_eq!(v["interface_digest"], doc.interface_digest().to_string());
     assert_eq!(&v["document"], doc.value());
     assert_eq!(v["source"], "describe_skill");
@@ -354,10 +338,9 @@ fn describe_prints_the_validated_document_and_digest() {
 
 #[test]
 fn disk_cache_spares_describe_skill_across_processes() {
-    let fake = Fake::start();
-    let dir = std::env::temp_dir().join(format!("skillgate-cli-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let d = dir.to_str().unwrap();
+    let fake = FakeAgent::start();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
     for _ in 0..2 {
         let (code, v, _) = call_json(&fake, &["--cache-dir", d]);
         assert_eq!(code, 0, "{v}");
@@ -373,22 +356,22 @@ fn disk_cache_spares_describe_skill_across_processes() {
         d,
     ]);
     assert_eq!(json_of(&out)["source"], "cache");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn plan_file(name: &str, plan: &Value) -> String {
-    let dir = std::env::temp_dir().join(format!("skillgate-cli-plans-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// Writes `plan` to `name` in `dir`; returns the path.
+fn plan_file(dir: &tempfile::TempDir, name: &str, plan: &Value) -> String {
+    let p = dir.path().join(name);
     std::fs::write(&p, serde_json::to_vec(plan).unwrap()).unwrap();
     p.to_str().unwrap().to_owned()
 }
 
 #[test]
 fn chain_prints_correlation_and_every_result() {
-    let fake = Fake::start();
+    let plans = tempfile::tempdir().unwrap();
+    let fake = FakeAgent::start();
     fake.add_skill(NEXT_SKILL);
     let plan = plan_file(
+        &plans,
         "ok.json",
         &json!({"steps": [
             {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": {"metric": "tx", "threshold": 1}},
@@ -411,9 +394,11 @@ fn chain_prints_correlation_and_every_result() {
 
 #[test]
 fn chain_that_does_not_compose_exits_1_naming_the_field_and_delegates_nothing() {
-    let fake = Fake::start();
+    let plans = tempfile::tempdir().unwrap();
+    let fake = FakeAgent::start();
     fake.add_skill(LOOKALIKE_SKILL);
     let plan = plan_file(
+        &plans,
         "bad.json",
         &json!({"steps": [
             {"name": "check", "agent": fake.base, "skill": SKILL, "arguments": {"metric": "tx", "threshold": 1}},
@@ -426,6 +411,7 @@ fn chain_that_does_not_compose_exits_1_naming_the_field_and_delegates_nothing() 
     assert_eq!(v["field"], "version");
     assert_eq!(fake.domain_calls(), 0);
     let bad_plan = plan_file(
+        &plans,
         "broken.json",
         &json!({"steps": [{"name": "a", "agent": fake.base, "skill": SKILL}]}),
     );
@@ -454,11 +440,12 @@ fn demo_runs_against_the_real_netops_runtime() {
 
 #[test]
 fn cache_dir_without_a_value_uses_the_user_cache_directory() {
-    let fake = Fake::start();
-    let home = std::env::temp_dir().join(format!("skillgate-cli-xdg-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&home);
+    let fake = FakeAgent::start();
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("xdg");
     let run_cached = || {
-        Command::new(env!("CARGO_BIN_EXE_skillgate"))
+        skillgate()
+            .command()
             .args([
                 "call",
                 &fake.base,
@@ -478,5 +465,4 @@ fn cache_dir_without_a_value_uses_the_user_cache_directory() {
     assert_eq!(fake.describe_calls(), 1);
     let dir = home.join("skillgate").join("interfaces");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    let _ = std::fs::remove_dir_all(&home);
 }

@@ -1,0 +1,18 @@
+//! The CLI's integration tests, linked as one binary: the built `skillgate` binary run as a
+//! process on real files, stdin, real agents on 127.0.0.1 (the misbehaving fake, the real
+//! runtime) and as a server itself.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
+mod card_lint;
+mod client_cli;
+mod conformance_cli;
+mod core_cli;
+mod serve;
+
+use skillgate_testkit::cli::Bin;
+
+/// The `skillgate` binary Cargo built for these tests.
+fn skillgate() -> Bin {
+    Bin::new(env!("CARGO_BIN_EXE_skillgate"))
+}

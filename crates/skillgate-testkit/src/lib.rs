@@ -1,0 +1,17 @@
+//! Test-only helpers shared by the workspace's integration tests (a dev-dependency only, never
+//! published):
+//!
+//! - [`fake`]: one configurable fake A2A 1.0 agent, a real axum server on 127.0.0.1:0 that gets
+//!   the schema-interface contract wrong in exactly the way a test asks for;
+//! - [`server`]: the real `skillgate-server` runtime on an ephemeral loopback port, with an
+//!   HTTP client that speaks its bindings;
+//! - [`cli`]: runs a built binary (the `skillgate` CLI) and captures stdout, stderr and exit code;
+//! - [`poll`]: waiting for an observable state with a deadline instead of sleeping.
+
+// Test-only crate: every helper panics on a broken precondition, and a failure is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod cli;
+pub mod fake;
+pub mod poll;
+pub mod server;
