@@ -48,6 +48,28 @@ pub(crate) enum TurnRefused {
     Taken,
 }
 
+/// The event of one change.
+// Lives for one write on the stack; boxing would allocate on every event instead.
+#[allow(clippy::large_enum_variant)]
+enum Event {
+    /// A change with no event (the turn flag).
+    None,
+    /// The event, built because someone could receive it.
+    Built(StreamResponse),
+    /// The change has an event but nobody could receive it when the change began.
+    Skipped,
+}
+
+impl Event {
+    fn of(emit: bool, build: impl FnOnce() -> StreamResponse) -> Self {
+        if emit {
+            Event::Built(build())
+        } else {
+            Event::Skipped
+        }
+    }
+}
+
 struct Current {
     task: Task,
     row: TaskRow,
@@ -141,25 +163,40 @@ impl TaskHandle {
     }
 
     /// Applies `change` to the task and stores it as the next version, publishing the event
-    /// the change returns. Retries on a lost version race with the stored task.
+    /// the change returns (asked for only when someone can receive it: the `bool`). Retries on
+    /// a lost version race with the stored task.
     async fn change<F>(&self, mut change: F) -> Result<(), Refused>
     where
-        F: FnMut(&mut Task, &mut Flags) -> Result<Option<StreamResponse>, Refused>,
+        F: FnMut(&mut Task, &mut Flags, bool) -> Result<Event, Refused>,
     {
         let budget = self.store.limits().max_task_bytes;
         let mut cur = self.current.lock().await;
         for _ in 0..MAX_RETRIES {
             let mut task = cur.task.clone();
             let mut row = cur.row.clone();
-            let event = change(&mut task, &mut row.flags)?;
+            let emit = self.store.wants_event(&self.id);
+            let event = change(&mut task, &mut row.flags, emit)?;
             row.set_task(&task);
             let size = row.body.len() as u64;
             if size > budget && size > cur.row.body.len() as u64 {
                 return Err(Refused::OverBudget(size, budget));
             }
             row.version += 1;
-            match self.store.update(&row, event.as_ref()).await {
+            let built = match &event {
+                Event::Built(ev) => Some(ev),
+                _ => None,
+            };
+            match self.store.update(&row, built).await {
                 Ok(()) => {
+                    // A subscriber that arrived after `emit` was decided may have read the
+                    // task before this write: tell it to read again.
+                    if matches!(event, Event::Skipped) && self.store.hub().has_subscribers(&self.id)
+                    {
+                        let version = row.version;
+                        self.store
+                            .hub()
+                            .publish(&self.id, skillgate_store::HubEvent::Resync { version });
+                    }
                     let terminal = task.status.state.is_terminal();
                     cur.task = task;
                     cur.row = row;
@@ -181,7 +218,7 @@ impl TaskHandle {
     /// continues the task.
     pub(crate) async fn take_turn(&self, m: Message) -> Result<Message, Refused> {
         let mut out = None;
-        self.change(|task, flags| {
+        self.change(|task, flags, _| {
             let state = task.status.state;
             if !state.is_interrupted() || !flags.plain {
                 return Err(Refused::Turn(TurnRefused::NotWaiting(state)));
@@ -194,7 +231,7 @@ impl TaskHandle {
             m.context_id = task.context_id.clone();
             task.history.push(m.clone());
             out = Some(m);
-            Ok(None)
+            Ok(Event::None)
         })
         .await?;
         out.ok_or(Refused::Terminal(TaskState::Unspecified))
@@ -203,9 +240,9 @@ impl TaskHandle {
     /// Gives the turn back when a follow-up's steps ended without moving the task on.
     pub(crate) async fn release_turn(&self) {
         let _ = self
-            .change(|_, flags| {
+            .change(|_, flags, _| {
                 flags.turn_taken = false;
-                Ok(None)
+                Ok(Event::None)
             })
             .await;
     }
@@ -216,7 +253,7 @@ impl TaskHandle {
         state: TaskState,
         message: Option<Message>,
     ) -> Result<(), Refused> {
-        self.change(|task, flags| {
+        self.change(|task, flags, emit| {
             let current = task.status.state;
             if current.is_terminal() {
                 return Err(Refused::Terminal(current));
@@ -228,12 +265,14 @@ impl TaskHandle {
             };
             task.status = status.clone();
             flags.turn_taken = false;
-            Ok(Some(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                status,
-                metadata: None,
-            })))
+            Ok(Event::of(emit, || {
+                StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                    task_id: task.id.clone(),
+                    context_id: task.context_id.clone(),
+                    status,
+                    metadata: None,
+                })
+            }))
         })
         .await
     }
@@ -246,18 +285,20 @@ impl TaskHandle {
         append: bool,
         last_chunk: bool,
     ) -> Result<(), Refused> {
-        self.change(|task, _| {
+        self.change(|task, _, emit| {
             let current = task.status.state;
             if current.is_terminal() {
                 return Err(Refused::Terminal(current));
             }
-            let ev = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: task.id.clone(),
-                context_id: task.context_id.clone(),
-                artifact: artifact.clone(),
-                append,
-                last_chunk,
-                metadata: None,
+            let ev = Event::of(emit, || {
+                StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                    task_id: task.id.clone(),
+                    context_id: task.context_id.clone(),
+                    artifact: artifact.clone(),
+                    append,
+                    last_chunk,
+                    metadata: None,
+                })
             });
             match task
                 .artifacts
@@ -267,7 +308,7 @@ impl TaskHandle {
                 Some(existing) => existing.parts.extend(artifact.parts.iter().cloned()),
                 None => task.artifacts.push(artifact.clone()),
             }
-            Ok(Some(ev))
+            Ok(ev)
         })
         .await
     }

@@ -132,6 +132,13 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
 
     /// The replica id written into leases (unique per process).
     fn replica(&self) -> &str;
+
+    /// Whether an update of this task needs its event: always when other processes may listen
+    /// (PostgreSQL), else only while someone in this process subscribes to the task. Writers
+    /// skip building events nobody can receive.
+    fn wants_event(&self, id: &str) -> bool {
+        self.hub().has_subscribers(id)
+    }
 }
 
 /// Opens the store a URL names: `memory`, `sqlite:PATH` (created with its directory if

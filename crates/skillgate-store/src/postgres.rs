@@ -446,6 +446,11 @@ impl TaskStore for PostgresStore {
         self.url.clone()
     }
 
+    fn wants_event(&self, _id: &str) -> bool {
+        // Any replica may have a subscriber; only the database knows.
+        true
+    }
+
     fn hub(&self) -> &Arc<EventHub> {
         &self.hub
     }

@@ -101,7 +101,7 @@ impl A2aService {
         let (_, version, mut events) = entry.subscribe().await;
         play(entry.clone(), steps);
         if !cfg.return_immediately {
-            settle(&mut events, version, self.0.request_timeout).await;
+            settle(&entry, &mut events, version, self.0.request_timeout).await;
         }
         SendMessageResponse::Task(trim_history(entry.snapshot().await, cfg.history_length))
     }
@@ -119,12 +119,22 @@ pub(super) fn continuation_steps(reply: PlainReply) -> Vec<PlainStep> {
 }
 
 /// Waits (bounded) until a plain task reaches a state that ends a blocking request.
-async fn settle(events: &mut Subscription, seen: i64, limit: Duration) {
+async fn settle(entry: &TaskHandle, events: &mut Subscription, seen: i64, limit: Duration) {
     let settled = async {
         loop {
             match events.recv().await {
                 Ok(HubEvent::Event { version, event }) if version > seen => {
                     if ends_stream(&event) {
+                        break;
+                    }
+                }
+                // An event too large to pass between replicas: read the task to learn its state.
+                Ok(HubEvent::Resync { version }) if version > seen => {
+                    if entry.refresh().await.is_err() {
+                        break;
+                    }
+                    let state = entry.state().await;
+                    if state.is_terminal() || state.is_interrupted() {
                         break;
                     }
                 }

@@ -142,6 +142,7 @@ pub(super) fn forward(
                 }
                 // A slow reader missed events, or the event was too large to pass between
                 // replicas: resynchronise it with the whole stored task.
+                Ok(HubEvent::Resync { version }) if version <= seen => continue,
                 Ok(HubEvent::Resync { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
                     if entry.refresh().await.is_err() {
                         return;

@@ -140,7 +140,27 @@ async fn listener_outage_resyncs_streams() {
             e => panic!("unexpected {e:?}"),
         }
     }
-    // A cancel written elsewhere during an outage still stops the local run.
+    // A cancel written elsewhere during an outage still stops the local run. Wait until both
+    // listeners are back first (they reconnect on their own schedule; on a loaded machine
+    // that can take a while).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let listening: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+        )
+        .fetch_one(&mut admin)
+        .await
+        .unwrap();
+        if listening == 2 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "listeners did not come back: {listening}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let killed: i64 = sqlx::query_scalar(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
          WHERE datname = current_database() AND query LIKE 'LISTEN%'",
