@@ -492,7 +492,12 @@ fn three_replicas_on_postgres_share_tasks_events_cancels_leases_and_turns() {
     let orphan = r["task"]["id"].as_str().unwrap().to_string();
     wait_state(&b, &orphan, "TASK_STATE_WORKING", Duration::from_secs(10));
     a.kill9();
+    let killed = std::time::Instant::now();
     let failed = wait_state(&b, &orphan, "TASK_STATE_FAILED", Duration::from_secs(10));
+    eprintln!(
+        "failed by another replica {:?} after kill -9",
+        killed.elapsed()
+    );
     assert_failed_because_agent_stopped(&failed);
     assert_failed_because_agent_stopped(&c.get_task(&orphan));
 
