@@ -9,6 +9,7 @@ mod client_cli;
 mod conformance_cli;
 mod core_cli;
 mod serve;
+mod store;
 
 use skillgate_testkit::cli::Bin;
 

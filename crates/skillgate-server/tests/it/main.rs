@@ -8,4 +8,5 @@ mod hostile_bodies;
 mod jsonrpc;
 mod plain_tasks;
 mod rest_card_auth;
+mod store_bounds;
 mod tck_schema;
