@@ -22,19 +22,23 @@
 
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
+use crate::sql::query::Statements;
 use crate::sql::{
-    decode_row, notify_payload, parse_payload, scrub, state_number, to_i64, to_u64, COLUMNS,
-    DELETE_BATCH, INTERRUPTED_STATES, RUNNING_STATES,
+    decode_row, notify_payload, parse_payload, scrub, to_i64, to_u64, COLUMNS, DELETE_BATCH,
+    RUNNING_STATES,
 };
 use crate::{redact, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
 use skillgate_a2a::{StreamResponse, TaskState};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
-use sqlx::{Connection, Executor, PgExecutor, Postgres, QueryBuilder};
+use sqlx::{Connection, Executor, PgExecutor, Postgres};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// The statements SQLite and PostgreSQL share, with PostgreSQL's placeholders.
+type Stmt = Statements<Postgres>;
 
 /// The notification channel of task events.
 pub(crate) const CHANNEL: &str = "skillgate_task_events";
@@ -253,22 +257,6 @@ impl PostgresStore {
             shutdown,
         })
     }
-
-    /// The lease columns a row is written with: this replica's lease while it runs.
-    fn lease(&self, row: &TaskRow) -> (Option<&str>, Option<i64>) {
-        if row.is_running() {
-            (
-                Some(self.replica.as_str()),
-                Some(now_ms().saturating_add(self.limits.lease_ms())),
-            )
-        } else {
-            (None, None)
-        }
-    }
-
-    fn budget(&self) -> i64 {
-        to_i64(self.limits.max_bytes)
-    }
 }
 
 async fn start_listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
@@ -421,25 +409,6 @@ async fn make_room(
     Ok((true, used, deleted))
 }
 
-fn push_filter(qb: &mut QueryBuilder<'_, Postgres>, q: &ListQuery) {
-    match &q.caller {
-        None => qb.push(" WHERE owner IS NULL"),
-        Some(c) => qb
-            .push(" WHERE (owner IS NULL OR owner = ")
-            .push_bind(c.clone())
-            .push(")"),
-    };
-    if let Some(c) = &q.context_id {
-        qb.push(" AND context_id = ").push_bind(c.clone());
-    }
-    if let Some(s) = q.state {
-        qb.push(" AND state = ").push_bind(state_number(s));
-    }
-    if let Some(t) = q.updated_after_ms {
-        qb.push(" AND updated_ms > ").push_bind(t);
-    }
-}
-
 #[async_trait]
 impl TaskStore for PostgresStore {
     fn describe(&self) -> String {
@@ -500,7 +469,7 @@ impl TaskStore for PostgresStore {
             }
         }
         let size = to_i64(row.size());
-        let (fits, used, _) = make_room(&mut tx, size, self.budget(), None).await?;
+        let (fits, used, _) = make_room(&mut tx, size, self.limits.budget(), None).await?;
         if !fits {
             // The transaction rolls back: the evictions are undone for a refused task.
             return Err(StoreError::Full {
@@ -508,27 +477,10 @@ impl TaskStore for PostgresStore {
                 budget: self.limits.max_bytes,
             });
         }
-        let (lease_owner, lease_until) = self.lease(row);
-        let done = sqlx::query(
-            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
-                version, size, lease_owner, lease_until_ms, body)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-             ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(&row.id)
-        .bind(&row.context_id)
-        .bind(&row.owner)
-        .bind(state_number(row.state))
-        .bind(row.updated_ms)
-        .bind(row.finished_ms)
-        .bind(row.flags.bits())
-        .bind(row.version)
-        .bind(size)
-        .bind(lease_owner)
-        .bind(lease_until)
-        .bind(row.body.as_ref())
-        .execute(&mut *tx)
-        .await?;
+        let done = Stmt::insert(row, &self.replica, &self.limits)
+            .build()
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict(row.id.clone()));
         }
@@ -537,10 +489,7 @@ impl TaskStore for PostgresStore {
     }
 
     async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM tasks WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = Stmt::get(id).build().fetch_optional(&self.pool).await?;
         row.as_ref().map(decode_row).transpose()
     }
 
@@ -550,25 +499,10 @@ impl TaskStore for PostgresStore {
         event: Option<&StreamResponse>,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        let (lease_owner, lease_until) = self.lease(row);
-        let done = sqlx::query(
-            "UPDATE tasks SET state = $1, updated_ms = $2, finished_ms = $3, flags = $4,
-                version = $5, size = $6, lease_owner = $7, lease_until_ms = $8, body = $9
-             WHERE id = $10 AND version = $11",
-        )
-        .bind(state_number(row.state))
-        .bind(row.updated_ms)
-        .bind(row.finished_ms)
-        .bind(row.flags.bits())
-        .bind(row.version)
-        .bind(to_i64(row.size()))
-        .bind(lease_owner)
-        .bind(lease_until)
-        .bind(row.body.as_ref())
-        .bind(&row.id)
-        .bind(row.version - 1)
-        .execute(&mut *tx)
-        .await?;
+        let done = Stmt::update(row, &self.replica, &self.limits)
+            .build()
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(if exists(&mut *tx, &row.id).await? {
                 StoreError::Conflict(row.id.clone())
@@ -578,7 +512,7 @@ impl TaskStore for PostgresStore {
         }
         // A growing task may push finished ones out; it is never refused here (the runtime
         // keeps each task within its own budget).
-        make_room(&mut tx, 0, self.budget(), Some(&row.id)).await?;
+        make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
         if let Some(ev) = event {
             // Sent at commit, to every replica's listener (this one's included).
             sqlx::query("SELECT pg_notify($1, $2)")
@@ -597,17 +531,12 @@ impl TaskStore for PostgresStore {
             .pool
             .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             .await?;
-        let mut count = QueryBuilder::<Postgres>::new("SELECT COUNT(*) FROM tasks");
-        push_filter(&mut count, q);
-        let total: i64 = count.build_query_scalar().fetch_one(&mut *tx).await?;
+        let total: i64 = Stmt::count(q)
+            .build_query_scalar()
+            .fetch_one(&mut *tx)
+            .await?;
         let mut rows = Vec::new();
-        if q.limit > 0 && to_i64(q.offset) < total {
-            let mut page = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS} FROM tasks"));
-            push_filter(&mut page, q);
-            page.push(" ORDER BY updated_ms DESC, id ASC LIMIT ")
-                .push_bind(i64::from(q.limit))
-                .push(" OFFSET ")
-                .push_bind(to_i64(q.offset));
+        if let Some(mut page) = Stmt::page(q, total) {
             for r in page.build().fetch_all(&mut *tx).await? {
                 rows.push(decode_row(&r)?);
             }
@@ -654,14 +583,10 @@ impl TaskStore for PostgresStore {
         let left = limit - i64::try_from(out.len()).unwrap_or(0);
         if left > 0 {
             let cutoff = now.saturating_sub(self.limits.interrupted_ms());
-            let waiting = sqlx::query(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE state IN {INTERRUPTED_STATES}
-                   AND updated_ms < $1 ORDER BY updated_ms, id LIMIT $2"
-            ))
-            .bind(cutoff)
-            .bind(left)
-            .fetch_all(&self.pool)
-            .await?;
+            let waiting = Stmt::interrupted(cutoff, left)
+                .build()
+                .fetch_all(&self.pool)
+                .await?;
             for r in &waiting {
                 out.push(decode_row(r)?);
             }
@@ -689,7 +614,7 @@ impl TaskStore for PostgresStore {
             }
         }
         let mut tx = self.pool.begin().await?;
-        let (_, _, evicted) = make_room(&mut tx, 0, self.budget(), None).await?;
+        let (_, _, evicted) = make_room(&mut tx, 0, self.limits.budget(), None).await?;
         tx.commit().await?;
         Ok(deleted + evicted)
     }

@@ -204,6 +204,11 @@ impl StoreLimits {
         i64::try_from(self.interrupted_ttl.as_millis()).unwrap_or(i64::MAX)
     }
 
+    /// `max_bytes` as an SQL `BIGINT` (saturating), the budget the SQL stores compare with.
+    pub(crate) fn budget(&self) -> i64 {
+        i64::try_from(self.max_bytes).unwrap_or(i64::MAX)
+    }
+
     /// `lease_ttl` in ms.
     pub(crate) fn lease_ms(&self) -> i64 {
         i64::try_from(self.lease_ttl.as_millis()).unwrap_or(i64::MAX)

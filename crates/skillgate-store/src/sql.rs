@@ -1,5 +1,8 @@
-//! What the SQLite and PostgreSQL stores share: the column list, row decoding, the event
-//! payload carried by PostgreSQL notifications, and message scrubbing.
+//! What the SQLite and PostgreSQL stores share: the column list, row decoding, the
+//! statements whose SQL is the same in both dialects ([`query`]), the event payload carried
+//! by PostgreSQL notifications, and message scrubbing.
+
+pub(crate) mod query;
 
 use crate::hub::HubEvent;
 use crate::row::{Flags, TaskRow};

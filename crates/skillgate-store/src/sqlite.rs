@@ -21,21 +21,22 @@
 
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
-use crate::sql::{
-    decode_row, state_number, to_i64, to_u64, COLUMNS, DELETE_BATCH, INTERRUPTED_STATES,
-    RUNNING_STATES,
-};
+use crate::sql::query::Statements;
+use crate::sql::{decode_row, to_i64, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES};
 use crate::{StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
 use skillgate_a2a::StreamResponse;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteSynchronous,
 };
-use sqlx::{Connection, Executor, QueryBuilder, Sqlite};
+use sqlx::{Connection, Executor, Sqlite};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Mutex;
+
+/// The statements SQLite and PostgreSQL share, with SQLite's placeholders.
+type Stmt = Statements<Sqlite>;
 
 /// How long open waits for a previous holder of the file to let go (a process still exiting,
 /// a store just dropped) before reporting [`StoreError::Locked`].
@@ -226,22 +227,6 @@ impl SqliteStore {
             replica: uuid::Uuid::new_v4().to_string(),
         })
     }
-
-    /// The lease columns a row is written with: this process's lease while it runs.
-    fn lease(&self, row: &TaskRow) -> (Option<&str>, Option<i64>) {
-        if row.is_running() {
-            (
-                Some(self.replica.as_str()),
-                Some(now_ms().saturating_add(self.limits.lease_ms())),
-            )
-        } else {
-            (None, None)
-        }
-    }
-
-    fn budget(&self) -> i64 {
-        to_i64(self.limits.max_bytes)
-    }
 }
 
 async fn used(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
@@ -296,25 +281,6 @@ async fn make_room(
     Ok((true, used, deleted))
 }
 
-fn push_filter(qb: &mut QueryBuilder<'_, Sqlite>, q: &ListQuery) {
-    match &q.caller {
-        None => qb.push(" WHERE owner IS NULL"),
-        Some(c) => qb
-            .push(" WHERE (owner IS NULL OR owner = ")
-            .push_bind(c.clone())
-            .push(")"),
-    };
-    if let Some(c) = &q.context_id {
-        qb.push(" AND context_id = ").push_bind(c.clone());
-    }
-    if let Some(s) = q.state {
-        qb.push(" AND state = ").push_bind(state_number(s));
-    }
-    if let Some(t) = q.updated_after_ms {
-        qb.push(" AND updated_ms > ").push_bind(t);
-    }
-}
-
 #[async_trait]
 impl TaskStore for SqliteStore {
     fn describe(&self) -> String {
@@ -352,7 +318,7 @@ impl TaskStore for SqliteStore {
             }
         }
         let size = to_i64(row.size());
-        let (fits, used, _) = make_room(&mut tx, size, self.budget(), None).await?;
+        let (fits, used, _) = make_room(&mut tx, size, self.limits.budget(), None).await?;
         if !fits {
             // Dropping the transaction rolls the evictions back: nothing is lost for a
             // task that is refused anyway.
@@ -361,26 +327,10 @@ impl TaskStore for SqliteStore {
                 budget: self.limits.max_bytes,
             });
         }
-        let (lease_owner, lease_until) = self.lease(row);
-        let done = sqlx::query(
-            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
-                version, size, lease_owner, lease_until_ms, body)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(&row.id)
-        .bind(&row.context_id)
-        .bind(&row.owner)
-        .bind(state_number(row.state))
-        .bind(row.updated_ms)
-        .bind(row.finished_ms)
-        .bind(row.flags.bits())
-        .bind(row.version)
-        .bind(size)
-        .bind(lease_owner)
-        .bind(lease_until)
-        .bind(row.body.as_ref())
-        .execute(&mut *tx)
-        .await?;
+        let done = Stmt::insert(row, &self.replica, &self.limits)
+            .build()
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict(row.id.clone()));
         }
@@ -390,10 +340,7 @@ impl TaskStore for SqliteStore {
 
     async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
         let mut conn = self.conn.lock().await;
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM tasks WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await?;
+        let row = Stmt::get(id).build().fetch_optional(&mut *conn).await?;
         row.as_ref().map(decode_row).transpose()
     }
 
@@ -405,25 +352,10 @@ impl TaskStore for SqliteStore {
         {
             let mut conn = self.conn.lock().await;
             let mut tx = conn.begin().await?;
-            let (lease_owner, lease_until) = self.lease(row);
-            let done = sqlx::query(
-                "UPDATE tasks SET state = ?, updated_ms = ?, finished_ms = ?, flags = ?,
-                    version = ?, size = ?, lease_owner = ?, lease_until_ms = ?, body = ?
-                 WHERE id = ? AND version = ?",
-            )
-            .bind(state_number(row.state))
-            .bind(row.updated_ms)
-            .bind(row.finished_ms)
-            .bind(row.flags.bits())
-            .bind(row.version)
-            .bind(to_i64(row.size()))
-            .bind(lease_owner)
-            .bind(lease_until)
-            .bind(row.body.as_ref())
-            .bind(&row.id)
-            .bind(row.version - 1)
-            .execute(&mut *tx)
-            .await?;
+            let done = Stmt::update(row, &self.replica, &self.limits)
+                .build()
+                .execute(&mut *tx)
+                .await?;
             if done.rows_affected() == 0 {
                 return Err(if exists(&mut tx, &row.id).await? {
                     StoreError::Conflict(row.id.clone())
@@ -433,7 +365,7 @@ impl TaskStore for SqliteStore {
             }
             // A growing task may push finished ones out; it is never refused here (the
             // runtime keeps each task within its own budget).
-            make_room(&mut tx, 0, self.budget(), Some(&row.id)).await?;
+            make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
             tx.commit().await?;
         }
         if let Some(ev) = event {
@@ -451,17 +383,12 @@ impl TaskStore for SqliteStore {
     async fn list(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
         let mut conn = self.conn.lock().await;
         let mut tx = conn.begin().await?;
-        let mut count = QueryBuilder::<Sqlite>::new("SELECT COUNT(*) FROM tasks");
-        push_filter(&mut count, q);
-        let total: i64 = count.build_query_scalar().fetch_one(&mut *tx).await?;
+        let total: i64 = Stmt::count(q)
+            .build_query_scalar()
+            .fetch_one(&mut *tx)
+            .await?;
         let mut rows = Vec::new();
-        if q.limit > 0 && to_i64(q.offset) < total {
-            let mut page = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM tasks"));
-            push_filter(&mut page, q);
-            page.push(" ORDER BY updated_ms DESC, id ASC LIMIT ")
-                .push_bind(i64::from(q.limit))
-                .push(" OFFSET ")
-                .push_bind(to_i64(q.offset));
+        if let Some(mut page) = Stmt::page(q, total) {
             for r in page.build().fetch_all(&mut *tx).await? {
                 rows.push(decode_row(&r)?);
             }
@@ -498,14 +425,10 @@ impl TaskStore for SqliteStore {
         let left = limit - i64::try_from(out.len()).unwrap_or(0);
         if left > 0 {
             let cutoff = now_ms().saturating_sub(self.limits.interrupted_ms());
-            let waiting = sqlx::query(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE state IN {INTERRUPTED_STATES}
-                   AND updated_ms < ? ORDER BY updated_ms, id LIMIT ?"
-            ))
-            .bind(cutoff)
-            .bind(left)
-            .fetch_all(&mut *conn)
-            .await?;
+            let waiting = Stmt::interrupted(cutoff, left)
+                .build()
+                .fetch_all(&mut *conn)
+                .await?;
             for r in &waiting {
                 out.push(decode_row(r)?);
             }
@@ -534,7 +457,7 @@ impl TaskStore for SqliteStore {
         }
         let mut conn = self.conn.lock().await;
         let mut tx = conn.begin().await?;
-        let (_, _, evicted) = make_room(&mut tx, 0, self.budget(), None).await?;
+        let (_, _, evicted) = make_room(&mut tx, 0, self.limits.budget(), None).await?;
         tx.commit().await?;
         Ok(deleted + evicted)
     }

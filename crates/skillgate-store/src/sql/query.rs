@@ -1,0 +1,171 @@
+//! The statements whose SQL is the same for SQLite and PostgreSQL, built with
+//! [`QueryBuilder`] so sqlx writes each dialect's placeholders (`?` or `$n`).
+//!
+//! They only build; each store executes them on its own connection or transaction. Executing
+//! a builder inside generic code does not compile: there `IntoArguments` ties the borrow of
+//! the builder to its own `'args`, and the builder's drop (of the opaque `DB::Arguments`)
+//! then happens while it is still borrowed; with a concrete database the borrow checker
+//! knows that drop is harmless. What differs between the dialects (locking, notifications,
+//! eviction, migrations, usage triggers) stays in its store.
+
+use super::{state_number, to_i64, COLUMNS, INTERRUPTED_STATES};
+use crate::row::{now_ms, ListQuery, StoreLimits, TaskRow};
+use sqlx::{Database, Encode, QueryBuilder, Type};
+use std::marker::PhantomData;
+
+/// The shared statements for database `DB` (each store names its own as `Stmt`). A type
+/// rather than free functions so the bounds (`DB` encodes every type a task row binds) are
+/// written once for all of them.
+pub(crate) struct Statements<DB>(PhantomData<DB>);
+
+impl<DB> Statements<DB>
+where
+    DB: Database,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    for<'q> i32: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> &'q [u8]: Encode<'q, DB> + Type<DB>,
+{
+    /// Appends the `WHERE` clause of a ListTasks query: the caller's and anonymous tasks,
+    /// then the optional context, state and update-time filters.
+    fn push_filter<'a>(qb: &mut QueryBuilder<'a, DB>, q: &'a ListQuery) {
+        match &q.caller {
+            None => qb.push(" WHERE owner IS NULL"),
+            Some(c) => qb
+                .push(" WHERE (owner IS NULL OR owner = ")
+                .push_bind(c.as_str())
+                .push(")"),
+        };
+        if let Some(c) = &q.context_id {
+            qb.push(" AND context_id = ").push_bind(c.as_str());
+        }
+        if let Some(s) = q.state {
+            qb.push(" AND state = ").push_bind(state_number(s));
+        }
+        if let Some(t) = q.updated_after_ms {
+            qb.push(" AND updated_ms > ").push_bind(t);
+        }
+    }
+
+    /// `SELECT COUNT(*)` of the tasks a ListTasks query matches (in all pages).
+    pub(crate) fn count(q: &ListQuery) -> QueryBuilder<'_, DB> {
+        let mut qb = QueryBuilder::new("SELECT COUNT(*) FROM tasks");
+        Self::push_filter(&mut qb, q);
+        qb
+    }
+
+    /// The rows of the requested page, newest status first (ties by id), or `None` when the
+    /// page is empty anyway (no rows asked for, or it starts beyond the `total` matches).
+    pub(crate) fn page(q: &ListQuery, total: i64) -> Option<QueryBuilder<'_, DB>> {
+        if q.limit == 0 || to_i64(q.offset) >= total {
+            return None;
+        }
+        let mut qb = QueryBuilder::new(format!("SELECT {COLUMNS} FROM tasks"));
+        Self::push_filter(&mut qb, q);
+        qb.push(" ORDER BY updated_ms DESC, id ASC LIMIT ")
+            .push_bind(i64::from(q.limit))
+            .push(" OFFSET ")
+            .push_bind(to_i64(q.offset));
+        Some(qb)
+    }
+
+    /// The task with id `id` (its [`COLUMNS`]).
+    pub(crate) fn get(id: &str) -> QueryBuilder<'_, DB> {
+        let mut qb = QueryBuilder::new(format!("SELECT {COLUMNS} FROM tasks WHERE id = "));
+        qb.push_bind(id);
+        qb
+    }
+
+    /// Interrupted tasks that have waited since before `cutoff` (ms), oldest first, at most
+    /// `limit`: the second half of [`crate::TaskStore::stale`].
+    pub(crate) fn interrupted<'a>(cutoff: i64, limit: i64) -> QueryBuilder<'a, DB> {
+        let mut qb = QueryBuilder::new(format!(
+            "SELECT {COLUMNS} FROM tasks WHERE state IN {INTERRUPTED_STATES} AND updated_ms < "
+        ));
+        qb.push_bind(cutoff)
+            .push(" ORDER BY updated_ms, id LIMIT ")
+            .push_bind(limit);
+        qb
+    }
+
+    /// Inserts `row` written by `replica`; affects no row if the id is taken (a concurrent
+    /// create won).
+    pub(crate) fn insert<'a>(
+        row: &'a TaskRow,
+        replica: &'a str,
+        limits: &StoreLimits,
+    ) -> QueryBuilder<'a, DB> {
+        let (lease_owner, lease_until) = lease(row, replica, limits);
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
+                version, size, lease_owner, lease_until_ms, body) VALUES (",
+        );
+        qb.separated(", ")
+            .push_bind(row.id.as_str())
+            .push_bind(row.context_id.as_str())
+            .push_bind(row.owner.as_deref())
+            .push_bind(state_number(row.state))
+            .push_bind(row.updated_ms)
+            .push_bind(row.finished_ms)
+            .push_bind(row.flags.bits())
+            .push_bind(row.version)
+            .push_bind(to_i64(row.size()))
+            .push_bind(lease_owner)
+            .push_bind(lease_until)
+            .push_bind(row.body.as_ref());
+        qb.push(") ON CONFLICT (id) DO NOTHING");
+        qb
+    }
+
+    /// Replaces the stored task with `row` written by `replica` if the stored version is
+    /// `row.version - 1`; affects no row otherwise (a conflict, or the task is gone).
+    pub(crate) fn update<'a>(
+        row: &'a TaskRow,
+        replica: &'a str,
+        limits: &StoreLimits,
+    ) -> QueryBuilder<'a, DB> {
+        let (lease_owner, lease_until) = lease(row, replica, limits);
+        let mut qb = QueryBuilder::new("UPDATE tasks SET state = ");
+        qb.push_bind(state_number(row.state))
+            .push(", updated_ms = ")
+            .push_bind(row.updated_ms)
+            .push(", finished_ms = ")
+            .push_bind(row.finished_ms)
+            .push(", flags = ")
+            .push_bind(row.flags.bits())
+            .push(", version = ")
+            .push_bind(row.version)
+            .push(", size = ")
+            .push_bind(to_i64(row.size()))
+            .push(", lease_owner = ")
+            .push_bind(lease_owner)
+            .push(", lease_until_ms = ")
+            .push_bind(lease_until)
+            .push(", body = ")
+            .push_bind(row.body.as_ref())
+            .push(" WHERE id = ")
+            .push_bind(row.id.as_str())
+            .push(" AND version = ")
+            .push_bind(row.version - 1);
+        qb
+    }
+}
+
+/// The lease columns a row is written with: `replica`'s lease while the task runs, none
+/// once it waits or has finished.
+fn lease<'a>(
+    row: &TaskRow,
+    replica: &'a str,
+    limits: &StoreLimits,
+) -> (Option<&'a str>, Option<i64>) {
+    if row.is_running() {
+        (
+            Some(replica),
+            Some(now_ms().saturating_add(limits.lease_ms())),
+        )
+    } else {
+        (None, None)
+    }
+}
