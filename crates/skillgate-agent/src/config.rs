@@ -321,28 +321,29 @@ impl Checker<'_> {
     fn skill(&self, s: RawSkill, span: Range<usize>) -> Result<SkillConfig, ConfigError> {
         let (document, interface_path) = self.document(&s.interface)?;
         let id = document.skill_id().to_owned();
-        let handler =
-            match (s.exec, s.http) {
-                (Some(exec), None) => {
-                    let env = match s.env {
-                        Some(env) => self.env(env)?,
-                        None => DEFAULT_ENV.iter().map(|v| (*v).to_owned()).collect(),
-                    };
-                    HandlerConfig::Exec(self.exec(exec, env)?)
+        let handler = match (s.exec, s.http) {
+            (Some(exec), None) => {
+                let env = match s.env {
+                    Some(env) => self.env(env)?,
+                    None => DEFAULT_ENV.iter().map(|v| (*v).to_owned()).collect(),
+                };
+                HandlerConfig::Exec(self.exec(exec, env)?)
+            }
+            (None, Some(http)) => {
+                if let Some(env) = &s.env {
+                    return Err(self.invalid(&env.span(), "env applies to exec handlers only"));
                 }
-                (None, Some(http)) => {
-                    if let Some(env) = &s.env {
-                        return Err(self.invalid(&env.span(), "env applies to exec handlers only"));
-                    }
-                    HandlerConfig::Http(self.http(http)?)
-                }
-                (Some(_), Some(_)) | (None, None) => return Err(self.invalid(
+                HandlerConfig::Http(self.http(http)?)
+            }
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(self.invalid(
                     &span,
                     format!(
                         "skill `{id}` needs exactly one handler: exec = [...] or http = \"...\""
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let max_concurrency = match s.max_concurrency {
             Some(m) if *m.get_ref() == 0 => {
                 return Err(self.invalid(&m.span(), "max_concurrency must be at least 1"))

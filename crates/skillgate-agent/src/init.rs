@@ -41,7 +41,7 @@ pub fn document() -> Result<ValidatedDocument, InterfaceError> {
                 "$schema": SCHEMA,
                 "type": "object",
                 "additionalProperties": false,
-                "required": ["host"],
+                "required": ["host", "samples"],
                 "properties": {
                     "host": {"type": "string", "minLength": 1, "maxLength": 253},
                     "samples": {"type": "integer", "minimum": 1, "maximum": 5}
@@ -139,7 +139,7 @@ import time
 def main():
     args = json.load(sys.stdin)
     host = args["host"]
-    samples = args.get("samples", 3)
+    samples = args["samples"]
     if host.endswith(".invalid"):
         refusal = {"code": "constraint_rejected", "message": "hosts under .invalid are never measured"}
         print(json.dumps({"error": refusal}))

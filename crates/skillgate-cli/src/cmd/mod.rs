@@ -4,6 +4,7 @@ pub mod card;
 pub mod client;
 pub mod conformance;
 pub mod demo;
+pub mod init;
 pub mod interface;
 pub mod io;
 pub mod jcs;

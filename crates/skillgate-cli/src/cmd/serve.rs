@@ -1,4 +1,5 @@
-//! `skillgate serve`: run the netops example agent as an A2A 1.0 server.
+//! `skillgate serve`: run a declarative agent (`--config agent.toml`) or, without a config,
+//! the netops example agent as an A2A 1.0 server.
 
 use anyhow::Context;
 use clap::Args;
@@ -22,8 +23,12 @@ pub struct ServeArgs {
     #[arg(long)]
     pub public_url: Option<String>,
     /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "config")]
     pub conformance_agent: bool,
+    /// Serve the declarative agent of this agent.toml (skills as exec programs or http
+    /// endpoints, see `skillgate init`) instead of the netops example.
+    #[arg(long, value_name = "AGENT.TOML")]
+    pub config: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -37,14 +42,24 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         .as_deref()
         .map(TokenTable::from_file)
         .transpose()?;
-    let builder = if a.conformance_agent {
-        skillgate_netops::conformance_agent::agent()
-    } else {
-        skillgate_netops::agent()
+    let (agent, config_url) = match &a.config {
+        // Refused with the file, line and finding, before anything listens.
+        Some(path) => {
+            let declared = skillgate_agent::load(path)?;
+            (declared.agent, declared.public_url)
+        }
+        None => {
+            let builder = if a.conformance_agent {
+                skillgate_netops::conformance_agent::agent()
+            } else {
+                skillgate_netops::agent()
+            };
+            let agent = builder
+                .build()
+                .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
+            (agent, None)
+        }
     };
-    let agent = builder
-        .build()
-        .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -53,7 +68,7 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         eprintln!("skillgate: task store {}", store.describe());
         let config = ServerConfig {
             tokens,
-            public_url: a.public_url,
+            public_url: a.public_url.or(config_url),
             store: Some(store),
             ..Default::default()
         };
