@@ -1,5 +1,6 @@
 //! One module per subcommand group; each returns an exit code or an error (exit 2).
 
+pub mod authoring;
 pub mod card;
 pub mod client;
 pub mod conformance;
