@@ -72,6 +72,12 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
             store: Some(store),
             ..Default::default()
         };
+        // Installed before the address is printed: a SIGHUP sent as soon as the server is
+        // reachable must reload, not kill it (the default action).
+        let reload = match &a.config {
+            Some(path) => Some(Reload::install(path.clone())?),
+            None => None,
+        };
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await
             .with_context(|| format!("cannot listen on {}", a.listen))?;
@@ -79,9 +85,49 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         let mut out = std::io::stdout();
         writeln!(out, "listening on http://{addr}")?;
         out.flush()?;
-        skillgate_server::serve(agent, listener, config, shutdown_signal()).await?;
+        skillgate_server::serve_swappable(agent, listener, config, shutdown_signal(), |swap| {
+            if let Some(r) = reload {
+                tokio::spawn(r.run(swap));
+            }
+        })
+        .await?;
         Ok(exit::OK)
     })
+}
+
+/// `SIGHUP` re-reads the config: a valid one replaces the agent (card, digests and skills at
+/// once), an invalid one is refused on stderr and the previous agent keeps serving. The base
+/// URL and the server flags stay as they were at start-up.
+struct Reload {
+    path: PathBuf,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Reload {
+    fn install(path: PathBuf) -> anyhow::Result<Self> {
+        let hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .context("cannot listen for SIGHUP")?;
+        Ok(Self { path, hup })
+    }
+
+    async fn run(mut self, swap: skillgate_server::AgentSwap) {
+        while self.hup.recv().await.is_some() {
+            let path = self.path.clone();
+            // Reading files and compiling schemas is blocking work: off the async workers.
+            let loaded = tokio::task::spawn_blocking(move || skillgate_agent::load(&path)).await;
+            match loaded {
+                Ok(Ok(declared)) => {
+                    let n = declared.agent.skill_ids().count();
+                    swap.replace(declared.agent);
+                    eprintln!("skillgate: reloaded {}: {n} skill(s)", self.path.display());
+                }
+                Ok(Err(e)) => eprintln!(
+                    "skillgate: reload refused, the previous configuration keeps serving: {e}"
+                ),
+                Err(e) => eprintln!("skillgate: reload failed: {e}"),
+            }
+        }
+    }
 }
 
 async fn shutdown_signal() {

@@ -2,17 +2,26 @@
 //! binary passes `skillgate conformance` as written; invalid configs and documents are refused
 //! at start-up with the file, line and finding.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use skillgate_testkit::cli::{code, stderr, stdout};
+use skillgate_testkit::poll::eventually_sync;
 
 use super::skillgate;
 
 /// `skillgate serve --config CONFIG --store memory` on an ephemeral port: the child and its
 /// address.
 fn serve(config: &Path) -> (Child, String) {
+    serve_with_stderr(config, Stdio::null())
+}
+
+/// [`serve`] with the child's stderr going to `err`.
+fn serve_with_stderr(config: &Path, err: Stdio) -> (Child, String) {
     let mut child = skillgate()
         .command()
         .args([
@@ -25,7 +34,7 @@ fn serve(config: &Path) -> (Child, String) {
         ])
         .arg(config)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(err)
         .spawn()
         .unwrap();
     let mut first = String::new();
@@ -141,4 +150,94 @@ fn an_invalid_config_is_refused_with_file_and_line() {
         "{err}"
     );
     assert!(err.contains("/input_schema/digest"), "{err}");
+}
+
+/// The interface digest the card at `url` advertises for the starter skill.
+fn advertised_digest(url: &str) -> String {
+    let addr = url.trim_start_matches("http://");
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let body = text.split_once("\r\n\r\n").unwrap().1;
+    let card: serde_json::Value = serde_json::from_str(body).unwrap();
+    card["capabilities"]["extensions"][0]["params"]["skills"][0]["interface_digest"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn hup(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-HUP", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn sighup_reloads_a_valid_config_and_keeps_serving_on_an_invalid_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("agent");
+    assert_eq!(
+        code(&skillgate().run(&["init", target.to_str().unwrap()])),
+        0
+    );
+    let config = target.join("agent.toml");
+    let (mut child, url) = serve_with_stderr(&config, Stdio::piped());
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let wait_for = |needle: &str| loop {
+        let line = rx.recv_timeout(Duration::from_secs(10)).expect(needle);
+        if line.contains(needle) {
+            return line;
+        }
+    };
+    let before = advertised_digest(&url);
+
+    // A schema edit, digests repaired: the card changes after SIGHUP.
+    let doc = target.join("interfaces/echo_latency.json");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    std::fs::write(
+        &doc,
+        text.replace("\"maxLength\": 253", "\"maxLength\": 200"),
+    )
+    .unwrap();
+    let fixed = skillgate().run(&["interface", "fix", doc.to_str().unwrap(), "--write"]);
+    assert_eq!(code(&fixed), 0, "{}", stdout(&fixed));
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
+    let expected = skillgate_core::digest(&written).to_string();
+    assert_ne!(before, expected);
+    hup(&child);
+    wait_for("reloaded");
+    let after = eventually_sync(Duration::from_secs(10), || {
+        let d = advertised_digest(&url);
+        (d != before).then_some(d)
+    });
+    assert_eq!(after, expected);
+
+    // An invalid config: refused on stderr with file and line, the previous agent serves on.
+    let good = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, good.replace("[agent]", "[agent")).unwrap();
+    hup(&child);
+    let refused = wait_for("reload refused");
+    assert!(refused.contains("agent.toml:"), "{refused}");
+    assert_eq!(
+        advertised_digest(&url),
+        expected,
+        "still the previous agent"
+    );
+    let conf = skillgate().run(&["conformance", &url]);
+    assert_eq!(code(&conf), 0, "{}", stdout(&conf));
+    stop(child);
 }
