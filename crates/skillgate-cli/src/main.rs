@@ -42,8 +42,12 @@ enum Command {
     Chain(cmd::client::ChainArgs),
     /// Start the netops example agent in-process and walk through describe, call and chain.
     Demo(cmd::demo::DemoArgs),
-    /// Run the netops example agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON).
+    /// Run an agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON): a declarative agent with
+    /// --config agent.toml, else the netops example agent.
     Serve(cmd::serve::ServeArgs),
+    /// Write a starter declarative agent (agent.toml, one Python exec skill and its Skill
+    /// Interface Document) into a new or empty directory.
+    Init(cmd::init::InitArgs),
     /// Manage task stores (`store migrate`).
     #[command(subcommand)]
     Store(cmd::store::StoreCommand),
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::Chain(a) => cmd::client::chain(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Init(a) => cmd::init::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
         Command::Store(c) => cmd::store::run(c),
     };

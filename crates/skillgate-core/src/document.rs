@@ -455,6 +455,35 @@ impl InterfaceBuilder {
         }
     }
 
+    /// A builder holding everything a validated document says, so a runtime can host a
+    /// document that was written by hand or generated elsewhere (a declarative agent's
+    /// `interface = "file.json"`). Building it again yields the same document and digest,
+    /// because [`SkillInterfaceDocument`] refuses unknown members and every member is kept.
+    pub fn from_document(doc: &ValidatedDocument) -> Self {
+        let d = doc.document();
+        let part = |r: &SchemaReference| {
+            (
+                r.schema_uri.clone(),
+                r.version.clone(),
+                r.resolution.schema.clone(),
+            )
+        };
+        Self {
+            skill_id: d.skill_id.clone(),
+            skill_version: d.skill_version.clone(),
+            input: Some(part(&d.input_schema)),
+            output: Some(part(&d.output_schema)),
+            records: d
+                .supporting_record_schemas
+                .iter()
+                .map(|(k, r)| (k.clone(), part(r)))
+                .collect(),
+            interaction: d.interaction.clone(),
+            authority: d.authority.clone(),
+            constraints: d.constraints.clone(),
+        }
+    }
+
     /// The skill id the document will carry (also the key a runtime hosts it under).
     pub fn skill_id(&self) -> &str {
         &self.skill_id
@@ -557,10 +586,101 @@ impl InterfaceBuilder {
     }
 }
 
+/// One Schema Reference digest that [`fix_digests`] rewrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DigestChange {
+    /// JSON Pointer of the `digest` member that changed.
+    pub path: String,
+    /// What the member held before (`None` if it was absent or not a string).
+    pub before: Option<String>,
+    /// The digest of the embedded schema, now in the member.
+    pub after: Digest,
+}
+
+/// Recomputes, in place, the `digest` of every Schema Reference a document embeds (input,
+/// output and each supporting record kind) from its `resolution.schema`, and reports each
+/// one that changed. Meant for authors who edited a schema by hand; it does not validate the
+/// rest of the document (run [`validate_document`] afterwards). References without an
+/// embedded schema are left alone.
+pub fn fix_digests(document: &mut Value) -> Vec<DigestChange> {
+    let mut changes = Vec::new();
+    let mut fix = |reference: &mut Value, path: String| {
+        let Some(obj) = reference.as_object_mut() else {
+            return;
+        };
+        let Some(schema) = obj
+            .get(names::RESOLUTION)
+            .and_then(|r| r.get(names::SCHEMA))
+        else {
+            return;
+        };
+        let after = digest(schema);
+        let before = obj
+            .get(names::DIGEST)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if before.as_deref() != Some(after.to_string().as_str()) {
+            obj.insert(names::DIGEST.to_owned(), Value::String(after.to_string()));
+            changes.push(DigestChange {
+                path: format!("{path}/{}", names::DIGEST),
+                before,
+                after,
+            });
+        }
+    };
+    let Some(doc) = document.as_object_mut() else {
+        return changes;
+    };
+    for name in [names::INPUT_SCHEMA, names::OUTPUT_SCHEMA] {
+        if let Some(r) = doc.get_mut(name) {
+            fix(r, format!("/{name}"));
+        }
+    }
+    if let Some(Value::Object(records)) = doc.get_mut(names::SUPPORTING_RECORD_SCHEMAS) {
+        for (kind, r) in records.iter_mut() {
+            let path = format!(
+                "/{}/{}",
+                names::SUPPORTING_RECORD_SCHEMAS,
+                escape_token(kind)
+            );
+            fix(r, path);
+        }
+    }
+    changes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const APPENDIX_B: &str =
+        include_str!("../../../examples/interfaces/evaluate_resource_condition.json");
+
+    #[test]
+    fn from_document_rebuilds_the_same_document() {
+        let value: Value = serde_json::from_str(APPENDIX_B).unwrap();
+        let doc = ValidatedDocument::from_value(&value, &Expectations::default()).unwrap();
+        let again = InterfaceBuilder::from_document(&doc).build().unwrap();
+        assert_eq!(again.interface_digest(), doc.interface_digest());
+        assert_eq!(again.value(), doc.value());
+    }
+
+    #[test]
+    fn fix_digests_rewrites_only_stale_digests() {
+        let mut value: Value = serde_json::from_str(APPENDIX_B).unwrap();
+        assert!(
+            fix_digests(&mut value.clone()).is_empty(),
+            "the example is consistent"
+        );
+        value["output_schema"]["resolution"]["schema"]["title"] = json!("edited");
+        value["input_schema"]["digest"] = json!("nonsense");
+        let changes = fix_digests(&mut value);
+        let paths: Vec<_> = changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["/input_schema/digest", "/output_schema/digest"]);
+        assert_eq!(changes[0].before.as_deref(), Some("nonsense"));
+        assert!(validate_document(&value, &Expectations::default()).is_empty());
+    }
 
     fn builder() -> InterfaceBuilder {
         InterfaceBuilder::new("probe", "1.0")

@@ -56,7 +56,7 @@ pub use config::{
     ApprovalPolicy, ApprovalRequest, ServerConfig, TokenEntry, TokenFileError, TokenTable,
 };
 pub use gate::SkillGate;
-pub use http::{router, serve, BEARER_SCHEME_NAME};
+pub use http::{router, router_with_swap, serve, serve_swappable, AgentSwap, BEARER_SCHEME_NAME};
 pub use service::{A2aService, Caller, EventStream, RequestContext, ServiceError};
 pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, SupportingRecord};
 pub use skillgate_a2a as a2a;

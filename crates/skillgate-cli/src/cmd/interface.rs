@@ -1,4 +1,5 @@
-//! `skillgate interface check` and `skillgate interface compose`.
+//! `skillgate interface check` and `skillgate interface compose`; the authoring commands
+//! (`new`, `validate`, `fix`) are in [`super::authoring`].
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -31,6 +32,16 @@ pub enum InterfaceCommand {
     /// Decide whether UPSTREAM's output feeds DOWNSTREAM's input by direct composition
     /// (exit 0 composable, 1 not, 2 unreadable).
     Compose(ComposeArgs),
+    /// Print a complete, valid Skill Interface Document (digests computed) assembled from
+    /// schema files (exit 0, or 1 with the findings).
+    New(super::authoring::NewArgs),
+    /// Validate one instance (arguments, output or a record) against a document offline, with
+    /// the details the gate gives (exit 0 valid, 1 invalid).
+    Validate(super::authoring::ValidateArgs),
+    /// Recompute every embedded schema digest after a schema was edited and show what changed
+    /// (exit 0 if nothing was stale or --write fixed it and the document is valid; 1 if a
+    /// stale digest was left unwritten or other findings remain).
+    Fix(super::authoring::FixArgs),
 }
 
 /// Arguments of `interface check`.
@@ -73,6 +84,9 @@ pub fn run(cmd: InterfaceCommand) -> Result<u8> {
     match cmd {
         InterfaceCommand::Check(a) => check(a),
         InterfaceCommand::Compose(a) => compose(a),
+        InterfaceCommand::New(a) => super::authoring::new(a),
+        InterfaceCommand::Validate(a) => super::authoring::validate(a),
+        InterfaceCommand::Fix(a) => super::authoring::fix(a),
     }
 }
 

@@ -1,9 +1,11 @@
 //! One module per subcommand group; each returns an exit code or an error (exit 2).
 
+pub mod authoring;
 pub mod card;
 pub mod client;
 pub mod conformance;
 pub mod demo;
+pub mod init;
 pub mod interface;
 pub mod io;
 pub mod jcs;

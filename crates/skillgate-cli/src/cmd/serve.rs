@@ -1,4 +1,5 @@
-//! `skillgate serve`: run the netops example agent as an A2A 1.0 server.
+//! `skillgate serve`: run a declarative agent (`--config agent.toml`) or, without a config,
+//! the netops example agent as an A2A 1.0 server.
 
 use anyhow::Context;
 use clap::Args;
@@ -22,8 +23,12 @@ pub struct ServeArgs {
     #[arg(long)]
     pub public_url: Option<String>,
     /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "config")]
     pub conformance_agent: bool,
+    /// Serve the declarative agent of this agent.toml (skills as exec programs or http
+    /// endpoints, see `skillgate init`) instead of the netops example.
+    #[arg(long, value_name = "AGENT.TOML")]
+    pub config: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -37,14 +42,24 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         .as_deref()
         .map(TokenTable::from_file)
         .transpose()?;
-    let builder = if a.conformance_agent {
-        skillgate_netops::conformance_agent::agent()
-    } else {
-        skillgate_netops::agent()
+    let (agent, config_url) = match &a.config {
+        // Refused with the file, line and finding, before anything listens.
+        Some(path) => {
+            let declared = skillgate_agent::load(path)?;
+            (declared.agent, declared.public_url)
+        }
+        None => {
+            let builder = if a.conformance_agent {
+                skillgate_netops::conformance_agent::agent()
+            } else {
+                skillgate_netops::agent()
+            };
+            let agent = builder
+                .build()
+                .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
+            (agent, None)
+        }
     };
-    let agent = builder
-        .build()
-        .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -53,9 +68,15 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         eprintln!("skillgate: task store {}", store.describe());
         let config = ServerConfig {
             tokens,
-            public_url: a.public_url,
+            public_url: a.public_url.or(config_url),
             store: Some(store),
             ..Default::default()
+        };
+        // Installed before the address is printed: a SIGHUP sent as soon as the server is
+        // reachable must reload, not kill it (the default action).
+        let reload = match &a.config {
+            Some(path) => Some(Reload::install(path.clone())?),
+            None => None,
         };
         let listener = tokio::net::TcpListener::bind(&a.listen)
             .await
@@ -64,9 +85,49 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
         let mut out = std::io::stdout();
         writeln!(out, "listening on http://{addr}")?;
         out.flush()?;
-        skillgate_server::serve(agent, listener, config, shutdown_signal()).await?;
+        skillgate_server::serve_swappable(agent, listener, config, shutdown_signal(), |swap| {
+            if let Some(r) = reload {
+                tokio::spawn(r.run(swap));
+            }
+        })
+        .await?;
         Ok(exit::OK)
     })
+}
+
+/// `SIGHUP` re-reads the config: a valid one replaces the agent (card, digests and skills at
+/// once), an invalid one is refused on stderr and the previous agent keeps serving. The base
+/// URL and the server flags stay as they were at start-up.
+struct Reload {
+    path: PathBuf,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Reload {
+    fn install(path: PathBuf) -> anyhow::Result<Self> {
+        let hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .context("cannot listen for SIGHUP")?;
+        Ok(Self { path, hup })
+    }
+
+    async fn run(mut self, swap: skillgate_server::AgentSwap) {
+        while self.hup.recv().await.is_some() {
+            let path = self.path.clone();
+            // Reading files and compiling schemas is blocking work: off the async workers.
+            let loaded = tokio::task::spawn_blocking(move || skillgate_agent::load(&path)).await;
+            match loaded {
+                Ok(Ok(declared)) => {
+                    let n = declared.agent.skill_ids().count();
+                    swap.replace(declared.agent);
+                    eprintln!("skillgate: reloaded {}: {n} skill(s)", self.path.display());
+                }
+                Ok(Err(e)) => eprintln!(
+                    "skillgate: reload refused, the previous configuration keeps serving: {e}"
+                ),
+                Err(e) => eprintln!("skillgate: reload failed: {e}"),
+            }
+        }
+    }
 }
 
 async fn shutdown_signal() {

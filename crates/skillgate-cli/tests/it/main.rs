@@ -4,10 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
+mod authoring;
 mod card_lint;
 mod client_cli;
 mod conformance_cli;
 mod core_cli;
+mod declarative;
 mod serve;
 mod store;
 

@@ -20,7 +20,8 @@ fn service() -> A2aService {
 
 /// Sends one schema-governed request for `skill` at its advertised version and digest.
 async fn run(svc: &A2aService, skill: &str, arguments: Value) -> Value {
-    let gate = svc.agent().gate(skill).unwrap();
+    let agent = svc.agent();
+    let gate = agent.gate(skill).unwrap();
     let data = json!({"skill": skill, "skill_version": gate.skill_version(),
                       "interface_digest": gate.interface_digest_str(), "arguments": arguments});
     let req: SendMessageRequest = serde_json::from_value(json!({"message": {

@@ -28,14 +28,59 @@ pub const BEARER_SCHEME_NAME: &str = "bearer";
 /// Content type of every JSON response (see docs/design.md, "Server runtime").
 pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
 
+/// The Agent Card as served: its bytes and the validators of HTTP caching.
+struct CardCache {
+    bytes: bytes::Bytes,
+    etag: String,
+    last_modified: String,
+}
+
+impl CardCache {
+    /// The card of `agent` at `base_url`; assembled once per agent, its modification time is
+    /// when that agent started being served.
+    fn of(agent: &Agent, base_url: &str, auth: bool) -> Self {
+        let card = agent.card(base_url, auth);
+        let value = serde_json::to_value(&card).unwrap_or_default();
+        let digest = skillgate_core::digest(&value).to_string();
+        CardCache {
+            bytes: bytes::Bytes::from(serde_json::to_vec(&card).unwrap_or_default()),
+            etag: format!("\"{}\"", digest.trim_start_matches("sha256:")),
+            last_modified: crate::time::now_http_date(),
+        }
+    }
+}
+
+/// Replaces the agent a running server serves (a configuration reload): the card (and with it
+/// every advertised digest) and the skills change together. Requests already accepted finish
+/// on the agent they started with. Cheap to clone.
+#[derive(Clone)]
+pub struct AgentSwap {
+    service: A2aService,
+    card: Arc<std::sync::RwLock<Arc<CardCache>>>,
+    base_url: Arc<str>,
+    auth: bool,
+}
+
+impl AgentSwap {
+    /// Serves `agent` from now on. The card is held for writing while the agent is replaced,
+    /// so no client can read the new card and still reach the old skills.
+    pub fn replace(&self, agent: Agent) {
+        let cache = Arc::new(CardCache::of(&agent, &self.base_url, self.auth));
+        let mut guard = match self.card.write() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        self.service.replace_agent(agent);
+        *guard = cache;
+    }
+}
+
 /// Shared state of all handlers.
 #[derive(Clone)]
 pub(crate) struct AppState {
     pub(crate) service: A2aService,
-    card_bytes: bytes::Bytes,
-    etag: Arc<str>,
+    card: Arc<std::sync::RwLock<Arc<CardCache>>>,
     cache_control: Arc<str>,
-    last_modified: Arc<str>,
     pub(crate) body_limit: usize,
     pub(crate) max_depth: usize,
     pub(crate) request_timeout: Duration,
@@ -52,23 +97,40 @@ pub(crate) struct ActiveExtensions(pub(crate) Vec<String>);
 
 /// The router serving `agent` at `base_url` (used for the card's interface URLs).
 pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
-    let card = agent.card(&base_url, config.tokens.is_some());
-    let card_value = serde_json::to_value(&card).unwrap_or_default();
-    let card_bytes = bytes::Bytes::from(serde_json::to_vec(&card).unwrap_or_default());
-    let digest = skillgate_core::digest(&card_value).to_string();
-    let etag = format!("\"{}\"", digest.trim_start_matches("sha256:"));
+    router_with_swap(agent, config, base_url).0
+}
+
+/// [`router`], plus the handle that replaces its agent while it serves.
+pub fn router_with_swap(
+    agent: Agent,
+    config: ServerConfig,
+    base_url: String,
+) -> (Router, AgentSwap) {
+    let auth = config.tokens.is_some();
+    let card = Arc::new(std::sync::RwLock::new(Arc::new(CardCache::of(
+        &agent, &base_url, auth,
+    ))));
+    let service = A2aService::new(agent, &config);
+    let swap = AgentSwap {
+        service: service.clone(),
+        card: Arc::clone(&card),
+        base_url: base_url.into(),
+        auth,
+    };
     let state = AppState {
-        service: A2aService::new(agent, &config),
-        card_bytes,
-        etag: etag.into(),
+        service,
+        card,
         cache_control: format!("public, max-age={}", config.card_max_age.as_secs()).into(),
-        // The card is assembled here, once: its modification time is the server's start.
-        last_modified: crate::time::now_http_date().into(),
         body_limit: config.body_limit,
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
         tokens: config.tokens.map(Arc::new),
     };
+    let app = routes(state);
+    (app, swap)
+}
+
+fn routes(state: AppState) -> Router {
     Router::new()
         .route(a2a::AGENT_CARD_PATH, get(agent_card))
         .route("/", post(jsonrpc::handle))
@@ -104,12 +166,25 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_swappable(agent, listener, config, shutdown, |_| {}).await
+}
+
+/// [`serve`], handing `with_swap` the [`AgentSwap`] of the server before it starts serving
+/// (e.g. to reload a configuration on SIGHUP).
+pub async fn serve_swappable(
+    agent: Agent,
+    listener: tokio::net::TcpListener,
+    config: ServerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    with_swap: impl FnOnce(AgentSwap),
+) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let base = config
         .public_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
-    let app = router(agent, config, base);
+    let (app, swap) = router_with_swap(agent, config, base);
+    with_swap(swap);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
@@ -120,17 +195,22 @@ fn is_jsonrpc_path(path: &str) -> bool {
 }
 
 async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    // One snapshot: body, ETag and Last-Modified always describe the same card.
+    let card = match st.card.read() {
+        Ok(c) => Arc::clone(&c),
+        Err(p) => Arc::clone(&p.into_inner()),
+    };
     let matches = headers
         .get_all(header::IF_NONE_MATCH)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(|t| t.trim().trim_start_matches("W/"))
-        .any(|t| t == "*" || t == &*st.etag);
+        .any(|t| t == "*" || t == card.etag);
     let mut resp = if matches {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = Response::new(Body::from(st.card_bytes.clone()));
+        let mut r = Response::new(Body::from(card.bytes.clone()));
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(JSON_CONTENT_TYPE),
@@ -138,13 +218,13 @@ async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response 
         r
     };
     let h = resp.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&st.etag) {
+    if let Ok(v) = HeaderValue::from_str(&card.etag) {
         h.insert(header::ETAG, v);
     }
     if let Ok(v) = HeaderValue::from_str(&st.cache_control) {
         h.insert(header::CACHE_CONTROL, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&st.last_modified) {
+    if let Ok(v) = HeaderValue::from_str(&card.last_modified) {
         h.insert(header::LAST_MODIFIED, v);
     }
     resp

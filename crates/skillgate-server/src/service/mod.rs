@@ -80,7 +80,9 @@ impl ServiceError {
 pub type EventStream = mpsc::Receiver<StreamResponse>;
 
 struct Inner {
-    agent: Agent,
+    /// Swapped whole by a reload ([`crate::AgentSwap`]); a request takes one snapshot when it
+    /// is prepared and keeps it until its task ends.
+    agent: std::sync::RwLock<Agent>,
     store: Arc<dyn TaskStore>,
     /// The maintenance loop (leases, stale tasks, retention) has been started.
     maintenance: std::sync::Once,
@@ -95,10 +97,11 @@ pub struct A2aService(Arc<Inner>);
 
 /// What a prepared task runs once spawned.
 enum Job {
-    /// `describe_skill` with its arguments.
-    Describe(Value),
-    /// A domain skill (its id) with the request Data Part.
-    Domain(String, Value),
+    /// `describe_skill` with its arguments, on the agent the request was prepared with.
+    Describe(Agent, Value),
+    /// A domain skill (its id) with the request Data Part, on the agent the request was
+    /// prepared with (a reload in between does not change the skill under a task).
+    Domain(Agent, String, Value),
     /// A request refused before it reached any skill (e.g. a skill this agent does not serve).
     Refuse(Rejection),
     /// Nothing: the task was answered while it was prepared.
@@ -167,7 +170,7 @@ impl A2aService {
             Arc::new(skillgate_store::MemoryStore::new(config.task_store.clone()))
         });
         Self(Arc::new(Inner {
-            agent,
+            agent: std::sync::RwLock::new(agent),
             store,
             maintenance: std::sync::Once::new(),
             approval: config.approval.clone(),
@@ -176,9 +179,21 @@ impl A2aService {
         }))
     }
 
-    /// The hosted agent.
-    pub fn agent(&self) -> &Agent {
-        &self.0.agent
+    /// The hosted agent (a snapshot: a reload swaps in another one).
+    pub fn agent(&self) -> Agent {
+        // A poisoned lock still holds a whole Agent: a swap is one assignment.
+        match self.0.agent.read() {
+            Ok(a) => a.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Serves `agent` from now on; requests already prepared keep the one they started with.
+    pub(crate) fn replace_agent(&self, agent: Agent) {
+        match self.0.agent.write() {
+            Ok(mut a) => *a = agent,
+            Err(p) => *p.into_inner() = agent,
+        }
     }
 
     /// The task store in use.

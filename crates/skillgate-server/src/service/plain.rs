@@ -20,7 +20,7 @@ impl A2aService {
         context_id: String,
         ctx: &RequestContext,
     ) -> PlainReply {
-        let Some(handler) = self.0.agent.0.plain.clone() else {
+        let Some(handler) = self.agent().0.plain.clone() else {
             return PlainReply::Rejected("no plain handler".into());
         };
         let pctx = PlainContext {

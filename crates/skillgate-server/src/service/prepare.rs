@@ -47,8 +47,9 @@ impl A2aService {
                     Some(Value::String(s)) => Some((s.clone(), v.clone())),
                     _ => None,
                 });
+        let agent = self.agent();
         let Some((skill, data)) = request else {
-            if self.0.agent.0.plain.is_some() {
+            if agent.0.plain.is_some() {
                 m.context_id = context_id.clone();
                 return Ok(Prepared::Plain {
                     message: m,
@@ -75,9 +76,10 @@ impl A2aService {
         };
         let (job, cancelable) = if skill == wire::DESCRIBE_SKILL {
             let args = data.get(names::ARGUMENTS).cloned().unwrap_or(Value::Null);
-            (Job::Describe(args), false)
-        } else if let Some(h) = self.0.agent.0.skills.get(&skill) {
-            (Job::Domain(skill.clone(), data), h.gate.cancelable())
+            (Job::Describe(agent, args), false)
+        } else if let Some(h) = agent.0.skills.get(&skill) {
+            let cancelable = h.gate.cancelable();
+            (Job::Domain(agent.clone(), skill.clone(), data), cancelable)
         } else {
             let unserved = ErrorObject::new(
                 ErrorCode::InterfaceUnavailable,

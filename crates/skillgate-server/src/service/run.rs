@@ -3,7 +3,7 @@
 //! checked before any artifact is published.
 
 use super::{agent_message, error_part, A2aService, Caller, Job, RequestContext};
-use crate::agent::HostedSkill;
+use crate::agent::{Agent, HostedSkill};
 use crate::gate::{describe_args_invalid, Rejection, RESULT_ARTIFACT_ID};
 use crate::skill::SkillContext;
 use crate::store::{Refused, TaskHandle};
@@ -64,9 +64,9 @@ impl A2aService {
         match job {
             Job::Settled => {}
             Job::Refuse(r) => refuse(&entry, r).await,
-            Job::Describe(args) => self.describe(&entry, &args).await,
-            Job::Domain(skill, data) => {
-                if let Some(h) = self.0.agent.0.skills.get(&skill) {
+            Job::Describe(agent, args) => describe(&agent, &entry, &args).await,
+            Job::Domain(agent, skill, data) => {
+                if let Some(h) = agent.0.skills.get(&skill) {
                     self.run_domain(&entry, h, &data, caller).await;
                 }
             }
@@ -76,35 +76,41 @@ impl A2aService {
             let _ = entry.refresh().await;
         }
     }
+}
 
-    /// `describe_skill`: the precomputed document artifact of a served skill.
-    async fn describe(&self, entry: &TaskHandle, args: &Value) {
-        let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
-            return refuse(
-                entry,
-                Rejection::admission(describe_args_invalid(
-                    "describe_skill arguments must be an object with a string skill_id",
-                )),
-            )
-            .await;
-        };
-        match self.0.agent.0.skills.get(id) {
-            Some(h) => {
-                if publish(entry, h.describe_artifact.clone()).await {
-                    let _ = entry.set_status(TaskState::Completed, None).await;
-                }
+/// `describe_skill`: the precomputed document artifact of a skill `agent` serves.
+async fn describe(agent: &Agent, entry: &TaskHandle, args: &Value) {
+    let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
+        return refuse(
+            entry,
+            Rejection::admission(describe_args_invalid(
+                "describe_skill arguments must be an object with a string skill_id",
+            )),
+        )
+        .await;
+    };
+    match agent.0.skills.get(id) {
+        Some(h) => {
+            if publish(entry, h.describe_artifact.clone()).await {
+                let _ = entry.set_status(TaskState::Completed, None).await;
             }
-            None => refuse(
+        }
+        None => {
+            refuse(
                 entry,
                 Rejection::admission(ErrorObject::new(
                     ErrorCode::InterfaceUnavailable,
-                    format!("no Skill Interface Document for skill {id:?}: it is not served by this agent"),
+                    format!(
+                    "no Skill Interface Document for skill {id:?}: it is not served by this agent"
+                ),
                 )),
             )
-            .await,
+            .await
         }
     }
+}
 
+impl A2aService {
     /// A domain skill: the gate's admission, the handler under its limits, the output check.
     async fn run_domain(
         &self,
