@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# Load bench for `skillgate serve` (run by hand, not in CI). See bench/load/README.md.
+#
+# Throughput: wrk, N connections for D seconds, JSON-RPC SendMessage, every response checked
+# (HTTP 200 and TASK_STATE_COMPLETED), against `skillgate serve --store memory|sqlite:|postgres://`
+# for the scenarios `describe` (describe_skill of evaluate_resource_condition) and `evaluate`
+# (evaluate_resource_condition on `lo`, rx_errors: no sampling window), and optionally the peer:
+# the a2a-sdk 1.3.0 server on its PostgreSQL DatabaseTaskStore (scenario `sdk`).
+# RSS: VmRSS of the server before, every 10 s during and 10 s after a run of R SendMessage calls.
+# Every run gets a fresh server and a fresh store (new SQLite file, new PostgreSQL database).
+# Prints Markdown tables on stdout; progress and raw wrk output go to stderr and $BENCH_OUT.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+
+usage() {
+    cat <<'EOF'
+usage: bench/load/run.sh [options]
+  --mode throughput|rss|all       what to measure             (BENCH_MODE, default all)
+  --scenario describe|evaluate|all                            (BENCH_SCENARIO, default all)
+  --store memory|sqlite|postgres|all  comma lists allowed      (BENCH_STORE, default all)
+  --peer sdk|none                 also load the a2a-sdk peer  (BENCH_PEER, default sdk)
+  --repeat N                      runs per cell, median kept  (BENCH_REPEAT, default 2)
+  --duration SECONDS              wrk -d for throughput       (BENCH_DURATION, default 10)
+  --connections N                 wrk -c                      (BENCH_CONNECTIONS, default 64)
+  --threads N                     wrk -t                      (BENCH_THREADS, default 2)
+  --rss-requests N                SendMessage calls per RSS run (BENCH_RSS_REQUESTS, default 100000)
+  --no-build                      use target/release/skillgate as it is
+Other environment: BENCH_PG (default postgres://postgres@127.0.0.1:5432; databases
+sgbench_* are created and dropped there), BENCH_VENV (default target/bench-venv),
+BENCH_WARMUP seconds (default 2), BENCH_OUT (raw output dir, default target/bench-load/TIME).
+EOF
+}
+
+MODE=${BENCH_MODE:-all}
+SCENARIO=${BENCH_SCENARIO:-all}
+STORE=${BENCH_STORE:-all}
+PEER=${BENCH_PEER:-sdk}
+REPEAT=${BENCH_REPEAT:-2}
+DURATION=${BENCH_DURATION:-10}
+CONNS=${BENCH_CONNECTIONS:-64}
+THREADS=${BENCH_THREADS:-2}
+RSS_REQUESTS=${BENCH_RSS_REQUESTS:-100000}
+WARMUP=${BENCH_WARMUP:-2}
+BUILD=1
+PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
+VENV=${BENCH_VENV:-target/bench-venv}
+OUT=${BENCH_OUT:-target/bench-load/$(date -u +%Y%m%dT%H%M%SZ)}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --mode) MODE=$2; shift 2 ;;
+        --scenario) SCENARIO=$2; shift 2 ;;
+        --store) STORE=$2; shift 2 ;;
+        --peer) PEER=$2; shift 2 ;;
+        --repeat) REPEAT=$2; shift 2 ;;
+        --duration) DURATION=$2; shift 2 ;;
+        --connections) CONNS=$2; shift 2 ;;
+        --threads) THREADS=$2; shift 2 ;;
+        --rss-requests) RSS_REQUESTS=$2; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+if [ "$SCENARIO" = all ]; then SCENARIO=describe,evaluate; fi
+if [ "$STORE" = all ]; then STORE=memory,sqlite,postgres; fi
+IFS=, read -r -a SCENARIOS <<<"$SCENARIO"
+IFS=, read -r -a STORES <<<"$STORE"
+mkdir -p "$OUT"
+log() { echo "== bench: $*" >&2; }
+
+# --- tools -------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+    log "installing wrk"
+    apt-get install -y wrk >&2 || { apt-get update >&2 && apt-get install -y wrk >&2; }
+fi
+if [ "$BUILD" = 1 ]; then
+    log "cargo build --release -p skillgate-cli"
+    cargo build --release -p skillgate-cli >&2
+fi
+BIN=$ROOT/target/release/skillgate
+[ -x "$BIN" ] || { echo "run.sh: $BIN missing (build it or drop --no-build)" >&2; exit 2; }
+if [ "$PEER" = sdk ] && [ "$MODE" != rss ]; then
+    if [ ! -x "$VENV/bin/python" ]; then
+        log "venv $VENV"
+        python3 -m venv "$VENV"
+    fi
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        -r bench/load/requirements.txt >&2
+fi
+
+# --- servers -----------------------------------------------------------------------------
+SERVER_PID=""
+URL=""
+DBS=()
+TMPDIRS=()
+cleanup() {
+    stop_server || true
+    for db in "${DBS[@]}"; do
+        psql -q "$PG/postgres" -c "drop database if exists $db" >/dev/null 2>&1 || true
+    done
+    for d in "${TMPDIRS[@]}"; do rm -rf "$d"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+DB=""
+fresh_db() { # sets DB (not in a subshell, so that cleanup knows every database)
+    DB="sgbench_$$_${#DBS[@]}"
+    psql -q "$PG/postgres" -c "create database $DB" >/dev/null
+    DBS+=("$DB")
+}
+
+wait_listening() { # $1 stdout file, $2 stderr file
+    local i
+    for i in $(seq 1 300); do
+        URL=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$1" | head -1)
+        [ -n "$URL" ] && return 0
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "run.sh: the server did not start:" >&2
+    cat "$2" >&2
+    exit 1
+}
+
+STORE_DESC=""
+start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DESC
+    local kind=$1 out err
+    out=$OUT/server.$kind.out
+    err=$OUT/server.$kind.err
+    case $kind in
+        memory) STORE_DESC="memory" ;;
+        sqlite)
+            local d; d=$(mktemp -d /tmp/sgbench.XXXXXX); TMPDIRS+=("$d")
+            STORE_DESC="sqlite:$d/tasks.db" ;;
+        postgres) fresh_db; STORE_DESC="$PG/$DB" ;;
+        sdk) fresh_db; STORE_DESC="postgresql+asyncpg://${PG#postgres://}/$DB" ;;
+    esac
+    if [ "$kind" = sdk ]; then
+        "$VENV/bin/python" bench/load/sdk_peer.py --db "$STORE_DESC" --listen 127.0.0.1:0 >"$out" 2>"$err" &
+    else
+        "$BIN" serve --listen 127.0.0.1:0 --store "$STORE_DESC" >"$out" 2>"$err" &
+    fi
+    SERVER_PID=$!
+    wait_listening "$out" "$err"
+}
+
+stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    local i
+    for i in $(seq 1 100); do
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+# The Data Part of a scenario (needs the running server for the interface digest).
+data_part() {
+    case $1 in
+        describe) echo '{"skill":"describe_skill","arguments":{"skill_id":"evaluate_resource_condition"}}' ;;
+        evaluate)
+            "$BIN" describe "$URL" evaluate_resource_condition --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(json.dumps({
+    "skill": d["skill_id"], "skill_version": d["skill_version"],
+    "interface_digest": d["interface_digest"],
+    "arguments": {"resource_id": "lo",
+                  "condition": {"metric": "rx_errors", "operator": "gt", "threshold": 0, "unit": "count"}},
+}, separators=(",", ":")))' ;;
+        sdk) echo '' ;;
+    esac
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+hwm_kib() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k/1024}'; }
+
+wrk_run() { # $1 label, $2 data part, $3 duration, [$4 limit, $5 done dir]; prints the BENCH line
+    local label=$1 data=$2 dur=$3 limit=${4:-0} done_dir=${5:-}
+    BENCH_DATA=$data BENCH_LIMIT=$limit BENCH_THREADS=$THREADS BENCH_DONE_DIR=$done_dir \
+        wrk -t"$THREADS" -c"$CONNS" -d"${dur}s" --timeout 10s --latency \
+        -s bench/load/sendmessage.lua "$URL/" >"$OUT/wrk.$label.txt" 2>&1
+    grep '^BENCH ' "$OUT/wrk.$label.txt" | head -1
+    grep '^BENCH_SAMPLE ' "$OUT/wrk.$label.txt" | head -1 >&2 || true
+}
+
+TICK=$(getconf CLK_TCK)
+THROUGHPUT_ROWS=()
+RSS_ROWS=()
+
+# --- throughput --------------------------------------------------------------------------
+throughput_cell() { # $1 scenario, $2 store kind
+    local scen=$1 kind=$2 r line rpss="" p99s="" p50s="" bad=0 cpus="" loads="" runs_rps="" runs_p99=""
+    for r in $(seq 1 "$REPEAT"); do
+        start_server "$kind"
+        local data; data=$(data_part "$scen")
+        if [ "$WARMUP" -gt 0 ]; then wrk_run "$scen.$kind.$r.warmup" "$data" "$WARMUP" >/dev/null; fi
+        local la; la=$(loadavg)
+        local t0; t0=$(cpu_ticks "$SERVER_PID")
+        line=$(wrk_run "$scen.$kind.$r" "$data" "$DURATION")
+        local t1; t1=$(cpu_ticks "$SERVER_PID")
+        stop_server
+        [ -n "$line" ] || { echo "run.sh: wrk printed no result, see $OUT/wrk.$scen.$kind.$r.txt" >&2; exit 1; }
+        log "$scen/$kind run $r (load $la): $line"
+        local rps p99 p50 secs errs
+        rps=$(field rps "$line"); p99=$(field p99_ms "$line"); p50=$(field p50_ms "$line")
+        secs=$(field duration_s "$line")
+        errs=$(( $(field non200 "$line") + $(field not_completed "$line") + $(field connect_err "$line") \
+            + $(field read_err "$line") + $(field write_err "$line") + $(field timeout_err "$line") ))
+        bad=$((bad + errs))
+        rpss+=" $rps"; p99s+=" $p99"; p50s+=" $p50"
+        cpus+=" $(awk -v a="$t0" -v b="$t1" -v t="$TICK" -v s="$secs" 'BEGIN {printf "%.0f", 100*(b-a)/t/s}')"
+        runs_rps+="${runs_rps:+ / }$(printf %.0f "$rps")"
+        runs_p99+="${runs_p99:+ / }$(printf %.1f "$p99")"
+        loads+="${loads:+; }$la"
+    done
+    local label=$scen
+    [ "$kind" = sdk ] && label="trivial task (a2a-sdk peer)"
+    local store_label=$kind
+    [ "$kind" = sdk ] && store_label="a2a-sdk 1.3.0, DatabaseTaskStore on postgres"
+    THROUGHPUT_ROWS+=("| $label | $store_label | **$(echo "$rpss" | median | xargs printf %.0f)** | **$(echo "$p99s" | median | xargs printf %.1f)** | $(echo "$p50s" | median | xargs printf %.1f) | $runs_rps | $runs_p99 | $bad | $(echo "$cpus" | median | xargs printf %.0f)% | $loads |")
+    echo "$scen $kind $(echo "$rpss" | median) $(echo "$p99s" | median)" >>"$OUT/medians.txt"
+}
+
+# --- RSS ---------------------------------------------------------------------------------
+rss_cell() { # $1 scenario, $2 store kind
+    local scen=$1 kind=$2 r
+    for r in $(seq 1 "$REPEAT"); do
+        start_server "$kind"
+        local data; data=$(data_part "$scen")
+        sleep 2
+        local la; la=$(loadavg)
+        local before; before=$(rss_kib "$SERVER_PID")
+        local done_dir; done_dir=$(mktemp -d /tmp/sgbench-done.XXXXXX); TMPDIRS+=("$done_dir")
+        BENCH_DATA=$data BENCH_LIMIT=$RSS_REQUESTS BENCH_THREADS=$THREADS BENCH_DONE_DIR=$done_dir \
+            wrk -t"$THREADS" -c"$CONNS" -d3600s --timeout 10s \
+            -s bench/load/sendmessage.lua "$URL/" >"$OUT/wrk.rss.$scen.$kind.$r.txt" 2>&1 &
+        local wpid=$! t=0 samples="" max=$before
+        while kill -0 "$wpid" 2>/dev/null; do
+            sleep 1; t=$((t + 1))
+            if [ $((t % 10)) -eq 0 ]; then
+                local s; s=$(rss_kib "$SERVER_PID")
+                samples+="${samples:+ }$(mib "$s")"
+                if [ "$s" -gt "$max" ]; then max=$s; fi
+            fi
+            if [ "$(find "$done_dir" -name 'done.*' | wc -l)" -ge "$THREADS" ]; then
+                kill -INT "$wpid" 2>/dev/null || true
+            fi
+        done
+        wait "$wpid" || true
+        sleep 10
+        local after hwm; after=$(rss_kib "$SERVER_PID"); hwm=$(hwm_kib "$SERVER_PID")
+        stop_server
+        local line; line=$(grep '^BENCH ' "$OUT/wrk.rss.$scen.$kind.$r.txt" | head -1)
+        log "rss $scen/$kind run $r (load $la): before $(mib "$before") MiB, during [$samples], after $(mib "$after"), VmHWM $(mib "$hwm"); $line"
+        local errs
+        errs=$(( $(field non200 "$line") + $(field not_completed "$line") + $(field connect_err "$line") \
+            + $(field read_err "$line") + $(field write_err "$line") + $(field timeout_err "$line") ))
+        local during
+        during=$(tr ' ' '\n' <<<"$samples" | grep -v '^$' | sort -g \
+            | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR==1) print a[1]; else printf "%s-%s (%d samples)", a[1], a[NR], NR}')
+        RSS_ROWS+=("| $scen | $kind | $r | $(field requests "$line") | $(printf %.0f "$(field duration_s "$line")") | $(mib "$before") | $during | $(mib "$max") | $(mib "$after") | $(mib "$hwm") | $errs | $la |")
+    done
+}
+
+log "output in $OUT; load average now $(loadavg)"
+if [ "$MODE" = throughput ] || [ "$MODE" = all ]; then
+    for scen in "${SCENARIOS[@]}"; do
+        for kind in "${STORES[@]}"; do throughput_cell "$scen" "$kind"; done
+    done
+    if [ "$PEER" = sdk ]; then throughput_cell sdk sdk; fi
+fi
+if [ "$MODE" = rss ] || [ "$MODE" = all ]; then
+    for scen in "${SCENARIOS[@]}"; do
+        for kind in "${STORES[@]}"; do rss_cell "$scen" "$kind"; done
+    done
+fi
+
+# --- report ------------------------------------------------------------------------------
+echo
+echo "wrk -t$THREADS -c$CONNS; $(nproc) cores; $(uname -sr); skillgate $(git rev-parse --short HEAD)"
+if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
+    echo
+    echo "SendMessage, ${DURATION} s per run after ${WARMUP} s warm-up, median of $REPEAT runs:"
+    echo
+    echo "| scenario | store | req/s | p99 ms | p50 ms | req/s per run | p99 ms per run | bad responses | server CPU | load average at each run |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${THROUGHPUT_ROWS[@]}"
+    if [ -s "$OUT/medians.txt" ]; then
+        echo
+        awk '$1 == "sdk" {sr = $3; sp = $4} $1 != "sdk" {r[$1" "$2] = $3; p[$1" "$2] = $4}
+             END {
+               for (k in r) {
+                 split(k, a, " ");
+                 if (a[2] == "postgres" && sr > 0)
+                   printf "- %s, skillgate+postgres vs a2a-sdk: %.1fx the requests/s (target >= 10x), p99 %.3f of the SDK'"'"'s (target <= 0.1)\n", a[1], r[k]/sr, p[k]/sp;
+                 if (a[2] == "sqlite" && ((a[1]" memory") in r))
+                   printf "- %s, sqlite vs memory: %.0f%% of the requests/s (target >= 50%%)\n", a[1], 100*r[k]/r[a[1]" memory"];
+               }
+             }' "$OUT/medians.txt" | sort
+    fi
+fi
+if [ ${#RSS_ROWS[@]} -gt 0 ]; then
+    echo
+    echo "VmRSS of the server over $RSS_REQUESTS SendMessage calls (MiB; during = range of the samples taken every 10 s; after = 10 s after the load; all samples on stderr):"
+    echo
+    echo "| scenario | store | run | responses | s | before | during | max sampled | after | VmHWM | bad responses | load average |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${RSS_ROWS[@]}"
+fi
