@@ -31,6 +31,22 @@ pub struct ServerConfig {
     pub max_task_duration: Duration,
     /// `max-age` of the Agent Card's `Cache-Control` (default 300 s).
     pub card_max_age: Duration,
+    /// Longest a connection may take to deliver a complete request head, counted from when
+    /// it opens or, on a kept-alive connection, from the first byte of the next request
+    /// (default 10 s). A connection that opens and sends nothing, or trickles its head one
+    /// byte at a time (slowloris), is closed when it runs out.
+    pub header_read_timeout: Duration,
+    /// Longest a kept-alive connection may sit idle between a response and the first byte of
+    /// its next request before the server closes it (default 60 s).
+    pub idle_timeout: Duration,
+    /// Most connections served at once (default 1024). A connection beyond it is answered
+    /// `503` with a JSON body and `Connection: close` and closed at once, so the limit is
+    /// reached before the process runs out of file descriptors (keep it under `ulimit -n`).
+    pub max_connections: usize,
+    /// On shutdown: how long in-flight requests get to finish (open event streams are ended
+    /// at once) before every remaining connection is dropped and [`crate::serve`] returns
+    /// (default 10 s).
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -46,6 +62,10 @@ impl Default for ServerConfig {
             public_url: None,
             max_task_duration: Duration::from_secs(300),
             card_max_age: Duration::from_secs(300),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 1024,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }

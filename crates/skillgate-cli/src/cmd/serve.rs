@@ -5,6 +5,7 @@ use clap::Args;
 use skillgate_server::{ServerConfig, TokenTable};
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::cmd::store::StoreArgs;
 use crate::exit;
@@ -24,14 +25,67 @@ pub struct ServeArgs {
     /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
     #[arg(long)]
     pub conformance_agent: bool,
+    /// A connection must deliver a complete request head within this time of opening, or of
+    /// the first byte of its next request; silent and slowloris connections are closed.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub header_read_timeout: Duration,
+    /// A kept-alive connection idle for this long between requests is closed.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
+    pub idle_timeout: Duration,
+    /// Most connections served at once; one more is answered 503 (JSON body) and closed.
+    /// Keep it under the file-descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// On SIGTERM/SIGINT: open event streams end at once, in-flight requests get this long to
+    /// finish, then the process exits 0 whatever clients still hold.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub shutdown_grace: Duration,
     #[command(flatten)]
     pub store: StoreArgs,
 }
 
 /// `skillgate serve`: opens the task store, prints `listening on http://HOST:PORT` first on
-/// stdout (the store in use goes to stderr), then serves until SIGINT or SIGTERM, finishing
-/// in-flight requests.
+/// stdout (the store in use goes to stderr), then serves until SIGINT or SIGTERM, ending open
+/// streams and finishing in-flight requests within `--shutdown-grace`. A signal during
+/// start-up ends it with exit 0 too: the handlers are installed before anything else.
 pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let code = rt.block_on(async move {
+        let signal = shutdown_signal()?;
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            signal.await;
+            let _ = tx.send(true);
+        });
+        // A signal during start-up (opening the store, say) ends it here ...
+        let (agent, listener, config) = tokio::select! {
+            r = start(a) => r?,
+            () = stopped(rx.clone()) => return Ok(exit::OK),
+        };
+        // ... and once listening, it starts the graceful shutdown.
+        skillgate_server::serve(agent, listener, config, stopped(rx)).await?;
+        Ok(exit::OK)
+    });
+    // Skills still running after the grace are abandoned, not awaited.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    code
+}
+
+/// Resolves once the signal task has seen a signal (or is gone).
+async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
+    let _ = rx.wait_for(|s| *s).await;
+}
+
+/// Builds the agent, opens the store, binds and announces the address.
+async fn start(
+    a: ServeArgs,
+) -> anyhow::Result<(
+    skillgate_server::Agent,
+    tokio::net::TcpListener,
+    ServerConfig,
+)> {
     let tokens = a
         .token_file
         .as_deref()
@@ -45,47 +99,47 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
     let agent = builder
         .build()
         .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
-        let store = a.store.open().await?;
-        eprintln!("skillgate: task store {}", store.describe());
-        let config = ServerConfig {
-            tokens,
-            public_url: a.public_url,
-            store: Some(store),
-            ..Default::default()
-        };
-        let listener = tokio::net::TcpListener::bind(&a.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", a.listen))?;
-        let addr = listener.local_addr()?;
-        let mut out = std::io::stdout();
-        writeln!(out, "listening on http://{addr}")?;
-        out.flush()?;
-        skillgate_server::serve(agent, listener, config, shutdown_signal()).await?;
-        Ok(exit::OK)
-    })
+    let store = a.store.open().await?;
+    eprintln!("skillgate: task store {}", store.describe());
+    let config = ServerConfig {
+        tokens,
+        public_url: a.public_url,
+        store: Some(store),
+        header_read_timeout: a.header_read_timeout,
+        idle_timeout: a.idle_timeout,
+        max_connections: a.max_connections as usize,
+        shutdown_grace: a.shutdown_grace,
+        ..Default::default()
+    };
+    let listener = tokio::net::TcpListener::bind(&a.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", a.listen))?;
+    let addr = listener.local_addr()?;
+    let mut out = std::io::stdout();
+    writeln!(out, "listening on http://{addr}")?;
+    out.flush()?;
+    Ok((agent, listener, config))
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGINT or SIGTERM; the handlers are installed when this returns, so a signal
+/// that arrives later is never the default (death by signal).
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

@@ -80,3 +80,106 @@ fn serve_refuses_a_bad_token_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
 }
+
+fn spawn_serve(extra: &[&str]) -> (std::process::Child, String) {
+    let mut child = skillgate()
+        .command()
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", "memory"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_string();
+    (child, addr)
+}
+
+fn sigterm(child: &std::process::Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn sigterm_right_after_start_exits_zero() {
+    for _ in 0..5 {
+        let (mut child, _addr) = spawn_serve(&[]);
+        sigterm(&child);
+        let exit = child.wait().unwrap();
+        assert_eq!(
+            exit.code(),
+            Some(0),
+            "exit 0, not death by signal: {exit:?}"
+        );
+    }
+}
+
+#[test]
+fn sigterm_exits_within_the_grace_whatever_clients_do() {
+    let (mut child, addr) = spawn_serve(&["--shutdown-grace", "1s"]);
+    // A half-sent head and a half-sent body hold the server's connections.
+    let mut half_head = TcpStream::connect(&addr).unwrap();
+    half_head.write_all(b"POST / HTTP/1.1\r\nHost: x").unwrap();
+    let mut half_body = TcpStream::connect(&addr).unwrap();
+    half_body
+        .write_all(format!("POST / HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let t0 = std::time::Instant::now();
+    sigterm(&child);
+    let exit = child.wait().unwrap();
+    let took = t0.elapsed();
+    assert_eq!(exit.code(), Some(0), "{exit:?}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+#[test]
+fn serve_help_states_the_connection_defaults() {
+    let out = skillgate().run(&["serve", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "--header-read-timeout",
+        "[default: 10s]",
+        "--idle-timeout",
+        "[default: 60s]",
+        "--max-connections",
+        "[default: 1024]",
+        "--shutdown-grace",
+    ] {
+        assert!(help.contains(want), "{want} in {help}");
+    }
+}
+
+#[test]
+fn sigterm_during_start_up_exits_zero() {
+    // While the SQLite store is being created (before the server listens), SIGTERM must end
+    // the start-up with exit 0, not kill the process by signal.
+    for delay_ms in [15u64, 30, 60, 120] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = format!("sqlite:{}", dir.path().join("tasks.db").display());
+        let mut child = skillgate()
+            .command()
+            .args(["serve", "--listen", "127.0.0.1:0", "--store", &store])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        sigterm(&child);
+        let exit = child.wait().unwrap();
+        assert_eq!(
+            exit.code(),
+            Some(0),
+            "SIGTERM {delay_ms} ms after start: {exit:?}"
+        );
+    }
+}

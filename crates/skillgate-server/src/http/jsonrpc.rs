@@ -131,7 +131,7 @@ async fn dispatch(
             Ok(p) => svc
                 .send_streaming_message(p, ctx)
                 .await
-                .map(|s| sse::jsonrpc(id.clone(), s)),
+                .map(|s| sse::jsonrpc(id.clone(), s, st.streams_end.clone())),
             Err(e) => Err(e),
         },
         methods::GET_TASK => match params::<a2a::GetTaskRequest>(rpc.params) {
@@ -157,7 +157,7 @@ async fn dispatch(
             Ok(p) => svc
                 .subscribe_to_task(&p, ctx)
                 .await
-                .map(|s| sse::jsonrpc(id.clone(), s)),
+                .map(|s| sse::jsonrpc(id.clone(), s, st.streams_end.clone())),
             Err(e) => Err(e),
         },
         m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc

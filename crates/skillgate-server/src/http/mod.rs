@@ -2,6 +2,7 @@
 //! panic catching) and the Agent Card endpoint. The two bindings live in `jsonrpc` and `rest`.
 
 mod body;
+mod conn;
 mod jsonrpc;
 mod rest;
 mod sse;
@@ -40,6 +41,8 @@ pub(crate) struct AppState {
     pub(crate) max_depth: usize,
     pub(crate) request_timeout: Duration,
     tokens: Option<Arc<TokenTable>>,
+    /// Cancelled when the server shuts down: every open event stream ends.
+    pub(crate) streams_end: tokio_util::sync::CancellationToken,
 }
 
 /// The protocol version a request asked for, when this server does not serve it.
@@ -52,6 +55,15 @@ pub(crate) struct ActiveExtensions(pub(crate) Vec<String>);
 
 /// The router serving `agent` at `base_url` (used for the card's interface URLs).
 pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
+    build_router(agent, config, base_url, Default::default())
+}
+
+fn build_router(
+    agent: Agent,
+    config: ServerConfig,
+    base_url: String,
+    streams_end: tokio_util::sync::CancellationToken,
+) -> Router {
     let card = agent.card(&base_url, config.tokens.is_some());
     let card_value = serde_json::to_value(&card).unwrap_or_default();
     let card_bytes = bytes::Bytes::from(serde_json::to_vec(&card).unwrap_or_default());
@@ -68,6 +80,7 @@ pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
         tokens: config.tokens.map(Arc::new),
+        streams_end,
     };
     Router::new()
         .route(a2a::AGENT_CARD_PATH, get(agent_card))
@@ -96,8 +109,11 @@ pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
         .with_state(state)
 }
 
-/// Binds nothing itself: serves on `listener` until `shutdown` resolves, then finishes
-/// in-flight requests.
+/// Binds nothing itself: serves on `listener` until `shutdown` resolves, then stops listening,
+/// ends open event streams, closes idle connections and gives in-flight requests
+/// [`ServerConfig::shutdown_grace`] to finish before dropping what is left. Connections are
+/// held to [`ServerConfig::header_read_timeout`], [`ServerConfig::idle_timeout`] and
+/// [`ServerConfig::max_connections`].
 pub async fn serve(
     agent: Agent,
     listener: tokio::net::TcpListener,
@@ -109,10 +125,15 @@ pub async fn serve(
         .public_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
-    let app = router(agent, config, base);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    let limits = conn::Limits {
+        header_read_timeout: config.header_read_timeout,
+        idle_timeout: config.idle_timeout,
+        max_connections: config.max_connections,
+        shutdown_grace: config.shutdown_grace,
+    };
+    let streams_end = tokio_util::sync::CancellationToken::new();
+    let app = build_router(agent, config, base, streams_end.clone());
+    conn::run(listener, app, limits, shutdown, streams_end).await
 }
 
 fn is_jsonrpc_path(path: &str) -> bool {

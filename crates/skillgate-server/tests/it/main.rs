@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
 mod common;
+mod connections;
 mod hostile_bodies;
 mod jsonrpc;
 mod plain_tasks;
