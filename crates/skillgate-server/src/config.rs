@@ -130,6 +130,8 @@ pub struct TokenEntry {
     pub label: String,
     /// Skills this token may use; `None` means all.
     pub skills: Option<BTreeSet<String>>,
+    /// Line of the token file it came from.
+    line: usize,
 }
 
 impl std::fmt::Debug for TokenEntry {
@@ -173,7 +175,12 @@ pub enum TokenFileError {
     Empty,
 }
 
-/// Accepted bearer tokens, from a file of `token` or `token skill1,skill2` lines (`#` comments).
+/// Shortest accepted bearer token, in bytes: shorter ones are guessable.
+pub const MIN_TOKEN_BYTES: usize = 16;
+
+/// Accepted bearer tokens, from a file of `token` or `token skill1,skill2` lines. A line whose
+/// first non-blank character is `#` is a comment; a `#` anywhere else is part of the line (a
+/// token may contain one), so there are no trailing comments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TokenTable {
     entries: Vec<TokenEntry>,
@@ -185,8 +192,8 @@ impl TokenTable {
         let mut entries = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let bad = |message: &str| TokenFileError::Line {
@@ -198,11 +205,17 @@ impl TokenTable {
             let skills = fields.next();
             if fields.next().is_some() {
                 return Err(bad(
-                    "expected `token` or `token skill1,skill2` (skills separated by commas, no spaces)",
+                    "expected `token` or `token skill1,skill2` (skills separated by commas, no spaces; comments only on lines of their own, starting with #)",
                 ));
             }
             if !token.bytes().all(|b| b.is_ascii_graphic()) {
                 return Err(bad("a token must be printable ASCII"));
+            }
+            if token.len() < MIN_TOKEN_BYTES {
+                return Err(bad(&format!(
+                    "a token must be at least {MIN_TOKEN_BYTES} bytes (this one has {}); generate one with e.g. `openssl rand -hex 32`",
+                    token.len()
+                )));
             }
             if entries.iter().any(|e: &TokenEntry| e.token == token) {
                 return Err(bad("duplicate token"));
@@ -226,12 +239,27 @@ impl TokenTable {
                 token: token.to_string(),
                 label: format!("token-{line_no}"),
                 skills,
+                line: line_no,
             });
         }
         if entries.is_empty() {
             return Err(TokenFileError::Empty);
         }
         Ok(Self { entries })
+    }
+
+    /// Refuses the first line naming a skill the agent does not serve (`serves` says no), with
+    /// its line number: a typo there would otherwise silently deny the token that skill.
+    pub fn check_skills(&self, serves: impl Fn(&str) -> bool) -> Result<(), TokenFileError> {
+        for e in &self.entries {
+            if let Some(unknown) = e.skills.iter().flatten().find(|s| !serves(s)) {
+                return Err(TokenFileError::Line {
+                    line: e.line,
+                    message: format!("the agent serves no skill `{unknown}`"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Reads and parses a token file.
@@ -279,24 +307,25 @@ mod tests {
 
     #[test]
     fn token_entries_never_show_their_secret() {
-        let t = TokenTable::parse("s3cr3t-value observe\n").unwrap();
+        let t = TokenTable::parse("s3cr3t-value-0123456 observe\n").unwrap();
         let shown = format!("{t:?}");
         assert!(!shown.contains("s3cr3t-value"), "{shown}");
         assert!(shown.contains("token-1"), "{shown}");
-        assert!(t.lookup("s3cr3t-value").is_some());
-        assert!(t.lookup("s3cr3t-valuf").is_none());
+        assert!(t.lookup("s3cr3t-value-0123456").is_some());
+        assert!(t.lookup("s3cr3t-value-0123457").is_none());
         assert!(t.lookup("s3cr3t").is_none());
     }
 
     #[test]
     fn token_file_lines() {
-        let t = TokenTable::parse("# c\nabc\n\nxyz s1,s2  # note\n").unwrap();
+        let t =
+            TokenTable::parse("# c\nabc-0123456789abcdef\n\nxyz-0123456789abcdef s1,s2\n").unwrap();
         assert_eq!(t.len(), 2);
-        assert!(t.lookup("abc").unwrap().allows("anything"));
-        let x = t.lookup("xyz").unwrap();
+        assert!(t.lookup("abc-0123456789abcdef").unwrap().allows("anything"));
+        let x = t.lookup("xyz-0123456789abcdef").unwrap();
         assert!(x.allows("s1") && !x.allows("s3"));
         assert_eq!(x.label, "token-4");
-        assert!(t.lookup("ab").is_none());
+        assert!(t.lookup("abc-0123456789abcde").is_none());
         assert!(matches!(
             TokenTable::parse("a b c"),
             Err(TokenFileError::Line { line: 1, .. })
@@ -305,7 +334,39 @@ mod tests {
             TokenTable::parse("# only\n"),
             Err(TokenFileError::Empty)
         ));
-        assert!(TokenTable::parse("a\na").is_err());
+        assert!(TokenTable::parse("abc-0123456789abcdef\nabc-0123456789abcdef").is_err());
+    }
+
+    #[test]
+    fn a_hash_inside_a_token_is_part_of_it() {
+        let t = TokenTable::parse("# operators\nh4sh#tagSecretSuffix-0001\n").unwrap();
+        assert!(t.lookup("h4sh#tagSecretSuffix-0001").is_some());
+        assert!(t.lookup("h4sh").is_none());
+        // A comment is a line of its own; trailing text is no comment.
+        assert!(matches!(
+            TokenTable::parse("secret-0123456789abcdef # note\n"),
+            Err(TokenFileError::Line { line: 1, .. })
+        ));
+        let t = TokenTable::parse("  # indented comment\nsecret-0123456789abcdef\n").unwrap();
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn short_tokens_are_refused_with_their_line() {
+        let e = TokenTable::parse("# c\nsecret-0123456789abcdef\nshort-token\n").unwrap_err();
+        assert!(matches!(e, TokenFileError::Line { line: 3, .. }), "{e}");
+        assert!(e.to_string().contains("16 bytes"), "{e}");
+        assert!(TokenTable::parse("exactly16bytes!!").is_ok());
+    }
+
+    #[test]
+    fn lines_naming_skills_the_agent_does_not_serve_are_refused() {
+        let t =
+            TokenTable::parse("secret-0123456789abcdef\nlimited-0123456789abc s1,nope\n").unwrap();
+        let e = t.check_skills(|s| s == "s1").unwrap_err();
+        assert!(matches!(e, TokenFileError::Line { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("nope"), "{e}");
+        assert!(t.check_skills(|s| s == "s1" || s == "nope").is_ok());
     }
 
     #[test]

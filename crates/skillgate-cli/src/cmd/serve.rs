@@ -16,7 +16,8 @@ pub struct ServeArgs {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:7420")]
     pub listen: String,
-    /// Bearer token file: one `token` or `token skill1,skill2` per line, `#` comments.
+    /// Bearer token file: one `token` or `token skill1,skill2` per line (tokens of at least 16
+    /// bytes; skills the agent serves); lines starting with `#` are comments.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
     /// Base URL to advertise in the Agent Card (default: http://<bound address>).
@@ -99,6 +100,10 @@ async fn start(
     let agent = builder
         .build()
         .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
+    if let (Some(t), Some(path)) = (&tokens, &a.token_file) {
+        t.check_skills(|s| agent.serves(s))
+            .with_context(|| format!("token file {}", path.display()))?;
+    }
     let store = a.store.open().await?;
     eprintln!("skillgate: task store {}", store.describe());
     let config = ServerConfig {

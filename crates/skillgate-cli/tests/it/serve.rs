@@ -183,3 +183,82 @@ fn sigterm_during_start_up_exits_zero() {
         );
     }
 }
+
+#[test]
+fn serve_refuses_token_lines_naming_skills_it_does_not_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("tokens");
+    std::fs::write(
+        &f,
+        "# operators\noperator-secret-0123456789\nlimited-secret-0123456789 evaluate_resource_condition,no_such_skill\n",
+    )
+    .unwrap();
+    let out = skillgate()
+        .command()
+        .args([
+            "serve",
+            "--store",
+            "memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+        ])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 3") && err.contains("no_such_skill"),
+        "{err}"
+    );
+}
+
+#[test]
+fn serve_refuses_a_short_token_and_keeps_a_hash_inside_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("tokens");
+    std::fs::write(&f, "h4sh#tag\n").unwrap();
+    let out = skillgate()
+        .command()
+        .args([
+            "serve",
+            "--store",
+            "memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+        ])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "h4sh#tag is 8 bytes, not a 4-byte token"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 1") && err.contains("16 bytes"), "{err}");
+}
+
+/// Runs `cmd` to completion, killing it (and failing) if it is still running after 20 s: a
+/// `serve` that should have refused to start would otherwise hang the test.
+fn output_within(cmd: &mut Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!(
+                "still running after 20 s: {:?}",
+                child.wait_with_output().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}

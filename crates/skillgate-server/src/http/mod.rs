@@ -120,6 +120,10 @@ pub async fn serve(
     config: ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    if let Some(t) = &config.tokens {
+        t.check_skills(|s| agent.serves(s))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    }
     let addr = listener.local_addr()?;
     let base = config
         .public_url
@@ -260,6 +264,14 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
     };
     if req.uri().path() == a2a::AGENT_CARD_PATH {
         return next.run(req).await;
+    }
+    if req.headers().get_all(header::AUTHORIZATION).iter().count() > 1 {
+        // First-wins or last-wins would let a proxy and the server disagree on the caller.
+        return rest::ApiError::Refused(
+            a2a::HttpRefusal::BadRequest,
+            "send exactly one Authorization header".to_owned(),
+        )
+        .into_response();
     }
     let presented = req
         .headers()

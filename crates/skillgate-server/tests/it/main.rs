@@ -5,6 +5,7 @@
 
 mod common;
 mod connections;
+mod hardening;
 mod hostile_bodies;
 mod jsonrpc;
 mod plain_tasks;
