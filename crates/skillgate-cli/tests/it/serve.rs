@@ -161,11 +161,13 @@ fn serve_help_states_the_connection_defaults() {
 
 #[test]
 fn sigterm_during_start_up_exits_zero() {
-    // While the SQLite store is being created (before the server listens), SIGTERM must end
-    // the start-up with exit 0, not kill the process by signal.
-    for delay_ms in [15u64, 30, 60, 120] {
+    // SIGTERM while the SQLite store is being created (before the server listens) must end
+    // the start-up with exit 0, not kill the process by signal. The store's file appearing
+    // shows the process is in start-up.
+    for _ in 0..5 {
         let dir = tempfile::tempdir().unwrap();
-        let store = format!("sqlite:{}", dir.path().join("tasks.db").display());
+        let db = dir.path().join("tasks.db");
+        let store = format!("sqlite:{}", db.display());
         let mut child = skillgate()
             .command()
             .args(["serve", "--listen", "127.0.0.1:0", "--store", &store])
@@ -173,14 +175,13 @@ fn sigterm_during_start_up_exits_zero() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
+        let t0 = std::time::Instant::now();
+        while !db.exists() && t0.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_micros(200));
+        }
         sigterm(&child);
         let exit = child.wait().unwrap();
-        assert_eq!(
-            exit.code(),
-            Some(0),
-            "SIGTERM {delay_ms} ms after start: {exit:?}"
-        );
+        assert_eq!(exit.code(), Some(0), "SIGTERM during start-up: {exit:?}");
     }
 }
 
@@ -193,19 +194,19 @@ fn serve_refuses_token_lines_naming_skills_it_does_not_serve() {
         "# operators\noperator-secret-0123456789\nlimited-secret-0123456789 evaluate_resource_condition,no_such_skill\n",
     )
     .unwrap();
-    let out = skillgate()
-        .command()
-        .args([
-            "serve",
-            "--store",
-            "memory",
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-        ])
-        .arg(&f)
-        .output()
-        .unwrap();
+    let out = output_within(
+        skillgate()
+            .command()
+            .args([
+                "serve",
+                "--store",
+                "memory",
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+            ])
+            .arg(&f),
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -219,19 +220,19 @@ fn serve_refuses_a_short_token_and_keeps_a_hash_inside_one() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("tokens");
     std::fs::write(&f, "h4sh#tag\n").unwrap();
-    let out = skillgate()
-        .command()
-        .args([
-            "serve",
-            "--store",
-            "memory",
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-        ])
-        .arg(&f)
-        .output()
-        .unwrap();
+    let out = output_within(
+        skillgate()
+            .command()
+            .args([
+                "serve",
+                "--store",
+                "memory",
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+            ])
+            .arg(&f),
+    );
     assert_eq!(
         out.status.code(),
         Some(2),
