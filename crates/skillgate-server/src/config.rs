@@ -47,6 +47,12 @@ pub struct ServerConfig {
     /// at once) before every remaining connection is dropped and [`crate::serve`] returns
     /// (default 10 s).
     pub shutdown_grace: Duration,
+    /// Browser origins (`scheme://host[:port]`) allowed to call the agent. Empty (the
+    /// default): any request carrying an `Origin` header is refused with 403.
+    pub allowed_origins: Vec<String>,
+    /// Skip the `Host` check (default `false`: a request must name the bound address,
+    /// `localhost`, an IP address or the host of `public_url`, which defeats DNS rebinding).
+    pub allow_any_host: bool,
 }
 
 impl Default for ServerConfig {
@@ -66,8 +72,32 @@ impl Default for ServerConfig {
             idle_timeout: Duration::from_secs(60),
             max_connections: 1024,
             shutdown_grace: Duration::from_secs(10),
+            allowed_origins: Vec::new(),
+            allow_any_host: false,
         }
     }
+}
+
+/// Checks a URL to advertise in the Agent Card: absolute `http` or `https`, with a host, and
+/// no credentials, query or fragment.
+pub fn check_public_url(u: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("public URL {u:?} {why}"));
+    let Ok(p) = url::Url::parse(u) else {
+        return bad("is not an absolute URL (e.g. https://agent.example.net)");
+    };
+    if !matches!(p.scheme(), "http" | "https") {
+        return bad("must be http or https");
+    }
+    if p.host_str().is_none_or(str::is_empty) {
+        return bad("has no host");
+    }
+    if !p.username().is_empty() || p.password().is_some() {
+        return bad("must not carry credentials");
+    }
+    if p.query().is_some() || p.fragment().is_some() {
+        return bad("must not have a query or fragment");
+    }
+    Ok(())
 }
 
 /// What the approval policy is asked about.

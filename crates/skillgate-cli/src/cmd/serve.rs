@@ -20,9 +20,19 @@ pub struct ServeArgs {
     /// bytes; skills the agent serves); lines starting with `#` are comments.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
-    /// Base URL to advertise in the Agent Card (default: http://<bound address>).
-    #[arg(long)]
+    /// Base URL to advertise in the Agent Card: absolute http(s), no credentials, query or
+    /// fragment (default: http://<bound address>; required with an all-interfaces --listen
+    /// such as 0.0.0.0, whose address no client can use). Its host also passes the Host check.
+    #[arg(long, value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
+    /// Browser origin (scheme://host[:port]) allowed to call the agent, with CORS answers;
+    /// repeatable. None by default: any request carrying an Origin header gets 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Accept any Host header. By default a request must name the bound address, localhost,
+    /// an IP address or the --public-url host, so a DNS-rebinding page cannot reach the agent.
+    #[arg(long)]
+    pub allow_any_host: bool,
     /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
     #[arg(long)]
     pub conformance_agent: bool,
@@ -74,6 +84,11 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
     code
 }
 
+/// `--public-url`: see [`skillgate_server::check_public_url`].
+fn parse_public_url(s: &str) -> Result<String, String> {
+    skillgate_server::check_public_url(s).map(|()| s.to_owned())
+}
+
 /// Resolves once the signal task has seen a signal (or is gone).
 async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
@@ -114,12 +129,21 @@ async fn start(
         idle_timeout: a.idle_timeout,
         max_connections: a.max_connections as usize,
         shutdown_grace: a.shutdown_grace,
+        allowed_origins: a.allow_origins,
+        allow_any_host: a.allow_any_host,
         ..Default::default()
     };
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await
         .with_context(|| format!("cannot listen on {}", a.listen))?;
     let addr = listener.local_addr()?;
+    if addr.ip().is_unspecified() && config.public_url.is_none() {
+        anyhow::bail!(
+            "--listen {} listens on every interface, so http://{addr} is no address a client can use: pass --public-url with the URL clients reach this agent at (e.g. --public-url http://agent.example.net:{})",
+            a.listen,
+            addr.port()
+        );
+    }
     let mut out = std::io::stdout();
     writeln!(out, "listening on http://{addr}")?;
     out.flush()?;

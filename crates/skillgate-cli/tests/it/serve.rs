@@ -82,9 +82,13 @@ fn serve_refuses_a_bad_token_file() {
 }
 
 fn spawn_serve(extra: &[&str]) -> (std::process::Child, String) {
+    spawn_serve_on("127.0.0.1:0", extra)
+}
+
+fn spawn_serve_on(listen: &str, extra: &[&str]) -> (std::process::Child, String) {
     let mut child = skillgate()
         .command()
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", "memory"])
+        .args(["serve", "--listen", listen, "--store", "memory"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -262,4 +266,76 @@ fn output_within(cmd: &mut Command) -> std::process::Output {
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().unwrap()
+}
+
+#[test]
+fn serve_refuses_a_public_url_that_is_not_absolute_http() {
+    for bad in ["agent.example:7420", "/a2a", "ftp://agent.example/"] {
+        let out = output_within(skillgate().command().args([
+            "serve",
+            "--store",
+            "memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            bad,
+        ]));
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--public-url"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn serve_on_every_interface_needs_a_public_url() {
+    let out = output_within(skillgate().command().args([
+        "serve",
+        "--store",
+        "memory",
+        "--listen",
+        "0.0.0.0:0",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--public-url"), "{err}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("0.0.0.0"),
+        "nothing advertised"
+    );
+    // With one, the card advertises it (and its host passes the Host check).
+    let (mut child, addr) = spawn_serve_on(
+        "0.0.0.0:0",
+        &["--public-url", "http://agent.example.net:7420"],
+    );
+    let port = addr.rsplit(':').next().unwrap();
+    let card = http(
+        &format!("127.0.0.1:{port}"),
+        "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: agent.example.net:7420\r\nConnection: close\r\n\r\n",
+    );
+    assert!(card.starts_with("HTTP/1.1 200"), "{card}");
+    assert!(card.contains("http://agent.example.net:7420/"), "{card}");
+    assert!(!card.contains("0.0.0.0"), "{card}");
+    sigterm(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn serve_allows_the_origins_it_is_told() {
+    let (mut child, addr) = spawn_serve(&[
+        "--allow-origin",
+        "https://console.example",
+        "--allow-origin",
+        "http://localhost:3000",
+    ]);
+    let get = |origin: &str| {
+        http(
+            &addr,
+            &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    assert!(get("https://console.example").starts_with("HTTP/1.1 200"));
+    assert!(get("http://localhost:3000").starts_with("HTTP/1.1 200"));
+    assert!(get("https://evil.example").starts_with("HTTP/1.1 403"));
+    sigterm(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
 }

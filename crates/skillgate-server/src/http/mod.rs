@@ -2,6 +2,7 @@
 //! panic catching) and the Agent Card endpoint. The two bindings live in `jsonrpc` and `rest`.
 
 mod body;
+mod browser;
 mod conn;
 mod jsonrpc;
 mod rest;
@@ -65,6 +66,10 @@ fn build_router(
     streams_end: tokio_util::sync::CancellationToken,
 ) -> Router {
     let card = agent.card(&base_url, config.tokens.is_some());
+    let mut urls = vec![base_url.as_str()];
+    urls.extend(config.public_url.as_deref());
+    let browsers =
+        browser::BrowserPolicy::new(config.allow_any_host, &urls, &config.allowed_origins);
     let card_value = serde_json::to_value(&card).unwrap_or_default();
     let card_bytes = bytes::Bytes::from(serde_json::to_vec(&card).unwrap_or_default());
     let digest = skillgate_core::digest(&card_value).to_string();
@@ -102,9 +107,11 @@ fn build_router(
         )
         .route("/extendedAgentCard", get(rest::extended_card))
         .fallback(rest::not_found)
+        .method_not_allowed_fallback(rest::method_not_allowed)
         .layer(middleware::from_fn(version_layer))
         .layer(middleware::from_fn_with_state(state.clone(), auth_layer))
         .layer(middleware::from_fn(extensions_layer))
+        .layer(middleware::from_fn_with_state(browsers, browser::layer))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .with_state(state)
 }
@@ -124,11 +131,20 @@ pub async fn serve(
         t.check_skills(|s| agent.serves(s))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     }
+    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
     let addr = listener.local_addr()?;
-    let base = config
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{addr}"));
+    let base = match &config.public_url {
+        Some(u) => {
+            crate::config::check_public_url(u).map_err(invalid)?;
+            u.clone()
+        }
+        None if addr.ip().is_unspecified() => {
+            return Err(invalid(format!(
+                "listening on {addr} (every interface) needs a public URL (--public-url, ServerConfig::public_url): the Agent Card must name an address clients can reach, and http://{addr} is none"
+            )))
+        }
+        None => format!("http://{addr}"),
+    };
     let limits = conn::Limits {
         header_read_timeout: config.header_read_timeout,
         idle_timeout: config.idle_timeout,

@@ -242,3 +242,12 @@ fn not_found_error() -> ApiError {
 pub(crate) async fn not_found() -> ApiError {
     not_found_error()
 }
+
+/// An A2A path asked with a method it does not answer: 405 with a JSON body (axum's default
+/// is an empty one).
+pub(crate) async fn method_not_allowed(method: axum::http::Method) -> ApiError {
+    ApiError::Refused(
+        HttpRefusal::MethodNotAllowed,
+        format!("this A2A endpoint does not answer {method}"),
+    )
+}
