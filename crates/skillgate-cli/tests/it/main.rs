@@ -8,6 +8,7 @@ mod card_lint;
 mod client_cli;
 mod conformance_cli;
 mod core_cli;
+mod secrets;
 mod serve;
 
 use skillgate_testkit::cli::Bin;
