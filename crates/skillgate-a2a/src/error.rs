@@ -207,6 +207,14 @@ pub enum HttpRefusal {
     Unauthenticated,
     /// 413 `RESOURCE_EXHAUSTED`: the request body exceeds the server's limit.
     PayloadTooLarge,
+    /// 400 `INVALID_ARGUMENT`: a malformed HTTP request (two `Authorization` headers, say).
+    BadRequest,
+    /// 403 `PERMISSION_DENIED`: a browser origin or a `Host` the server does not serve.
+    Forbidden,
+    /// 405 `UNIMPLEMENTED`: an A2A path asked with a method it does not answer.
+    MethodNotAllowed,
+    /// 503 `UNAVAILABLE`: the server is at its connection limit.
+    Unavailable,
 }
 
 impl HttpRefusal {
@@ -215,6 +223,10 @@ impl HttpRefusal {
         match self {
             Self::Unauthenticated => 401,
             Self::PayloadTooLarge => 413,
+            Self::BadRequest => 400,
+            Self::Forbidden => 403,
+            Self::MethodNotAllowed => 405,
+            Self::Unavailable => 503,
         }
     }
 
@@ -223,6 +235,10 @@ impl HttpRefusal {
         match self {
             Self::Unauthenticated => "UNAUTHENTICATED",
             Self::PayloadTooLarge => "RESOURCE_EXHAUSTED",
+            Self::BadRequest => "INVALID_ARGUMENT",
+            Self::Forbidden => "PERMISSION_DENIED",
+            Self::MethodNotAllowed => "UNIMPLEMENTED",
+            Self::Unavailable => "UNAVAILABLE",
         }
     }
 }

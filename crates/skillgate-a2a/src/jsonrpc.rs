@@ -13,6 +13,54 @@ pub enum JsonRpcId {
     Number(serde_json::Number),
     /// `null` (also used when the id could not be read).
     Null,
+    /// A numeric id outside the 64-bit integers (`18446744073709551616`, `1.50`, `1e400`),
+    /// kept as the caller wrote it: as a [`serde_json::Number`] it would come back as a
+    /// float. Built by [`JsonRpcId::raw_number`]; never produced by deserialization.
+    #[serde(skip_deserializing)]
+    RawNumber(RawNumber),
+}
+
+/// The text of a JSON number, written back verbatim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawNumber(String);
+
+impl RawNumber {
+    /// The number as it was written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for RawNumber {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde_json::value::RawValue::from_string(self.0.clone())
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+}
+
+impl JsonRpcId {
+    /// The id for the JSON number `text` (as found in a request body): a plain
+    /// [`JsonRpcId::Number`] when it is a 64-bit integer, else a [`JsonRpcId::RawNumber`]
+    /// that echoes it exactly; `None` if `text` is not a JSON number.
+    pub fn raw_number(text: &str) -> Option<Self> {
+        let text = text.trim();
+        let b = text.as_bytes();
+        let number_like = !b.is_empty()
+            && (b[0] == b'-' || b[0].is_ascii_digit())
+            && b.iter()
+                .all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'));
+        if !number_like || serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+            return None;
+        }
+        if let Ok(i) = text.parse::<i64>() {
+            return Some(Self::Number(i.into()));
+        }
+        if let Ok(u) = text.parse::<u64>() {
+            return Some(Self::Number(u.into()));
+        }
+        Some(Self::RawNumber(RawNumber(text.to_owned())))
+    }
 }
 
 /// Why a JSON value is not a JSON-RPC request.

@@ -85,7 +85,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("skillgate: {e:#}");
+            eprintln!(
+                "skillgate: {}",
+                skillgate_transport::redact_text(&format!("{e:#}"))
+            );
             ExitCode::from(exit::USAGE)
         }
     }

@@ -44,8 +44,9 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
     let mut run = Run {
         prober,
         report: Report {
-            target: target.to_owned(),
-            card_url: card_url.to_string(),
+            // The report may be printed or stored: URL passwords stay out of it.
+            target: skillgate_transport::redact_str(target),
+            card_url: skillgate_transport::redact(&card_url),
             binding: None,
             interface_url: None,
             fatal: None,

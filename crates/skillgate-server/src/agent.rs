@@ -156,6 +156,11 @@ impl Agent {
         self.0.order.iter().map(String::as_str)
     }
 
+    /// Whether the agent serves a skill with this id (`describe_skill` or a domain skill).
+    pub fn serves(&self, skill_id: &str) -> bool {
+        skill_id == skillgate_core::wire::DESCRIBE_SKILL || self.0.skills.contains_key(skill_id)
+    }
+
     /// The Agent Card for an agent reachable at `base_url` (no trailing slash).
     pub fn card(&self, base_url: &str, auth: bool) -> a2a::AgentCard {
         let a = &self.0;

@@ -31,6 +31,28 @@ pub struct ServerConfig {
     pub max_task_duration: Duration,
     /// `max-age` of the Agent Card's `Cache-Control` (default 300 s).
     pub card_max_age: Duration,
+    /// Longest a connection may take to deliver a complete request head, counted from when
+    /// it opens or, on a kept-alive connection, from the first byte of the next request
+    /// (default 10 s). A connection that opens and sends nothing, or trickles its head one
+    /// byte at a time (slowloris), is closed when it runs out.
+    pub header_read_timeout: Duration,
+    /// Longest a kept-alive connection may sit idle between a response and the first byte of
+    /// its next request before the server closes it (default 60 s).
+    pub idle_timeout: Duration,
+    /// Most connections served at once (default 1024). A connection beyond it is answered
+    /// `503` with a JSON body and `Connection: close` and closed at once, so the limit is
+    /// reached before the process runs out of file descriptors (keep it under `ulimit -n`).
+    pub max_connections: usize,
+    /// On shutdown: how long in-flight requests get to finish (open event streams are ended
+    /// at once) before every remaining connection is dropped and [`crate::serve`] returns
+    /// (default 10 s).
+    pub shutdown_grace: Duration,
+    /// Browser origins (`scheme://host[:port]`) allowed to call the agent. Empty (the
+    /// default): any request carrying an `Origin` header is refused with 403.
+    pub allowed_origins: Vec<String>,
+    /// Skip the `Host` check (default `false`: a request must name the bound address,
+    /// `localhost`, an IP address or the host of `public_url`, which defeats DNS rebinding).
+    pub allow_any_host: bool,
 }
 
 impl Default for ServerConfig {
@@ -46,8 +68,36 @@ impl Default for ServerConfig {
             public_url: None,
             max_task_duration: Duration::from_secs(300),
             card_max_age: Duration::from_secs(300),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 1024,
+            shutdown_grace: Duration::from_secs(10),
+            allowed_origins: Vec::new(),
+            allow_any_host: false,
         }
     }
+}
+
+/// Checks a URL to advertise in the Agent Card: absolute `http` or `https`, with a host, and
+/// no credentials, query or fragment.
+pub fn check_public_url(u: &str) -> Result<(), String> {
+    let bad = |why: &str| Err(format!("public URL {u:?} {why}"));
+    let Ok(p) = url::Url::parse(u) else {
+        return bad("is not an absolute URL (e.g. https://agent.example.net)");
+    };
+    if !matches!(p.scheme(), "http" | "https") {
+        return bad("must be http or https");
+    }
+    if p.host_str().is_none_or(str::is_empty) {
+        return bad("has no host");
+    }
+    if !p.username().is_empty() || p.password().is_some() {
+        return bad("must not carry credentials");
+    }
+    if p.query().is_some() || p.fragment().is_some() {
+        return bad("must not have a query or fragment");
+    }
+    Ok(())
 }
 
 /// What the approval policy is asked about.
@@ -110,6 +160,8 @@ pub struct TokenEntry {
     pub label: String,
     /// Skills this token may use; `None` means all.
     pub skills: Option<BTreeSet<String>>,
+    /// Line of the token file it came from.
+    line: usize,
 }
 
 impl std::fmt::Debug for TokenEntry {
@@ -153,7 +205,12 @@ pub enum TokenFileError {
     Empty,
 }
 
-/// Accepted bearer tokens, from a file of `token` or `token skill1,skill2` lines (`#` comments).
+/// Shortest accepted bearer token, in bytes: shorter ones are guessable.
+pub const MIN_TOKEN_BYTES: usize = 16;
+
+/// Accepted bearer tokens, from a file of `token` or `token skill1,skill2` lines. A line whose
+/// first non-blank character is `#` is a comment; a `#` anywhere else is part of the line (a
+/// token may contain one), so there are no trailing comments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TokenTable {
     entries: Vec<TokenEntry>,
@@ -165,8 +222,8 @@ impl TokenTable {
         let mut entries = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let bad = |message: &str| TokenFileError::Line {
@@ -178,11 +235,17 @@ impl TokenTable {
             let skills = fields.next();
             if fields.next().is_some() {
                 return Err(bad(
-                    "expected `token` or `token skill1,skill2` (skills separated by commas, no spaces)",
+                    "expected `token` or `token skill1,skill2` (skills separated by commas, no spaces; comments only on lines of their own, starting with #)",
                 ));
             }
             if !token.bytes().all(|b| b.is_ascii_graphic()) {
                 return Err(bad("a token must be printable ASCII"));
+            }
+            if token.len() < MIN_TOKEN_BYTES {
+                return Err(bad(&format!(
+                    "a token must be at least {MIN_TOKEN_BYTES} bytes (this one has {}); generate one with e.g. `openssl rand -hex 32`",
+                    token.len()
+                )));
             }
             if entries.iter().any(|e: &TokenEntry| e.token == token) {
                 return Err(bad("duplicate token"));
@@ -206,12 +269,27 @@ impl TokenTable {
                 token: token.to_string(),
                 label: format!("token-{line_no}"),
                 skills,
+                line: line_no,
             });
         }
         if entries.is_empty() {
             return Err(TokenFileError::Empty);
         }
         Ok(Self { entries })
+    }
+
+    /// Refuses the first line naming a skill the agent does not serve (`serves` says no), with
+    /// its line number: a typo there would otherwise silently deny the token that skill.
+    pub fn check_skills(&self, serves: impl Fn(&str) -> bool) -> Result<(), TokenFileError> {
+        for e in &self.entries {
+            if let Some(unknown) = e.skills.iter().flatten().find(|s| !serves(s)) {
+                return Err(TokenFileError::Line {
+                    line: e.line,
+                    message: format!("the agent serves no skill `{unknown}`"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Reads and parses a token file.
@@ -259,24 +337,25 @@ mod tests {
 
     #[test]
     fn token_entries_never_show_their_secret() {
-        let t = TokenTable::parse("s3cr3t-value observe\n").unwrap();
+        let t = TokenTable::parse("s3cr3t-value-0123456 observe\n").unwrap();
         let shown = format!("{t:?}");
         assert!(!shown.contains("s3cr3t-value"), "{shown}");
         assert!(shown.contains("token-1"), "{shown}");
-        assert!(t.lookup("s3cr3t-value").is_some());
-        assert!(t.lookup("s3cr3t-valuf").is_none());
+        assert!(t.lookup("s3cr3t-value-0123456").is_some());
+        assert!(t.lookup("s3cr3t-value-0123457").is_none());
         assert!(t.lookup("s3cr3t").is_none());
     }
 
     #[test]
     fn token_file_lines() {
-        let t = TokenTable::parse("# c\nabc\n\nxyz s1,s2  # note\n").unwrap();
+        let t =
+            TokenTable::parse("# c\nabc-0123456789abcdef\n\nxyz-0123456789abcdef s1,s2\n").unwrap();
         assert_eq!(t.len(), 2);
-        assert!(t.lookup("abc").unwrap().allows("anything"));
-        let x = t.lookup("xyz").unwrap();
+        assert!(t.lookup("abc-0123456789abcdef").unwrap().allows("anything"));
+        let x = t.lookup("xyz-0123456789abcdef").unwrap();
         assert!(x.allows("s1") && !x.allows("s3"));
         assert_eq!(x.label, "token-4");
-        assert!(t.lookup("ab").is_none());
+        assert!(t.lookup("abc-0123456789abcde").is_none());
         assert!(matches!(
             TokenTable::parse("a b c"),
             Err(TokenFileError::Line { line: 1, .. })
@@ -285,7 +364,39 @@ mod tests {
             TokenTable::parse("# only\n"),
             Err(TokenFileError::Empty)
         ));
-        assert!(TokenTable::parse("a\na").is_err());
+        assert!(TokenTable::parse("abc-0123456789abcdef\nabc-0123456789abcdef").is_err());
+    }
+
+    #[test]
+    fn a_hash_inside_a_token_is_part_of_it() {
+        let t = TokenTable::parse("# operators\nh4sh#tagSecretSuffix-0001\n").unwrap();
+        assert!(t.lookup("h4sh#tagSecretSuffix-0001").is_some());
+        assert!(t.lookup("h4sh").is_none());
+        // A comment is a line of its own; trailing text is no comment.
+        assert!(matches!(
+            TokenTable::parse("secret-0123456789abcdef # note\n"),
+            Err(TokenFileError::Line { line: 1, .. })
+        ));
+        let t = TokenTable::parse("  # indented comment\nsecret-0123456789abcdef\n").unwrap();
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn short_tokens_are_refused_with_their_line() {
+        let e = TokenTable::parse("# c\nsecret-0123456789abcdef\nshort-token\n").unwrap_err();
+        assert!(matches!(e, TokenFileError::Line { line: 3, .. }), "{e}");
+        assert!(e.to_string().contains("16 bytes"), "{e}");
+        assert!(TokenTable::parse("exactly16bytes!!").is_ok());
+    }
+
+    #[test]
+    fn lines_naming_skills_the_agent_does_not_serve_are_refused() {
+        let t =
+            TokenTable::parse("secret-0123456789abcdef\nlimited-0123456789abc s1,nope\n").unwrap();
+        let e = t.check_skills(|s| s == "s1").unwrap_err();
+        assert!(matches!(e, TokenFileError::Line { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("nope"), "{e}");
+        assert!(t.check_skills(|s| s == "s1" || s == "nope").is_ok());
     }
 
     #[test]

@@ -53,7 +53,8 @@ mod time;
 
 pub use agent::{Agent, AgentBuilder, PlainContext, PlainReply, PlainStep, StartupError};
 pub use config::{
-    ApprovalPolicy, ApprovalRequest, ServerConfig, TokenEntry, TokenFileError, TokenTable,
+    check_public_url, ApprovalPolicy, ApprovalRequest, ServerConfig, TokenEntry, TokenFileError,
+    TokenTable, MIN_TOKEN_BYTES,
 };
 pub use gate::SkillGate;
 pub use http::{router, router_with_swap, serve, serve_swappable, AgentSwap, BEARER_SCHEME_NAME};

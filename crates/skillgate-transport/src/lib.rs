@@ -31,4 +31,4 @@ pub use http::{Reply, StatusCode, Streaming, Transport};
 pub use id::fresh_id;
 pub use skillgate_a2a::url_policy::{check_scheme, is_loopback};
 pub use sse::{SseEvent, SseParser};
-pub use urls::{card_url, join, looks_like_url, parse_url, redact, redact_str};
+pub use urls::{card_url, join, looks_like_url, parse_url, redact, redact_str, redact_text};

@@ -81,9 +81,65 @@ pub fn redact_str(s: &str) -> String {
     }
 }
 
+/// Replaces the password of every URL in a whole text (a report in any format, a message)
+/// with `***`: `scheme://user:pass@host` becomes `scheme://user:***@host`. The last line of
+/// defence for output: whatever path a URL took into the text (the command line, a redirect's
+/// `Location`, a card's interface URL, an error message), its password does not leave.
+/// Characters that end a URL in text or JSON (`/ ? #`, white space, quotes, `<>`, `\\`) bound
+/// the authority, so a JSON document stays valid.
+pub fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '\\')
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => {
+                let userinfo = &authority[..at];
+                match userinfo.find(':') {
+                    Some(colon) => {
+                        out.push_str(&userinfo[..colon]);
+                        out.push_str(":***");
+                    }
+                    None => out.push_str(userinfo),
+                }
+                out.push_str(&authority[at..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passwords_leave_no_text() {
+        assert_eq!(
+            redact_text("GET http://alice:S3cret@h:1/p?q=a@b x"),
+            "GET http://alice:***@h:1/p?q=a@b x"
+        );
+        assert_eq!(
+            redact_text(r#"{"uri":"https://bob:p%40ss:w@h/","n":"http://h/a@b"}"#),
+            r#"{"uri":"https://bob:***@h/","n":"http://h/a@b"}"#
+        );
+        assert_eq!(
+            redact_text("http://tok@h/ and ://"),
+            "http://tok@h/ and ://"
+        );
+        assert_eq!(redact_text("no urls"), "no urls");
+        assert_eq!(redact_text("x://a:b@c"), "x://a:***@c");
+    }
 
     #[test]
     fn card_urls_keep_the_interface_path() {

@@ -9,7 +9,9 @@ use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig};
 use skillgate_lint::{
     extend_report, lint_bytes, output, rules, InputError, ProfileChoice, MAX_CARD_BYTES,
 };
-use skillgate_transport::{looks_like_url, redact_str, Transport, TransportConfig, TransportError};
+use skillgate_transport::{
+    looks_like_url, redact_str, redact_text, Transport, TransportConfig, TransportError,
+};
 
 use super::net::NetArgs;
 use crate::exit;
@@ -271,7 +273,10 @@ fn lint(args: LintArgs) -> Result<u8> {
 /// Exit 2: the reason on stderr, and for json/sarif also a machine-readable document on stdout
 /// (so that CI steps that parse stdout see the failure instead of an empty file).
 fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
-    eprintln!("skillgate: {source}: {}", u.message);
+    eprintln!(
+        "{}",
+        redact_text(&format!("skillgate: {source}: {}", u.message))
+    );
     let doc = match args.format {
         Format::Text => None,
         Format::Json => Some(output::input_error_json(u.code, &u.message, u.position)),
@@ -289,7 +294,10 @@ fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
     Ok(exit::USAGE)
 }
 
+/// Writes a report; every URL password in it is replaced (whichever way the URL came in: the
+/// argument, a redirect, the card itself).
 fn write_stdout(text: &str) -> Result<()> {
+    let text = redact_text(text);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())

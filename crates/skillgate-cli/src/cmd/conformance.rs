@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 use skillgate_conformance::{Binding, Options, ProbeConfig};
 
 use crate::exit;
+use skillgate_transport::redact_text;
 
 /// Report format.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -70,19 +71,22 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     let report = match rt.block_on(skillgate_conformance::check(&a.url, &options)) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("skillgate conformance: {e}");
+            eprintln!("skillgate conformance: {}", redact_text(&e.to_string()));
             return Ok(exit::USAGE);
         }
     };
     let code = exit::conformance(report.outcome());
+    // Every URL password in the report is replaced, whichever way the URL came in.
     match a.format {
-        Format::Text => print!("{}", report.to_text_with_exit(code)),
+        Format::Text => print!("{}", redact_text(&report.to_text_with_exit(code))),
         // Through a Value so members print sorted, as they always have.
         Format::Json => println!(
             "{}",
-            serde_json::to_value(exit::ConformanceJson::new(&report))
-                .and_then(|v| serde_json::to_string_pretty(&v))
-                .unwrap_or_default()
+            redact_text(
+                &serde_json::to_value(exit::ConformanceJson::new(&report))
+                    .and_then(|v| serde_json::to_string_pretty(&v))
+                    .unwrap_or_default()
+            )
         ),
     }
     Ok(code)

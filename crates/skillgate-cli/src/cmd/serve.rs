@@ -6,6 +6,7 @@ use clap::Args;
 use skillgate_server::{ServerConfig, TokenTable};
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::cmd::store::StoreArgs;
 use crate::exit;
@@ -16,27 +17,102 @@ pub struct ServeArgs {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:7420")]
     pub listen: String,
-    /// Bearer token file: one `token` or `token skill1,skill2` per line, `#` comments.
+    /// Bearer token file: one `token` or `token skill1,skill2` per line (tokens of at least 16
+    /// bytes; skills the agent serves); lines starting with `#` are comments.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
-    /// Base URL to advertise in the Agent Card (default: http://<bound address>).
-    #[arg(long)]
+    /// Base URL to advertise in the Agent Card: absolute http(s), no credentials, query or
+    /// fragment (default: http://<bound address>; required with an all-interfaces --listen
+    /// such as 0.0.0.0, whose address no client can use). Its host also passes the Host check.
+    #[arg(long, value_name = "URL", value_parser = parse_public_url)]
     pub public_url: Option<String>,
+    /// Browser origin (scheme://host[:port]) allowed to call the agent, with CORS answers;
+    /// repeatable. None by default: any request carrying an Origin header gets 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Accept any Host header. By default a request must name the bound address, localhost,
+    /// an IP address or the --public-url host, so a DNS-rebinding page cannot reach the agent.
+    #[arg(long)]
+    pub allow_any_host: bool,
     /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
     #[arg(long, conflicts_with = "config")]
     pub conformance_agent: bool,
     /// Serve the declarative agent of this agent.toml (skills as exec programs or http
-    /// endpoints, see `skillgate init`) instead of the netops example.
+    /// endpoints, see `skillgate init`) instead of the netops example; SIGHUP reloads it.
     #[arg(long, value_name = "AGENT.TOML")]
     pub config: Option<PathBuf>,
+    /// A connection must deliver a complete request head within this time of opening, or of
+    /// the first byte of its next request; silent and slowloris connections are closed.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub header_read_timeout: Duration,
+    /// A kept-alive connection idle for this long between requests is closed.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration)]
+    pub idle_timeout: Duration,
+    /// Most connections served at once; one more is answered 503 (JSON body) and closed.
+    /// Keep it under the file-descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// On SIGTERM/SIGINT: open event streams end at once, in-flight requests get this long to
+    /// finish, then the process exits 0 whatever clients still hold.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub shutdown_grace: Duration,
     #[command(flatten)]
     pub store: StoreArgs,
 }
 
 /// `skillgate serve`: opens the task store, prints `listening on http://HOST:PORT` first on
-/// stdout (the store in use goes to stderr), then serves until SIGINT or SIGTERM, finishing
-/// in-flight requests.
+/// stdout (the store in use goes to stderr), then serves until SIGINT or SIGTERM, ending open
+/// streams and finishing in-flight requests within `--shutdown-grace`. A signal during
+/// start-up ends it with exit 0 too: the handlers are installed before anything else.
 pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let code = rt.block_on(async move {
+        let signal = shutdown_signal()?;
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            signal.await;
+            let _ = tx.send(true);
+        });
+        // A signal during start-up (opening the store, say) ends it here ...
+        let (agent, listener, config, reload) = tokio::select! {
+            r = start(a) => r?,
+            () = stopped(rx.clone()) => return Ok(exit::OK),
+        };
+        // ... and once listening, it starts the graceful shutdown.
+        skillgate_server::serve_swappable(agent, listener, config, stopped(rx), |swap| {
+            if let Some(r) = reload {
+                tokio::spawn(r.run(swap));
+            }
+        })
+        .await?;
+        Ok(exit::OK)
+    });
+    // Skills still running after the grace are abandoned, not awaited.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    code
+}
+
+/// `--public-url`: see [`skillgate_server::check_public_url`].
+fn parse_public_url(s: &str) -> Result<String, String> {
+    skillgate_server::check_public_url(s).map(|()| s.to_owned())
+}
+
+/// Resolves once the signal task has seen a signal (or is gone).
+async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
+    let _ = rx.wait_for(|s| *s).await;
+}
+
+/// Builds the agent, opens the store, binds and announces the address.
+async fn start(
+    a: ServeArgs,
+) -> anyhow::Result<(
+    skillgate_server::Agent,
+    tokio::net::TcpListener,
+    ServerConfig,
+    Option<Reload>,
+)> {
     let tokens = a
         .token_file
         .as_deref()
@@ -60,39 +136,45 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
             (agent, None)
         }
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
-        let store = a.store.open().await?;
-        eprintln!("skillgate: task store {}", store.describe());
-        let config = ServerConfig {
-            tokens,
-            public_url: a.public_url.or(config_url),
-            store: Some(store),
-            ..Default::default()
-        };
-        // Installed before the address is printed: a SIGHUP sent as soon as the server is
-        // reachable must reload, not kill it (the default action).
-        let reload = match &a.config {
-            Some(path) => Some(Reload::install(path.clone())?),
-            None => None,
-        };
-        let listener = tokio::net::TcpListener::bind(&a.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", a.listen))?;
-        let addr = listener.local_addr()?;
-        let mut out = std::io::stdout();
-        writeln!(out, "listening on http://{addr}")?;
-        out.flush()?;
-        skillgate_server::serve_swappable(agent, listener, config, shutdown_signal(), |swap| {
-            if let Some(r) = reload {
-                tokio::spawn(r.run(swap));
-            }
-        })
-        .await?;
-        Ok(exit::OK)
-    })
+    if let (Some(t), Some(path)) = (&tokens, &a.token_file) {
+        t.check_skills(|s| agent.serves(s))
+            .with_context(|| format!("token file {}", path.display()))?;
+    }
+    let store = a.store.open().await?;
+    eprintln!("skillgate: task store {}", store.describe());
+    let config = ServerConfig {
+        tokens,
+        public_url: a.public_url.or(config_url),
+        store: Some(store),
+        header_read_timeout: a.header_read_timeout,
+        idle_timeout: a.idle_timeout,
+        max_connections: a.max_connections as usize,
+        shutdown_grace: a.shutdown_grace,
+        allowed_origins: a.allow_origins,
+        allow_any_host: a.allow_any_host,
+        ..Default::default()
+    };
+    // Installed before the address is printed: a SIGHUP sent as soon as the server is
+    // reachable must reload, not kill it (the default action).
+    let reload = match &a.config {
+        Some(path) => Some(Reload::install(path.clone())?),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(&a.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", a.listen))?;
+    let addr = listener.local_addr()?;
+    if addr.ip().is_unspecified() && config.public_url.is_none() {
+        anyhow::bail!(
+            "--listen {} listens on every interface, so http://{addr} is no address a client can use: pass --public-url with the URL clients reach this agent at (e.g. --public-url http://agent.example.net:{})",
+            a.listen,
+            addr.port()
+        );
+    }
+    let mut out = std::io::stdout();
+    writeln!(out, "listening on http://{addr}")?;
+    out.flush()?;
+    Ok((agent, listener, config, reload))
 }
 
 /// `SIGHUP` re-reads the config: a valid one replaces the agent (card, digests and skills at
@@ -130,23 +212,25 @@ impl Reload {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGINT or SIGTERM; the handlers are installed when this returns, so a signal
+/// that arrives later is never the default (death by signal).
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

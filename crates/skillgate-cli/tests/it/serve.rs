@@ -80,3 +80,262 @@ fn serve_refuses_a_bad_token_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
 }
+
+fn spawn_serve(extra: &[&str]) -> (std::process::Child, String) {
+    spawn_serve_on("127.0.0.1:0", extra)
+}
+
+fn spawn_serve_on(listen: &str, extra: &[&str]) -> (std::process::Child, String) {
+    let mut child = skillgate()
+        .command()
+        .args(["serve", "--listen", listen, "--store", "memory"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_string();
+    (child, addr)
+}
+
+fn sigterm(child: &std::process::Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn sigterm_right_after_start_exits_zero() {
+    for _ in 0..5 {
+        let (mut child, _addr) = spawn_serve(&[]);
+        sigterm(&child);
+        let exit = child.wait().unwrap();
+        assert_eq!(
+            exit.code(),
+            Some(0),
+            "exit 0, not death by signal: {exit:?}"
+        );
+    }
+}
+
+#[test]
+fn sigterm_exits_within_the_grace_whatever_clients_do() {
+    let (mut child, addr) = spawn_serve(&["--shutdown-grace", "1s"]);
+    // A half-sent head and a half-sent body hold the server's connections.
+    let mut half_head = TcpStream::connect(&addr).unwrap();
+    half_head.write_all(b"POST / HTTP/1.1\r\nHost: x").unwrap();
+    let mut half_body = TcpStream::connect(&addr).unwrap();
+    half_body
+        .write_all(format!("POST / HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let t0 = std::time::Instant::now();
+    sigterm(&child);
+    let exit = child.wait().unwrap();
+    let took = t0.elapsed();
+    assert_eq!(exit.code(), Some(0), "{exit:?}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+#[test]
+fn serve_help_states_the_connection_defaults() {
+    let out = skillgate().run(&["serve", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "--header-read-timeout",
+        "[default: 10s]",
+        "--idle-timeout",
+        "[default: 60s]",
+        "--max-connections",
+        "[default: 1024]",
+        "--shutdown-grace",
+    ] {
+        assert!(help.contains(want), "{want} in {help}");
+    }
+}
+
+#[test]
+fn sigterm_during_start_up_exits_zero() {
+    // SIGTERM while the SQLite store is being created (before the server listens) must end
+    // the start-up with exit 0, not kill the process by signal. The store's file appearing
+    // shows the process is in start-up.
+    for _ in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("tasks.db");
+        let store = format!("sqlite:{}", db.display());
+        let mut child = skillgate()
+            .command()
+            .args(["serve", "--listen", "127.0.0.1:0", "--store", &store])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        while !db.exists() && t0.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        sigterm(&child);
+        let exit = child.wait().unwrap();
+        assert_eq!(exit.code(), Some(0), "SIGTERM during start-up: {exit:?}");
+    }
+}
+
+#[test]
+fn serve_refuses_token_lines_naming_skills_it_does_not_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("tokens");
+    std::fs::write(
+        &f,
+        "# operators\noperator-secret-0123456789\nlimited-secret-0123456789 evaluate_resource_condition,no_such_skill\n",
+    )
+    .unwrap();
+    let out = output_within(
+        skillgate()
+            .command()
+            .args([
+                "serve",
+                "--store",
+                "memory",
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+            ])
+            .arg(&f),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 3") && err.contains("no_such_skill"),
+        "{err}"
+    );
+}
+
+#[test]
+fn serve_refuses_a_short_token_and_keeps_a_hash_inside_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("tokens");
+    std::fs::write(&f, "h4sh#tag\n").unwrap();
+    let out = output_within(
+        skillgate()
+            .command()
+            .args([
+                "serve",
+                "--store",
+                "memory",
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+            ])
+            .arg(&f),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "h4sh#tag is 8 bytes, not a 4-byte token"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 1") && err.contains("16 bytes"), "{err}");
+}
+
+/// Runs `cmd` to completion, killing it (and failing) if it is still running after 20 s: a
+/// `serve` that should have refused to start would otherwise hang the test.
+fn output_within(cmd: &mut Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!(
+                "still running after 20 s: {:?}",
+                child.wait_with_output().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn serve_refuses_a_public_url_that_is_not_absolute_http() {
+    for bad in ["agent.example:7420", "/a2a", "ftp://agent.example/"] {
+        let out = output_within(skillgate().command().args([
+            "serve",
+            "--store",
+            "memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            bad,
+        ]));
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--public-url"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn serve_on_every_interface_needs_a_public_url() {
+    let out = output_within(skillgate().command().args([
+        "serve",
+        "--store",
+        "memory",
+        "--listen",
+        "0.0.0.0:0",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--public-url"), "{err}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("0.0.0.0"),
+        "nothing advertised"
+    );
+    // With one, the card advertises it (and its host passes the Host check).
+    let (mut child, addr) = spawn_serve_on(
+        "0.0.0.0:0",
+        &["--public-url", "http://agent.example.net:7420"],
+    );
+    let port = addr.rsplit(':').next().unwrap();
+    let card = http(
+        &format!("127.0.0.1:{port}"),
+        "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: agent.example.net:7420\r\nConnection: close\r\n\r\n",
+    );
+    assert!(card.starts_with("HTTP/1.1 200"), "{card}");
+    assert!(card.contains("http://agent.example.net:7420/"), "{card}");
+    assert!(!card.contains("0.0.0.0"), "{card}");
+    sigterm(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn serve_allows_the_origins_it_is_told() {
+    let (mut child, addr) = spawn_serve(&[
+        "--allow-origin",
+        "https://console.example",
+        "--allow-origin",
+        "http://localhost:3000",
+    ]);
+    let get = |origin: &str| {
+        http(
+            &addr,
+            &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    assert!(get("https://console.example").starts_with("HTTP/1.1 200"));
+    assert!(get("http://localhost:3000").starts_with("HTTP/1.1 200"));
+    assert!(get("https://evil.example").starts_with("HTTP/1.1 403"));
+    sigterm(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

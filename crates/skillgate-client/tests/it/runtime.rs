@@ -154,7 +154,7 @@ async fn server_with_bearer_auth_needs_the_token() {
         .build()
         .unwrap();
     let config = ServerConfig {
-        tokens: Some(TokenTable::parse("tok-a word_stats\n").unwrap()),
+        tokens: Some(TokenTable::parse("tok-a-0123456789abcdef word_stats\n").unwrap()),
         ..ServerConfig::default()
     };
     let srv = TestServer::start(agent, config).await;
@@ -166,7 +166,7 @@ async fn server_with_bearer_auth_needs_the_token() {
     assert_eq!(e.outcome(), Outcome::Failure, "{e:?}");
     assert!(e.message().contains("401"), "{e}");
     let c = Client::new(ClientConfig {
-        token: Some("tok-a".into()),
+        token: Some("tok-a-0123456789abcdef".into()),
         ..ClientConfig::default()
     })
     .unwrap();

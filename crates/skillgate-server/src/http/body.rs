@@ -1,6 +1,6 @@
 //! Reading request bodies: content type, size limit, read timeout and strict, depth-limited
 //! I-JSON parsing (duplicate keys are errors). The REST binding reads them through the
-//! [`StrictJson`] and [`OptionalJson`] extractors; JSON-RPC calls [`read_json`] itself, since
+//! [`StrictJson`] and [`OptionalJson`] extractors; JSON-RPC calls [`read_bytes`] and [`parse`] itself, since
 //! its errors need the request id.
 
 use super::rest::ApiError;
@@ -43,11 +43,12 @@ impl BodyError {
     }
 }
 
-/// True when the Content-Type is absent or a JSON media type (`application/json`,
-/// `application/a2a+json`, any `+json`).
+/// True when the Content-Type is a JSON media type (`application/json`,
+/// `application/a2a+json`, any `+json`). An absent one is not: a browser sends a cross-site
+/// "simple" POST without a preflight only with no or a form/text content type.
 pub(crate) fn is_json_content_type(headers: &HeaderMap) -> bool {
     let Some(v) = headers.get(header::CONTENT_TYPE) else {
-        return true;
+        return false;
     };
     let Ok(v) = v.to_str() else {
         return false;
@@ -83,7 +84,7 @@ pub(crate) async fn read_bytes(st: &AppState, body: Body) -> Result<bytes::Bytes
 }
 
 /// Strictly parses bytes with the server's depth limit.
-fn parse(st: &AppState, bytes: &[u8]) -> Result<Value, BodyError> {
+pub(crate) fn parse(st: &AppState, bytes: &[u8]) -> Result<Value, BodyError> {
     parse_strict_with(
         bytes,
         ParseOptions {
@@ -104,11 +105,15 @@ fn require_json_content_type(req: &Request) -> Result<(), ApiError> {
     if is_json_content_type(req.headers()) {
         Ok(())
     } else {
-        Err(ApiError::new(
-            A2aError::ContentTypeNotSupported,
-            "request bodies must be application/json or application/a2a+json",
-        ))
+        Err(content_type_error())
     }
+}
+
+fn content_type_error() -> ApiError {
+    ApiError::new(
+        A2aError::ContentTypeNotSupported,
+        "request bodies must be sent with Content-Type application/json or application/a2a+json",
+    )
 }
 
 /// A REST request body: a JSON content type, within the size limit and read timeout, strict
@@ -134,15 +139,27 @@ impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
 }
 
 /// An optional REST request body (`POST /tasks/{id}:cancel`): the same content-type, limit and
-/// parsing rules as [`StrictJson`], but an empty or all-whitespace body is `None`.
+/// parsing rules as [`StrictJson`], but an empty or all-whitespace body is `None`, and an
+/// empty one needs no Content-Type.
 pub(crate) struct OptionalJson(pub(crate) Option<Value>);
 
 impl FromRequest<AppState> for OptionalJson {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, st: &AppState) -> Result<Self, Self::Rejection> {
-        require_json_content_type(&req)?;
+        let typed = req.headers().contains_key(header::CONTENT_TYPE);
+        if typed {
+            require_json_content_type(&req)?;
+        }
         let bytes = read_bytes(st, req.into_body()).await?;
+        if bytes.is_empty() {
+            // No body, nothing to type: a bare `POST /tasks/{id}:cancel` needs no Content-Type
+            // (a browser's would carry an Origin, refused in front of this).
+            return Ok(OptionalJson(None));
+        }
+        if !typed {
+            return Err(content_type_error());
+        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalJson(None));
         }

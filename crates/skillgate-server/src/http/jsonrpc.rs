@@ -1,6 +1,6 @@
 //! The JSON-RPC 2.0 binding at the interface URL: a thin adapter over the service.
 
-use super::body::{is_json_content_type, read_json, BodyError};
+use super::body::{is_json_content_type, parse, read_bytes, BodyError};
 use super::{request_context, sse, version_message, AppState, VersionRejected, JSON_CONTENT_TYPE};
 use crate::service::{RequestContext, ServiceError};
 use axum::extract::{Request, State};
@@ -62,6 +62,24 @@ fn ok<T: serde::Serialize>(id: JsonRpcId, v: &T) -> Response {
     }
 }
 
+/// The id exactly as written, when it is a number a `serde_json::Number` would turn into a
+/// float (outside the 64-bit integers, or with a fraction or exponent): the top-level `id`
+/// is read again from the body as raw text. The strict parse already refused duplicate keys,
+/// so the raw `id` is the one parsed.
+fn exact_id(value: &Value, bytes: &[u8]) -> Option<JsonRpcId> {
+    let n = value.get("id")?.as_number()?;
+    if n.is_i64() || n.is_u64() {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: &'a serde_json::value::RawValue,
+    }
+    let raw: IdOnly<'_> = serde_json::from_slice(bytes).ok()?;
+    JsonRpcId::raw_number(raw.id.get())
+}
+
 /// `POST /`: one JSON-RPC request.
 pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
@@ -72,7 +90,11 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
             "JSON-RPC requests must be sent as application/json",
         );
     }
-    let value = match read_json(&st, body).await {
+    let read = match read_bytes(&st, body).await {
+        Ok(bytes) => parse(&st, &bytes).map(|v| (v, bytes)),
+        Err(e) => Err(e),
+    };
+    let (value, bytes) = match read {
         Ok(v) => v,
         Err(e @ BodyError::TooLarge(_)) => {
             return reply(
@@ -95,11 +117,17 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
             "batch requests are not supported",
         );
     }
-    let fallback_id = JsonRpcRequest::id_of(&value);
-    let rpc = match JsonRpcRequest::from_value(value) {
+    let exact = exact_id(&value, &bytes);
+    let fallback_id = exact
+        .clone()
+        .unwrap_or_else(|| JsonRpcRequest::id_of(&value));
+    let mut rpc = match JsonRpcRequest::from_value(value) {
         Ok(r) => r,
         Err(e) => return error(fallback_id, A2aError::InvalidRequest, &e.0),
     };
+    if exact.is_some() {
+        rpc.id = exact;
+    }
     let Some(id) = rpc.id.clone() else {
         return error(
             JsonRpcId::Null,
@@ -131,7 +159,7 @@ async fn dispatch(
             Ok(p) => svc
                 .send_streaming_message(p, ctx)
                 .await
-                .map(|s| sse::jsonrpc(id.clone(), s)),
+                .map(|s| sse::jsonrpc(id.clone(), s, st.streams_end.clone())),
             Err(e) => Err(e),
         },
         methods::GET_TASK => match params::<a2a::GetTaskRequest>(rpc.params) {
@@ -157,7 +185,7 @@ async fn dispatch(
             Ok(p) => svc
                 .subscribe_to_task(&p, ctx)
                 .await
-                .map(|s| sse::jsonrpc(id.clone(), s)),
+                .map(|s| sse::jsonrpc(id.clone(), s, st.streams_end.clone())),
             Err(e) => Err(e),
         },
         m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc

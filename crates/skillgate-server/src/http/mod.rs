@@ -2,6 +2,8 @@
 //! panic catching) and the Agent Card endpoint. The two bindings live in `jsonrpc` and `rest`.
 
 mod body;
+mod browser;
+mod conn;
 mod jsonrpc;
 mod rest;
 mod sse;
@@ -85,6 +87,8 @@ pub(crate) struct AppState {
     pub(crate) max_depth: usize,
     pub(crate) request_timeout: Duration,
     tokens: Option<Arc<TokenTable>>,
+    /// Cancelled when the server shuts down: every open event stream ends.
+    pub(crate) streams_end: tokio_util::sync::CancellationToken,
 }
 
 /// The protocol version a request asked for, when this server does not serve it.
@@ -106,6 +110,19 @@ pub fn router_with_swap(
     config: ServerConfig,
     base_url: String,
 ) -> (Router, AgentSwap) {
+    build_router(agent, config, base_url, Default::default())
+}
+
+fn build_router(
+    agent: Agent,
+    config: ServerConfig,
+    base_url: String,
+    streams_end: tokio_util::sync::CancellationToken,
+) -> (Router, AgentSwap) {
+    let mut urls = vec![base_url.as_str()];
+    urls.extend(config.public_url.as_deref());
+    let browsers =
+        browser::BrowserPolicy::new(config.allow_any_host, &urls, &config.allowed_origins);
     let auth = config.tokens.is_some();
     let card = Arc::new(std::sync::RwLock::new(Arc::new(CardCache::of(
         &agent, &base_url, auth,
@@ -125,12 +142,13 @@ pub fn router_with_swap(
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
         tokens: config.tokens.map(Arc::new),
+        streams_end,
     };
-    let app = routes(state);
+    let app = routes(state, browsers);
     (app, swap)
 }
 
-fn routes(state: AppState) -> Router {
+fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
     Router::new()
         .route(a2a::AGENT_CARD_PATH, get(agent_card))
         .route("/", post(jsonrpc::handle))
@@ -151,15 +169,20 @@ fn routes(state: AppState) -> Router {
         )
         .route("/extendedAgentCard", get(rest::extended_card))
         .fallback(rest::not_found)
+        .method_not_allowed_fallback(rest::method_not_allowed)
         .layer(middleware::from_fn(version_layer))
         .layer(middleware::from_fn_with_state(state.clone(), auth_layer))
         .layer(middleware::from_fn(extensions_layer))
+        .layer(middleware::from_fn_with_state(browsers, browser::layer))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .with_state(state)
 }
 
-/// Binds nothing itself: serves on `listener` until `shutdown` resolves, then finishes
-/// in-flight requests.
+/// Binds nothing itself: serves on `listener` until `shutdown` resolves, then stops listening,
+/// ends open event streams, closes idle connections and gives in-flight requests
+/// [`ServerConfig::shutdown_grace`] to finish before dropping what is left. Connections are
+/// held to [`ServerConfig::header_read_timeout`], [`ServerConfig::idle_timeout`] and
+/// [`ServerConfig::max_connections`].
 pub async fn serve(
     agent: Agent,
     listener: tokio::net::TcpListener,
@@ -178,16 +201,34 @@ pub async fn serve_swappable(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     with_swap: impl FnOnce(AgentSwap),
 ) -> std::io::Result<()> {
+    if let Some(t) = &config.tokens {
+        t.check_skills(|s| agent.serves(s))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    }
+    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
     let addr = listener.local_addr()?;
-    let base = config
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{addr}"));
-    let (app, swap) = router_with_swap(agent, config, base);
+    let base = match &config.public_url {
+        Some(u) => {
+            crate::config::check_public_url(u).map_err(invalid)?;
+            u.clone()
+        }
+        None if addr.ip().is_unspecified() => {
+            return Err(invalid(format!(
+                "listening on {addr} (every interface) needs a public URL (--public-url, ServerConfig::public_url): the Agent Card must name an address clients can reach, and http://{addr} is none"
+            )))
+        }
+        None => format!("http://{addr}"),
+    };
+    let limits = conn::Limits {
+        header_read_timeout: config.header_read_timeout,
+        idle_timeout: config.idle_timeout,
+        max_connections: config.max_connections,
+        shutdown_grace: config.shutdown_grace,
+    };
+    let streams_end = tokio_util::sync::CancellationToken::new();
+    let (app, swap) = build_router(agent, config, base, streams_end.clone());
     with_swap(swap);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    conn::run(listener, app, limits, shutdown, streams_end).await
 }
 
 fn is_jsonrpc_path(path: &str) -> bool {
@@ -319,6 +360,14 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
     };
     if req.uri().path() == a2a::AGENT_CARD_PATH {
         return next.run(req).await;
+    }
+    if req.headers().get_all(header::AUTHORIZATION).iter().count() > 1 {
+        // First-wins or last-wins would let a proxy and the server disagree on the caller.
+        return rest::ApiError::Refused(
+            a2a::HttpRefusal::BadRequest,
+            "send exactly one Authorization header".to_owned(),
+        )
+        .into_response();
     }
     let presented = req
         .headers()

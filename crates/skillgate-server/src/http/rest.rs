@@ -84,7 +84,10 @@ pub(crate) async fn send_streaming_message(
     Ctx(ctx): Ctx,
     StrictJson(p): StrictJson<a2a::SendMessageRequest>,
 ) -> Result<Response, ApiError> {
-    Ok(sse::rest(st.service.send_streaming_message(p, &ctx).await?))
+    Ok(sse::rest(
+        st.service.send_streaming_message(p, &ctx).await?,
+        st.streams_end.clone(),
+    ))
 }
 
 fn query_int(
@@ -117,7 +120,10 @@ async fn subscribe(
         id: task_id.to_string(),
         ..Default::default()
     };
-    Ok(sse::rest(st.service.subscribe_to_task(&p, ctx).await?))
+    Ok(sse::rest(
+        st.service.subscribe_to_task(&p, ctx).await?,
+        st.streams_end.clone(),
+    ))
 }
 
 /// `GET /tasks/{id}` and `GET /tasks/{id}:subscribe`.
@@ -235,4 +241,13 @@ fn not_found_error() -> ApiError {
 /// Anything else.
 pub(crate) async fn not_found() -> ApiError {
     not_found_error()
+}
+
+/// An A2A path asked with a method it does not answer: 405 with a JSON body (axum's default
+/// is an empty one).
+pub(crate) async fn method_not_allowed(method: axum::http::Method) -> ApiError {
+    ApiError::Refused(
+        HttpRefusal::MethodNotAllowed,
+        format!("this A2A endpoint does not answer {method}"),
+    )
 }

@@ -7,21 +7,30 @@ use skillgate_a2a::{JsonRpcId, JsonRpcResponse, StreamResponse};
 use std::convert::Infallible;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+/// The service's events until the stream ends or the server shuts down (`end`).
+fn until(
+    stream: EventStream,
+    end: CancellationToken,
+) -> impl tokio_stream::Stream<Item = StreamResponse> {
+    futures_util::StreamExt::take_until(ReceiverStream::new(stream), end.cancelled_owned())
+}
 
 fn event(data: String) -> Result<Event, Infallible> {
     Ok(Event::default().data(data))
 }
 
 /// REST: each event is `data: <StreamResponse>`.
-pub(crate) fn rest(stream: EventStream) -> Response {
-    let s = ReceiverStream::new(stream)
+pub(crate) fn rest(stream: EventStream, end: CancellationToken) -> Response {
+    let s = until(stream, end)
         .map(|ev: StreamResponse| event(serde_json::to_string(&ev).unwrap_or_default()));
     Sse::new(s).keep_alive(KeepAlive::default()).into_response()
 }
 
 /// JSON-RPC: each event is `data: {"jsonrpc":"2.0","id":..,"result":<StreamResponse>}`.
-pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream) -> Response {
-    let s = ReceiverStream::new(stream).map(move |ev: StreamResponse| {
+pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream, end: CancellationToken) -> Response {
+    let s = until(stream, end).map(move |ev: StreamResponse| {
         let result = serde_json::to_value(&ev).unwrap_or_default();
         event(
             serde_json::to_string(&JsonRpcResponse::result(id.clone(), result)).unwrap_or_default(),

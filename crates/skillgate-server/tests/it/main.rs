@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
 mod common;
+mod connections;
+mod hardening;
 mod hostile_bodies;
 mod jsonrpc;
 mod plain_tasks;

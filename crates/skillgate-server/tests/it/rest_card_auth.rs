@@ -392,7 +392,7 @@ fn token_config(text: &str) -> ServerConfig {
 async fn bearer_auth() {
     let s = Server::start(
         agent(),
-        token_config("# operators\nall-secret\nlimited-secret slow\n"),
+        token_config("# operators\nall-secret-0123456789\nlimited-secret-0123456789 slow\n"),
     )
     .await;
     let card = s.card().await;
@@ -407,7 +407,11 @@ async fn bearer_auth() {
     );
     let describe = msg(json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}}));
     // No credentials, wrong credentials, wrong scheme: 401 with a challenge, on both bindings.
-    for auth in [None, Some("Bearer wrong"), Some("Basic YWxsLXNlY3JldA==")] {
+    for auth in [
+        None,
+        Some("Bearer wrong"),
+        Some("Basic YWxsLXNlY3JldC0wMTIzNDU2Nzg5"),
+    ] {
         let mut h = vec![];
         if let Some(a) = auth {
             h.push(("Authorization", a));
@@ -424,8 +428,8 @@ async fn bearer_auth() {
         assert_eq!(status, 401);
         assert!(headers.contains_key("www-authenticate"));
     }
-    let all = [("Authorization", "Bearer all-secret")];
-    let limited = [("Authorization", "bearer limited-secret")];
+    let all = [("Authorization", "Bearer all-secret-0123456789")];
+    let limited = [("Authorization", "bearer limited-secret-0123456789")];
     let (status, _, r) = s
         .rpc_with(
             "SendMessage",

@@ -238,7 +238,7 @@ async fn interrupted_tasks_expire_and_free_their_callers_allowance() {
     let authed = Server::start(
         interrupting_agent(),
         ServerConfig {
-            tokens: Some(TokenTable::parse("first-secret\nsecond-secret\n").unwrap()),
+            tokens: Some(TokenTable::parse("first-secret-0001\nsecond-secret-002\n").unwrap()),
             ..config(&store)
         },
     )
@@ -256,7 +256,7 @@ async fn interrupted_tasks_expire_and_free_their_callers_allowance() {
             while !stop.load(Ordering::Relaxed) {
                 tick.tick().await;
                 let t0 = Instant::now();
-                let id = send_one(&client, &base, Some("second-secret"))
+                let id = send_one(&client, &base, Some("second-secret-002"))
                     .await
                     .expect("the second token is never refused");
                 let (s, g) = rpc_at(
@@ -264,7 +264,7 @@ async fn interrupted_tasks_expire_and_free_their_callers_allowance() {
                     &base,
                     "GetTask",
                     json!({"id": id}),
-                    Some("second-secret"),
+                    Some("second-secret-002"),
                 )
                 .await;
                 assert_eq!(s, 200, "{g}");
@@ -274,7 +274,7 @@ async fn interrupted_tasks_expire_and_free_their_callers_allowance() {
                     &base,
                     "ListTasks",
                     json!({"pageSize": 1}),
-                    Some("second-secret"),
+                    Some("second-secret-002"),
                 )
                 .await;
                 assert_eq!(s, 200, "{l}");
@@ -358,7 +358,7 @@ async fn interrupted_tasks_expire_and_free_their_callers_allowance() {
             (
                 authed.client.clone(),
                 authed.base.clone(),
-                Some("first-secret"),
+                Some("first-secret-0001"),
             )
         };
         let (total, refusals) = (total.clone(), refusals.clone());
@@ -411,14 +411,14 @@ async fn a_token_at_its_limit_does_not_lock_out_another() {
     let s = Server::start(
         agent(),
         ServerConfig {
-            tokens: Some(TokenTable::parse("a-secret\nb-secret\n").unwrap()),
+            tokens: Some(TokenTable::parse("a-secret-00000001\nb-secret-00000002\n").unwrap()),
             ..config(&store)
         },
     )
     .await;
     let card = s.card().await;
-    let a = [("Authorization", "Bearer a-secret")];
-    let b = [("Authorization", "Bearer b-secret")];
+    let a = [("Authorization", "Bearer a-secret-00000001")];
+    let b = [("Authorization", "Bearer b-secret-00000002")];
     let wait = || {
         let mut p = msg(request(&card, "wait", json!({"ms": 60_000})));
         p["configuration"] = json!({"returnImmediately": true});

@@ -78,12 +78,12 @@ async fn responses_validate_against_the_tck_schema() {
     let s = Server::start(
         agent(),
         skillgate_server::ServerConfig {
-            tokens: Some(skillgate_server::TokenTable::parse("t").unwrap()),
+            tokens: Some(skillgate_server::TokenTable::parse("tck-token-0123456789").unwrap()),
             ..Default::default()
         },
     )
     .await;
-    let auth = [("Authorization", "Bearer t")];
+    let auth = [("Authorization", "Bearer tck-token-0123456789")];
     let card = s.card().await;
     b.check("AgentCard", &card);
 

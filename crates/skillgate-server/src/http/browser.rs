@@ -1,0 +1,170 @@
+//! What keeps a web page from driving the agent through a visitor's browser: the `Host` check
+//! (a DNS-rebinding page reaches a loopback agent under its own name) and the `Origin` check
+//! (a cross-site request carries its page's origin), with CORS answers for allowed origins.
+//! JSON content types on POST are required by the bindings themselves (`body.rs`, `jsonrpc.rs`).
+
+use super::rest::ApiError;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use skillgate_a2a::HttpRefusal;
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+/// The allowed `Host` names and browser origins.
+#[derive(Clone, Debug)]
+pub(crate) struct BrowserPolicy {
+    /// `None`: any host (`allow_any_host`).
+    hosts: Option<Arc<BTreeSet<String>>>,
+    origins: Arc<BTreeSet<String>>,
+}
+
+/// Headers a browser may send on an allowed cross-origin call.
+const ALLOW_HEADERS: &str = "authorization, content-type, a2a-version, a2a-extensions";
+/// Headers a page may read from the answer.
+const EXPOSE_HEADERS: &str = "a2a-extensions, www-authenticate, retry-after";
+
+impl BrowserPolicy {
+    /// Hosts: `localhost`, any IP address (a rebinding page cannot be served from an IP
+    /// literal of the victim's machine), and the hosts of `urls` (the advertised base URL and
+    /// the public URL); `None` when any host is allowed.
+    pub(crate) fn new(allow_any_host: bool, urls: &[&str], origins: &[String]) -> Self {
+        let hosts = (!allow_any_host).then(|| {
+            let mut h = BTreeSet::from(["localhost".to_string()]);
+            for u in urls {
+                if let Some(name) = url::Url::parse(u)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+                {
+                    h.insert(
+                        name.trim_start_matches('[')
+                            .trim_end_matches(']')
+                            .to_string(),
+                    );
+                }
+            }
+            Arc::new(h)
+        });
+        let origins = origins.iter().map(|o| normalize_origin(o)).collect();
+        Self {
+            hosts,
+            origins: Arc::new(origins),
+        }
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        let Some(hosts) = &self.hosts else {
+            return true;
+        };
+        let name = host_name(host);
+        name.parse::<IpAddr>().is_ok() || hosts.contains(&name)
+    }
+}
+
+/// An origin as browsers send it: lower case, no trailing slash.
+fn normalize_origin(o: &str) -> String {
+    o.trim().trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// The host name of a `Host` header value: lower case, port and IPv6 brackets removed.
+fn host_name(host: &str) -> String {
+    let h = host.trim().to_ascii_lowercase();
+    if let Some(rest) = h.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or("").to_string();
+    }
+    match h.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name.to_string(),
+        _ => h,
+    }
+    .trim_end_matches('.')
+    .to_string()
+}
+
+fn forbidden(message: String) -> Response {
+    ApiError::Refused(HttpRefusal::Forbidden, message).into_response()
+}
+
+/// The layer: refuses a foreign `Host` or `Origin` with 403, answers an allowed origin's
+/// preflight and adds the CORS headers to its answers.
+pub(crate) async fn layer(
+    State(policy): State<BrowserPolicy>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let hosts: Vec<&HeaderValue> = req.headers().get_all(header::HOST).iter().collect();
+    if hosts.len() > 1 {
+        return ApiError::Refused(
+            HttpRefusal::BadRequest,
+            "send exactly one Host header".to_owned(),
+        )
+        .into_response();
+    }
+    if let Some(h) = hosts.first() {
+        let host = h.to_str().unwrap_or("");
+        if !policy.host_allowed(host) {
+            return forbidden(format!(
+                "the Host header names {host:?}, which this server does not serve (requests must name its address, localhost or its public URL's host; `serve --allow-any-host` turns the check off)"
+            ));
+        }
+    }
+    let Some(origin) = req.headers().get(header::ORIGIN).cloned() else {
+        return next.run(req).await;
+    };
+    let shown = origin.to_str().unwrap_or("<not text>").to_owned();
+    if !policy.origins.contains(&normalize_origin(&shown)) {
+        return forbidden(format!(
+            "requests from browser pages are refused: Origin {shown:?} is not allowed (allow it with `serve --allow-origin {shown}`)"
+        ));
+    }
+    let preflight = req.method() == Method::OPTIONS
+        && req
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+    let mut resp = if preflight {
+        let mut r = StatusCode::NO_CONTENT.into_response();
+        let h = r.headers_mut();
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("GET, POST"),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            HeaderValue::from_static(ALLOW_HEADERS),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static("600"),
+        );
+        r
+    } else {
+        next.run(req).await
+    };
+    let h = resp.headers_mut();
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    h.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(EXPOSE_HEADERS),
+    );
+    h.append(header::VARY, HeaderValue::from_static("origin"));
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names() {
+        assert_eq!(host_name("Example.COM:8080"), "example.com");
+        assert_eq!(host_name("[::1]:7420"), "::1");
+        assert_eq!(host_name("localhost."), "localhost");
+        let p = BrowserPolicy::new(false, &["http://agent.example:7420/"], &[]);
+        assert!(p.host_allowed("agent.example"));
+        assert!(p.host_allowed("[::1]:1"));
+        assert!(p.host_allowed("10.0.0.7:7420"));
+        assert!(!p.host_allowed("rebind.example:7420"));
+        assert!(BrowserPolicy::new(true, &[], &[]).host_allowed("rebind.example"));
+    }
+}
