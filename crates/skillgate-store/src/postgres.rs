@@ -44,16 +44,15 @@ type Stmt = Statements<Postgres>;
 pub(crate) const CHANNEL: &str = "skillgate_task_events";
 
 /// Connections per replica for queries (the listener has its own).
-const POOL_SIZE: u32 = 8;
+/// Commits wait for their flush to disk; more connections let PostgreSQL flush several commits
+/// at once.
+const POOL_SIZE: u32 = 16;
 
 /// How long a query waits for a free pooled connection.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Advisory lock key serializing migrators ("skillgat").
 const MIGRATE_LOCK: i64 = 0x736b_696c_6c67_6174;
-
-/// Advisory lock class (two-key form) of the per-owner create lock ("sgow").
-const OWNER_LOCK_CLASS: i32 = 0x7367_6f77;
 
 /// Longest wait between attempts to re-establish the listener.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -219,6 +218,8 @@ impl PostgresStore {
         let shown = redact(url);
         let pool = PgPoolOptions::new()
             .max_connections(POOL_SIZE)
+            // No ping before every query: a dead connection fails its query, which reports it.
+            .test_before_acquire(false)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_with(opts.clone())
             .await
@@ -434,15 +435,11 @@ impl TaskStore for PostgresStore {
 
     async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        if row.finished_ms.is_none() {
-            // Creates of one owner queue here until the previous one commits: the count
-            // below is then exact across replicas.
-            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext(COALESCE($2, '')))")
-                .bind(OWNER_LOCK_CLASS)
-                .bind(&row.owner)
-                .execute(&mut *tx)
-                .await?;
-        }
+        // No lock around the per-caller count: creates of one caller that are in flight at the
+        // same moment (at most one per pooled connection and replica) may each see the count
+        // below the limit. A lock held until commit made every anonymous create wait for the
+        // previous one's flush to disk (the bench's worst bottleneck); the limit exists to stop
+        // one caller filling the store, which an overshoot of a few tasks does not defeat.
         if exists(&mut *tx, &row.id).await? {
             return Err(StoreError::Conflict(row.id.clone()));
         }
