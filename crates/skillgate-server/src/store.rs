@@ -48,7 +48,7 @@ pub(crate) enum TurnRefused {
     Taken,
 }
 
-/// The event of one change.
+/// The events of one change.
 // Lives for one write on the stack; boxing would allocate on every event instead.
 #[allow(clippy::large_enum_variant)]
 enum Event {
@@ -56,11 +56,23 @@ enum Event {
     None,
     /// The event, built because someone could receive it.
     Built(StreamResponse),
-    /// The change has an event but nobody could receive it when the change began.
+    /// Several events in order (a finishing task's artifacts and status), built because
+    /// someone could receive them; the write advances the version by their number.
+    Many(Vec<StreamResponse>),
+    /// The change has events but nobody could receive them when the change began.
     Skipped,
 }
 
 impl Event {
+    /// The events to write with the change.
+    fn built(&self) -> &[StreamResponse] {
+        match self {
+            Event::Built(ev) => std::slice::from_ref(ev),
+            Event::Many(evs) => evs,
+            Event::None | Event::Skipped => &[],
+        }
+    }
+
     fn of(emit: bool, build: impl FnOnce() -> StreamResponse) -> Self {
         if emit {
             Event::Built(build())
@@ -162,9 +174,10 @@ impl TaskHandle {
         Ok(())
     }
 
-    /// Applies `change` to the task and stores it as the next version, publishing the event
-    /// the change returns (asked for only when someone can receive it: the `bool`). Retries on
-    /// a lost version race with the stored task.
+    /// Applies `change` to the task and stores it in one write, publishing the events the
+    /// change returns (asked for only when someone can receive them: the `bool`); the version
+    /// advances by their number (one when there are none). Retries on a lost version race with
+    /// the stored task.
     async fn change<F>(&self, mut change: F) -> Result<(), Refused>
     where
         F: FnMut(&mut Task, &mut Flags, bool) -> Result<Event, Refused>,
@@ -181,11 +194,8 @@ impl TaskHandle {
             if size > budget && size > cur.row.body.len() as u64 {
                 return Err(Refused::OverBudget(size, budget));
             }
-            row.version += 1;
-            let built = match &event {
-                Event::Built(ev) => Some(ev),
-                _ => None,
-            };
+            let built = event.built();
+            row.version += i64::try_from(built.len().max(1)).unwrap_or(1);
             match self.store.update(&row, built).await {
                 Ok(()) => {
                     // A subscriber that arrived after `emit` was decided may have read the
@@ -313,6 +323,56 @@ impl TaskHandle {
         .await
     }
 
+    /// Adds `artifacts` (each a new, complete artifact) and moves to `state` in one write, so
+    /// a finishing task commits once. Refused without writing when the task is terminal or
+    /// the result would exceed its byte budget. Subscribers receive one artifact update per
+    /// artifact, in order, then the status update.
+    pub(crate) async fn finish(
+        &self,
+        artifacts: Vec<Artifact>,
+        state: TaskState,
+        message: Option<Message>,
+    ) -> Result<(), Refused> {
+        self.change(|task, flags, emit| {
+            let current = task.status.state;
+            if current.is_terminal() {
+                return Err(Refused::Terminal(current));
+            }
+            let mut events = Vec::with_capacity(if emit { artifacts.len() + 1 } else { 0 });
+            for artifact in &artifacts {
+                if emit {
+                    events.push(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+                        task_id: task.id.clone(),
+                        context_id: task.context_id.clone(),
+                        artifact: artifact.clone(),
+                        append: false,
+                        last_chunk: true,
+                        metadata: None,
+                    }));
+                }
+                task.artifacts.push(artifact.clone());
+            }
+            let status = TaskStatus {
+                state,
+                message: message.clone(),
+                timestamp: Some(crate::time::now_rfc3339()),
+            };
+            task.status = status.clone();
+            flags.turn_taken = false;
+            if !emit {
+                return Ok(Event::Skipped);
+            }
+            events.push(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status,
+                metadata: None,
+            }));
+            Ok(Event::Many(events))
+        })
+        .await
+    }
+
     /// A subscription to later events plus the task as of subscribing (events at or below
     /// its version are already reflected in it).
     pub(crate) async fn subscribe(&self) -> (Task, i64, Subscription) {
@@ -407,5 +467,105 @@ mod tests {
             e.add_artifact(big, false, true).await,
             Err(Refused::OverBudget(size, 2000)) if size > 5000
         ));
+    }
+
+    fn artifact(id: &str, text: &str) -> Artifact {
+        Artifact {
+            artifact_id: id.into(),
+            parts: vec![skillgate_a2a::Part::text(text)],
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn finish_writes_artifacts_and_status_once_with_an_event_each() {
+        let s = store();
+        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+            .await
+            .unwrap();
+        let (_, seen, mut sub) = e.subscribe().await;
+        assert_eq!(seen, 1);
+        e.finish(
+            vec![artifact("r1", "one"), artifact("r2", "two")],
+            TaskState::Completed,
+            None,
+        )
+        .await
+        .unwrap();
+        let stored = s.get("a").await.unwrap().unwrap();
+        assert_eq!(stored.version, 4, "one write, a version per event");
+        let t = stored.task().unwrap();
+        assert_eq!(t.status.state, TaskState::Completed);
+        assert_eq!(t.artifacts.len(), 2);
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            match sub.recv().await.unwrap() {
+                skillgate_store::HubEvent::Event { version, event } => got.push((version, event)),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(
+            matches!(&got[0], (2, StreamResponse::ArtifactUpdate(u)) if u.artifact.artifact_id == "r1" && u.last_chunk && !u.append)
+        );
+        assert!(
+            matches!(&got[1], (3, StreamResponse::ArtifactUpdate(u)) if u.artifact.artifact_id == "r2")
+        );
+        assert!(
+            matches!(&got[2], (4, StreamResponse::StatusUpdate(u)) if u.status.state == TaskState::Completed)
+        );
+        assert!(matches!(
+            e.finish(vec![artifact("r3", "x")], TaskState::Failed, None)
+                .await,
+            Err(Refused::Terminal(TaskState::Completed))
+        ));
+    }
+
+    #[tokio::test]
+    async fn finish_without_subscribers_writes_one_version() {
+        let s = store();
+        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+            .await
+            .unwrap();
+        e.finish(vec![artifact("r1", "one")], TaskState::Completed, None)
+            .await
+            .unwrap();
+        assert_eq!(s.get("a").await.unwrap().unwrap().version, 2);
+        assert_eq!(e.state().await, TaskState::Completed);
+        // No event was built, so the write took one version; a later subscriber starts there.
+        let (t, seen, _sub) = e.subscribe().await;
+        assert_eq!(seen, 2);
+        assert_eq!(t.artifacts.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_finish_over_the_task_budget_is_refused_without_writing() {
+        let s: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits {
+            max_task_bytes: 2000,
+            ..StoreLimits::memory()
+        }));
+        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+            .await
+            .unwrap();
+        // Each fits alone; together they do not.
+        let parts = vec![
+            artifact("r1", &"y".repeat(1200)),
+            artifact("r2", &"y".repeat(1200)),
+        ];
+        assert!(matches!(
+            e.finish(parts, TaskState::Completed, None).await,
+            Err(Refused::OverBudget(size, 2000)) if size > 2400
+        ));
+        let stored = s.get("a").await.unwrap().unwrap();
+        assert_eq!(stored.version, 1);
+        assert_eq!(stored.task().unwrap().status.state, TaskState::Working);
+        assert_eq!(e.state().await, TaskState::Working);
+        e.finish(
+            vec![artifact("r1", &"y".repeat(1200))],
+            TaskState::Completed,
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(s.get("a").await.unwrap().unwrap().version, 2);
     }
 }

@@ -8,10 +8,11 @@
 //! value tree, so a stored task costs about its wire size) plus the columns queries need
 //! (owner, state, context, update time, version, lease). Writes are versioned: [`TaskStore::update`]
 //! succeeds only if the stored version is the one the writer read, so two concurrent updates of
-//! one task never lose one silently. Every accepted update's event reaches the subscribers of
-//! that task through the store's [`EventHub`]: directly for memory and SQLite, through
-//! PostgreSQL `LISTEN/NOTIFY` for replicas, so a stream on one replica sees events produced on
-//! another without polling.
+//! one task never lose one silently. One update may carry several events (a finishing task's
+//! artifacts and its final status), each with a version of its own. Every accepted update's
+//! events reach the subscribers of that task, in order, through the store's [`EventHub`]:
+//! directly for memory and SQLite, through PostgreSQL `LISTEN/NOTIFY` for replicas, so a stream
+//! on one replica sees events produced on another without polling.
 
 mod hub;
 mod memory;
@@ -106,11 +107,16 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
     /// The task with this id.
     async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError>;
 
-    /// Replaces a task if its stored version is `row.version - 1` ([`StoreError::Conflict`]
-    /// otherwise), then publishes `event` (tagged with `row.version`) to every subscriber of
-    /// the task on every replica.
-    async fn update(&self, row: &TaskRow, event: Option<&StreamResponse>)
-        -> Result<(), StoreError>;
+    /// Replaces a task if its stored version is `row.version - max(1, events.len())`
+    /// ([`StoreError::Conflict`] otherwise, publishing nothing), then publishes `events` in
+    /// order to every subscriber of the task on every replica.
+    ///
+    /// A write with `k` events advances the version by `k` (by one when it has none), so every
+    /// event keeps a version of its own: with `base` the stored version before the write,
+    /// event `i` is published as [`HubEvent::Event`] with version `base + 1 + i`, the last one
+    /// with `row.version`. A subscriber that read the task at some version skips the events at
+    /// or below it, so it misses nothing and sees nothing twice.
+    async fn update(&self, row: &TaskRow, events: &[StreamResponse]) -> Result<(), StoreError>;
 
     /// One page of the tasks a caller may see, newest status first, filtered and counted in
     /// the store.
@@ -139,6 +145,23 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
     fn wants_event(&self, id: &str) -> bool {
         self.hub().has_subscribers(id)
     }
+}
+
+/// The stored version an update of `row` carrying `events` events expects: the write advances
+/// the version by the number of its events, and by one when it has none.
+pub(crate) fn expected_version(row: &TaskRow, events: usize) -> i64 {
+    row.version
+        .saturating_sub(i64::try_from(events.max(1)).unwrap_or(i64::MAX))
+}
+
+/// The events of an accepted update as the hub publishes them, each with its own version:
+/// the last one has `row.version`, those before it the versions just below.
+pub(crate) fn versioned_events<'a>(
+    row: &'a TaskRow,
+    events: &'a [StreamResponse],
+) -> impl Iterator<Item = (i64, &'a StreamResponse)> + 'a {
+    let base = expected_version(row, events.len());
+    (1i64..).map(move |i| base + i).zip(events)
 }
 
 /// Opens the store a URL names: `memory`, `sqlite:PATH` (created with its directory if

@@ -3,7 +3,7 @@
 
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
-use crate::{StoreError, TaskStore};
+use crate::{expected_version, versioned_events, StoreError, TaskStore};
 use async_trait::async_trait;
 use skillgate_a2a::StreamResponse;
 use std::cmp::Reverse;
@@ -173,35 +173,32 @@ impl TaskStore for MemoryStore {
         Ok(self.lock().rows.get(id).cloned())
     }
 
-    async fn update(
-        &self,
-        row: &TaskRow,
-        event: Option<&StreamResponse>,
-    ) -> Result<(), StoreError> {
-        {
-            let mut s = self.lock();
-            let Some(old) = s.rows.get(&row.id) else {
-                return Err(StoreError::NotFound(row.id.clone()));
-            };
-            if old.version != row.version - 1 {
-                return Err(StoreError::Conflict(row.id.clone()));
-            }
-            s.remove(&row.id);
-            let grow = row.size();
-            // A growing task may push finished ones out; it is never refused here (the
-            // runtime keeps each task within its own budget).
-            s.make_room(grow, self.limits.max_bytes);
-            s.add(row.clone());
+    async fn update(&self, row: &TaskRow, events: &[StreamResponse]) -> Result<(), StoreError> {
+        let mut s = self.lock();
+        let Some(old) = s.rows.get(&row.id) else {
+            return Err(StoreError::NotFound(row.id.clone()));
+        };
+        if old.version != expected_version(row, events.len()) {
+            return Err(StoreError::Conflict(row.id.clone()));
         }
-        if let Some(ev) = event {
+        s.remove(&row.id);
+        let grow = row.size();
+        // A growing task may push finished ones out; it is never refused here (the
+        // runtime keeps each task within its own budget).
+        s.make_room(grow, self.limits.max_bytes);
+        s.add(row.clone());
+        // Published under the store lock, so concurrent writers of a task publish in version
+        // order (subscribers drop anything not newer than what they have seen).
+        for (version, ev) in versioned_events(row, events) {
             self.hub.publish(
                 &row.id,
                 HubEvent::Event {
-                    version: row.version,
+                    version,
                     event: ev.clone(),
                 },
             );
         }
+        drop(s);
         Ok(())
     }
 

@@ -8,9 +8,9 @@
 //! the budget can be overshot by the tasks in flight (each create sees the others' bytes only
 //! once they commit); the next create or purge evicts back under it.
 //!
-//! Events: an accepted update sends `pg_notify('skillgate_task_events', payload)` in its own
-//! transaction, so the notification goes out exactly when (and only if) the update commits, in
-//! commit order. Every replica (this one included) LISTENs on a dedicated connection and
+//! Events: an accepted update sends one `pg_notify('skillgate_task_events', payload)` per event
+//! in its own transaction, so the notifications go out exactly when (and only if) the update
+//! commits, in commit order (and, within one update, in the order of its events). Every replica (this one included) LISTENs on a dedicated connection and
 //! publishes what it receives to its [`EventHub`]. If that connection drops, notifications sent
 //! meanwhile are lost; after reconnecting, the listener publishes [`HubEvent::Resync`] with the
 //! current version for every task that may have changed in the gap (all unfinished tasks and
@@ -27,7 +27,7 @@ use crate::sql::{
     decode_row, notify_payload, parse_payload, scrub, to_i64, to_u64, COLUMNS, DELETE_BATCH,
     RUNNING_STATES,
 };
-use crate::{redact, StoreError, TaskStore, SCHEMA_VERSION};
+use crate::{expected_version, redact, versioned_events, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
 use skillgate_a2a::{StreamResponse, TaskState};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
@@ -490,13 +490,10 @@ impl TaskStore for PostgresStore {
         row.as_ref().map(decode_row).transpose()
     }
 
-    async fn update(
-        &self,
-        row: &TaskRow,
-        event: Option<&StreamResponse>,
-    ) -> Result<(), StoreError> {
+    async fn update(&self, row: &TaskRow, events: &[StreamResponse]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        let done = Stmt::update(row, &self.replica, &self.limits)
+        let expected = expected_version(row, events.len());
+        let done = Stmt::update(row, expected, &self.replica, &self.limits)
             .build()
             .execute(&mut *tx)
             .await?;
@@ -510,11 +507,12 @@ impl TaskStore for PostgresStore {
         // A growing task may push finished ones out; it is never refused here (the runtime
         // keeps each task within its own budget).
         make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
-        if let Some(ev) = event {
-            // Sent at commit, to every replica's listener (this one's included).
+        // Sent at commit, in this order, to every replica's listener (this one's included).
+        // Each payload names its own version, so none is folded into another as a duplicate.
+        for (version, ev) in versioned_events(row, events) {
             sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(CHANNEL)
-                .bind(notify_payload(&row.id, row.version, Some(ev)))
+                .bind(notify_payload(&row.id, version, Some(ev)))
                 .execute(&mut *tx)
                 .await?;
         }

@@ -23,7 +23,7 @@ use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::sql::query::Statements;
 use crate::sql::{decode_row, to_i64, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES};
-use crate::{StoreError, TaskStore, SCHEMA_VERSION};
+use crate::{expected_version, versioned_events, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
 use skillgate_a2a::StreamResponse;
 use sqlx::sqlite::{
@@ -344,39 +344,40 @@ impl TaskStore for SqliteStore {
         row.as_ref().map(decode_row).transpose()
     }
 
-    async fn update(
-        &self,
-        row: &TaskRow,
-        event: Option<&StreamResponse>,
-    ) -> Result<(), StoreError> {
-        {
-            let mut conn = self.conn.lock().await;
-            let mut tx = conn.begin().await?;
-            let done = Stmt::update(row, &self.replica, &self.limits)
-                .build()
-                .execute(&mut *tx)
-                .await?;
-            if done.rows_affected() == 0 {
-                return Err(if exists(&mut tx, &row.id).await? {
-                    StoreError::Conflict(row.id.clone())
-                } else {
-                    StoreError::NotFound(row.id.clone())
-                });
-            }
-            // A growing task may push finished ones out; it is never refused here (the
-            // runtime keeps each task within its own budget).
-            make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
-            tx.commit().await?;
+    async fn update(&self, row: &TaskRow, events: &[StreamResponse]) -> Result<(), StoreError> {
+        let mut conn = self.conn.lock().await;
+        let mut tx = conn.begin().await?;
+        let done = Stmt::update(
+            row,
+            expected_version(row, events.len()),
+            &self.replica,
+            &self.limits,
+        )
+        .build()
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(if exists(&mut tx, &row.id).await? {
+                StoreError::Conflict(row.id.clone())
+            } else {
+                StoreError::NotFound(row.id.clone())
+            });
         }
-        if let Some(ev) = event {
+        // A growing task may push finished ones out; it is never refused here (the
+        // runtime keeps each task within its own budget).
+        make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
+        tx.commit().await?;
+        // Published while the connection is held, so writes publish in commit order.
+        for (version, ev) in versioned_events(row, events) {
             self.hub.publish(
                 &row.id,
                 HubEvent::Event {
-                    version: row.version,
+                    version,
                     event: ev.clone(),
                 },
             );
         }
+        drop(conn);
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! Running a prepared task: `describe_skill` answered from the precomputed artifact, a domain
 //! skill admitted by its gate, run under its time limit and cancel signal, and its output
-//! checked before any artifact is published.
+//! checked before any artifact is published. A finished task's artifacts and its COMPLETED
+//! status are written together, in one versioned write.
 
 use super::{agent_message, error_part, A2aService, Caller, Job, RequestContext};
 use crate::agent::{Agent, HostedSkill};
@@ -22,25 +23,23 @@ async fn refuse(entry: &TaskHandle, rejection: Rejection) {
     let _ = entry.set_status(rejection.task_state(), Some(msg)).await;
 }
 
-/// Publishes a result artifact; one that would take the task over its byte budget fails the
-/// task with `resource_limit_exceeded` instead. False if the task must not go on.
-async fn publish(entry: &TaskHandle, artifact: Artifact) -> bool {
-    match entry.add_artifact(artifact, false, true).await {
-        Ok(()) => true,
-        Err(Refused::OverBudget(size, budget)) => {
-            refuse(
-                entry,
-                Rejection::processing(ErrorObject::new(
-                    ErrorCode::ResourceLimitExceeded,
-                    format!(
-                        "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
-                    ),
-                )),
-            )
-            .await;
-            false
-        }
-        Err(_) => false,
+/// Completes a task with its result artifacts, in one write (artifact updates, then the
+/// COMPLETED status). A result that would take the task over its byte budget fails the task
+/// with `resource_limit_exceeded` instead, and none of its artifacts is kept.
+async fn complete(entry: &TaskHandle, artifacts: Vec<Artifact>) {
+    if let Err(Refused::OverBudget(size, budget)) =
+        entry.finish(artifacts, TaskState::Completed, None).await
+    {
+        refuse(
+            entry,
+            Rejection::processing(ErrorObject::new(
+                ErrorCode::ResourceLimitExceeded,
+                format!(
+                    "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
+                ),
+            )),
+        )
+        .await;
     }
 }
 
@@ -90,11 +89,7 @@ async fn describe(agent: &Agent, entry: &TaskHandle, args: &Value) {
         .await;
     };
     match agent.0.skills.get(id) {
-        Some(h) => {
-            if publish(entry, h.describe_artifact.clone()).await {
-                let _ = entry.set_status(TaskState::Completed, None).await;
-            }
-        }
+        Some(h) => complete(entry, vec![h.describe_artifact.clone()]).await,
         None => {
             refuse(
                 entry,
@@ -188,25 +183,23 @@ impl A2aService {
         if let Err(r) = gate.check_output(&out) {
             return refuse(entry, r).await;
         }
-        for r in out.records {
-            let a = Artifact {
+        // The records, then the primary artifact, then COMPLETED: one write.
+        let mut artifacts: Vec<Artifact> = out
+            .records
+            .into_iter()
+            .map(|r| Artifact {
                 artifact_id: r.artifact_id,
                 name: r.kind,
                 parts: vec![Part::data(r.data)],
                 ..Default::default()
-            };
-            if !publish(entry, a).await {
-                return;
-            }
-        }
-        let primary = Artifact {
+            })
+            .collect();
+        artifacts.push(Artifact {
             artifact_id: RESULT_ARTIFACT_ID.to_string(),
             name: gate.skill_id().to_string(),
             parts: vec![Part::data(out.output)],
             ..Default::default()
-        };
-        if publish(entry, primary).await {
-            let _ = entry.set_status(TaskState::Completed, None).await;
-        }
+        });
+        complete(entry, artifacts).await;
     }
 }

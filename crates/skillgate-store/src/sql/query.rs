@@ -120,9 +120,10 @@ where
     }
 
     /// Replaces the stored task with `row` written by `replica` if the stored version is
-    /// `row.version - 1`; affects no row otherwise (a conflict, or the task is gone).
+    /// `expected`; affects no row otherwise (a conflict, or the task is gone).
     pub(crate) fn update<'a>(
         row: &'a TaskRow,
+        expected: i64,
         replica: &'a str,
         limits: &StoreLimits,
     ) -> QueryBuilder<'a, DB> {
@@ -148,7 +149,7 @@ where
             .push(" WHERE id = ")
             .push_bind(row.id.as_str())
             .push(" AND version = ")
-            .push_bind(row.version - 1);
+            .push_bind(expected);
         qb
     }
 }

@@ -37,7 +37,7 @@ async fn bench_pg_notify_latency() {
         cur = next(&cur, TaskState::Working, now_ms());
         let ev = status_event(&cur, n);
         let t0 = Instant::now();
-        a.update(&cur, Some(&ev)).await.unwrap();
+        a.update(&cur, std::slice::from_ref(&ev)).await.unwrap();
         write.push(t0.elapsed());
         let got = recv(&mut sub).await;
         lat.push(t0.elapsed());
@@ -69,7 +69,7 @@ async fn throughput(name: &str, s: &dyn TaskStore, n: usize) {
     for r in &rows {
         let mut u = next(r, TaskState::Completed, now_ms());
         u.finished_ms = Some(now_ms());
-        s.update(&u, None).await.unwrap();
+        s.update(&u, &[]).await.unwrap();
     }
     let updated = t1.elapsed();
     println!(

@@ -1,8 +1,9 @@
 //! The behaviour every store shares, run on each (the memory store is the reference).
 
 use crate::common::{limits, next, rich_row, row, sized, Env, Kind};
+use crate::postgres::{recv, status_event};
 use skillgate_a2a::types::TaskState;
-use skillgate_store::{now_ms, ListQuery, StoreError, StoreLimits};
+use skillgate_store::{now_ms, HubEvent, ListQuery, StoreError, StoreLimits, Subscription};
 use std::time::Duration;
 
 /// One `#[tokio::test]` per store for each case.
@@ -32,6 +33,8 @@ macro_rules! conformance {
 conformance!(
     round_trip,
     versioned_update,
+    update_with_several_events,
+    stale_update_with_several_events_conflicts,
     list_filters_order_paging_and_visibility,
     caller_limit,
     byte_budget,
@@ -77,7 +80,7 @@ async fn versioned_update(kind: Kind) {
     // Two writers from the same read: exactly one wins.
     let a = next(&read, TaskState::Working, t0 + 1);
     let b = next(&read, TaskState::Canceled, t0 + 2);
-    let results = [s.update(&a, None).await, s.update(&b, None).await];
+    let results = [s.update(&a, &[]).await, s.update(&b, &[]).await];
     assert!(results[0].is_ok(), "{:?}", results[0]);
     assert!(
         matches!(results[1], Err(StoreError::Conflict(ref id)) if id == "t1"),
@@ -88,9 +91,9 @@ async fn versioned_update(kind: Kind) {
     // The winner continues; replaying its write is a conflict too.
     let mut c = next(&a, TaskState::Completed, t0 + 3);
     c.finished_ms = Some(t0 + 3);
-    s.update(&c, None).await.unwrap();
+    s.update(&c, &[]).await.unwrap();
     assert!(matches!(
-        s.update(&c, None).await,
+        s.update(&c, &[]).await,
         Err(StoreError::Conflict(_))
     ));
     let got = s.get("t1").await.unwrap().unwrap();
@@ -104,8 +107,95 @@ async fn versioned_update(kind: Kind) {
         t0,
     );
     assert!(
-        matches!(s.update(&ghost, None).await, Err(StoreError::NotFound(ref id)) if id == "ghost")
+        matches!(s.update(&ghost, &[]).await, Err(StoreError::NotFound(ref id)) if id == "ghost")
     );
+}
+
+/// Receives the next event and checks its version and content.
+async fn expect_event(sub: &mut Subscription, version: i64, ev: &skillgate_a2a::StreamResponse) {
+    match recv(sub).await {
+        HubEvent::Event { version: v, event } => {
+            assert_eq!(v, version);
+            assert_eq!(&event, ev, "event {version}");
+        }
+        other => panic!("expected event {version}, got {other:?}"),
+    }
+}
+
+async fn update_with_several_events(kind: Kind) {
+    let Some(env) = open(kind, limits()).await else {
+        return;
+    };
+    let s = &env.store;
+    let t0 = now_ms();
+    s.create(&row("t1", "c", None, TaskState::Working, t0))
+        .await
+        .unwrap();
+    let mut sub = s.hub().subscribe("t1");
+    let read = s.get("t1").await.unwrap().unwrap();
+    // Three events: the write advances the version by three, each event keeps its own.
+    let mut three = next(&read, TaskState::Working, t0 + 1);
+    three.version += 2;
+    let evs: Vec<_> = (0..3).map(|n| status_event(&three, n)).collect();
+    s.update(&three, &evs).await.unwrap();
+    let got = s.get("t1").await.unwrap().unwrap();
+    assert_eq!(got, three);
+    assert_eq!(got.version, 4);
+    for (i, ev) in (2i64..).zip(&evs) {
+        expect_event(&mut sub, i, ev).await;
+    }
+    // One event and none still advance it by one.
+    let one = next(&three, TaskState::Working, t0 + 2);
+    let ev = status_event(&one, 3);
+    s.update(&one, std::slice::from_ref(&ev)).await.unwrap();
+    expect_event(&mut sub, 5, &ev).await;
+    let none = next(&one, TaskState::Working, t0 + 3);
+    s.update(&none, &[]).await.unwrap();
+    let mut done = next(&none, TaskState::Completed, t0 + 4);
+    done.finished_ms = Some(t0 + 4);
+    done.version += 1;
+    let evs: Vec<_> = (4..6).map(|n| status_event(&done, n)).collect();
+    s.update(&done, &evs).await.unwrap();
+    assert_eq!(s.get("t1").await.unwrap().unwrap().version, 8);
+    expect_event(&mut sub, 7, &evs[0]).await;
+    expect_event(&mut sub, 8, &evs[1]).await;
+}
+
+async fn stale_update_with_several_events_conflicts(kind: Kind) {
+    let Some(env) = open(kind, limits()).await else {
+        return;
+    };
+    let s = &env.store;
+    let t0 = now_ms();
+    s.create(&row("t1", "c", None, TaskState::Working, t0))
+        .await
+        .unwrap();
+    let read = s.get("t1").await.unwrap().unwrap();
+    let won = next(&read, TaskState::Working, t0 + 1);
+    s.update(&won, &[]).await.unwrap();
+    let mut sub = s.hub().subscribe("t1");
+    // Written from the stale read (version 1, now 2): three events, so it expects version 1.
+    let mut stale = next(&read, TaskState::Completed, t0 + 2);
+    stale.version += 2;
+    let evs: Vec<_> = (0..3).map(|n| status_event(&stale, n)).collect();
+    let r = s.update(&stale, &evs).await;
+    assert!(
+        matches!(r, Err(StoreError::Conflict(ref id)) if id == "t1"),
+        "{r:?}"
+    );
+    // A version advanced by one only, with three events, expects the version before the read.
+    let mut short = next(&won, TaskState::Completed, t0 + 3);
+    let evs: Vec<_> = (3..6).map(|n| status_event(&short, n)).collect();
+    let r = s.update(&short, &evs).await;
+    assert!(matches!(r, Err(StoreError::Conflict(_))), "{r:?}");
+    assert_eq!(s.get("t1").await.unwrap().unwrap(), won);
+    // Nothing was published: the next event received is the next accepted write's.
+    short.version += 2;
+    let evs: Vec<_> = (6..9).map(|n| status_event(&short, n)).collect();
+    s.update(&short, &evs).await.unwrap();
+    expect_event(&mut sub, 3, &evs[0]).await;
+    expect_event(&mut sub, 4, &evs[1]).await;
+    expect_event(&mut sub, 5, &evs[2]).await;
 }
 
 async fn list_filters_order_paging_and_visibility(kind: Kind) {
@@ -229,7 +319,7 @@ async fn list_filters_order_paging_and_visibility(kind: Kind) {
     let a2 = s.get("a2").await.unwrap().unwrap();
     let mut moved = next(&a2, Completed, base + 100);
     moved.finished_ms = a2.finished_ms;
-    s.update(&moved, None).await.unwrap();
+    s.update(&moved, &[]).await.unwrap();
     let p = s.list(&q(None)).await.unwrap();
     assert_eq!(ids(&p), ["a2", "a1", "a3"]);
 }
@@ -276,7 +366,7 @@ async fn caller_limit(kind: Kind) {
     let a1 = s.get("a1").await.unwrap().unwrap();
     let mut done = next(&a1, Completed, t + 1);
     done.finished_ms = Some(t + 1);
-    s.update(&done, None).await.unwrap();
+    s.update(&done, &[]).await.unwrap();
     s.create(&row("a5", "c", Some("alice"), Working, t))
         .await
         .unwrap();
@@ -365,7 +455,7 @@ async fn update_growth_evicts_finished(kind: Kind) {
     // The running task grows by 1000 bytes: the finished one goes, the update is never refused.
     let mut grown = sized(small.clone(), 2000);
     grown.version = 2;
-    s.update(&grown, None).await.unwrap();
+    s.update(&grown, &[]).await.unwrap();
     assert!(s.get("f1").await.unwrap().is_none());
     assert_eq!(s.get("u1").await.unwrap().unwrap(), grown);
     assert_eq!(s.used_bytes().await.unwrap(), grown.size());

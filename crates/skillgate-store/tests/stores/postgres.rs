@@ -50,7 +50,7 @@ async fn events_reach_every_replica_in_order() {
     for n in 0..50 {
         cur = next(&cur, TaskState::Working, now_ms());
         let ev = status_event(&cur, n);
-        a.update(&cur, Some(&ev)).await.unwrap();
+        a.update(&cur, std::slice::from_ref(&ev)).await.unwrap();
         sent.push((cur.version, ev));
     }
     for sub in [&mut on_b, &mut on_a] {
@@ -67,7 +67,7 @@ async fn events_reach_every_replica_in_order() {
     // An update without an event publishes nothing; an event too large for NOTIFY arrives as
     // a resync with its version.
     cur = next(&cur, TaskState::Working, now_ms());
-    a.update(&cur, None).await.unwrap();
+    a.update(&cur, &[]).await.unwrap();
     cur = next(&cur, TaskState::Working, now_ms());
     let big = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
         task_id: "t1".into(),
@@ -78,7 +78,7 @@ async fn events_reach_every_replica_in_order() {
         },
         ..Default::default()
     });
-    a.update(&cur, Some(&big)).await.unwrap();
+    a.update(&cur, std::slice::from_ref(&big)).await.unwrap();
     for sub in [&mut on_b, &mut on_a] {
         match recv(sub).await {
             HubEvent::Resync { version } => assert_eq!(version, 53),
@@ -87,7 +87,7 @@ async fn events_reach_every_replica_in_order() {
     }
     // Nothing else was published (no local duplicate of A's own events).
     cur = next(&cur, TaskState::Working, now_ms());
-    a.update(&cur, Some(&status_event(&cur, 99))).await.unwrap();
+    a.update(&cur, &[status_event(&cur, 99)]).await.unwrap();
     assert_eq!(recv(&mut on_a).await.version(), 54);
     assert_eq!(recv(&mut on_b).await.version(), 54);
     // A terminal status written by B stops A's local run of the task.
@@ -95,11 +95,77 @@ async fn events_reach_every_replica_in_order() {
     a.hub().run("t1", token.clone());
     let mut done = next(&cur, TaskState::Canceled, now_ms());
     done.finished_ms = Some(now_ms());
-    b.update(&done, Some(&status_event(&done, 100)))
-        .await
-        .unwrap();
+    b.update(&done, &[status_event(&done, 100)]).await.unwrap();
     assert_eq!(recv(&mut on_a).await.version(), 55);
     assert!(token.is_cancelled());
+}
+
+#[tokio::test]
+async fn several_events_of_one_write_reach_every_replica_in_order() {
+    let Some(db) = PgDb::create().await else {
+        return;
+    };
+    let a = PostgresStore::open(&db.url, limits()).await.unwrap();
+    let b = PostgresStore::open(&db.url, limits()).await.unwrap();
+    let first = row("t1", "c", None, TaskState::Working, now_ms());
+    a.create(&first).await.unwrap();
+    let mut on_b = b.hub().subscribe("t1");
+    let mut on_a = a.hub().subscribe("t1");
+    // Three events in one write: versions 2, 3, 4, in order, on both replicas.
+    let mut cur = next(&first, TaskState::Working, now_ms());
+    cur.version += 2;
+    let evs: Vec<_> = (0..3).map(|n| status_event(&cur, n)).collect();
+    a.update(&cur, &evs).await.unwrap();
+    assert_eq!(b.get("t1").await.unwrap().unwrap().version, 4);
+    // A stale write with several events (from version 1, now 4) conflicts and sends nothing.
+    let mut stale = next(&first, TaskState::Canceled, now_ms());
+    stale.version += 1;
+    let r = b
+        .update(
+            &stale,
+            &[status_event(&stale, 90), status_event(&stale, 91)],
+        )
+        .await;
+    assert!(matches!(r, Err(StoreError::Conflict(_))), "{r:?}");
+    // A write whose middle event is too large for NOTIFY: that one becomes a resync with its
+    // own version, the others keep theirs.
+    let mut done = next(&cur, TaskState::Completed, now_ms());
+    done.finished_ms = Some(now_ms());
+    done.version += 2;
+    let big = StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: "t1".into(),
+        artifact: Artifact {
+            artifact_id: "a".into(),
+            parts: vec![Part::text("z".repeat(9000))],
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let last = [status_event(&done, 3), big, status_event(&done, 4)];
+    b.update(&done, &last).await.unwrap();
+    for sub in [&mut on_b, &mut on_a] {
+        for (version, ev) in (2i64..).zip(&evs) {
+            match recv(sub).await {
+                HubEvent::Event { version: v, event } => {
+                    assert_eq!(v, version);
+                    assert_eq!(&event, ev);
+                }
+                other => panic!("expected event {version}, got {other:?}"),
+            }
+        }
+        match recv(sub).await {
+            HubEvent::Event { version: 5, event } => assert_eq!(event, last[0]),
+            other => panic!("expected event 5, got {other:?}"),
+        }
+        match recv(sub).await {
+            HubEvent::Resync { version: 6 } => {}
+            other => panic!("expected a resync of version 6, got {other:?}"),
+        }
+        match recv(sub).await {
+            HubEvent::Event { version: 7, event } => assert_eq!(event, last[2]),
+            other => panic!("expected event 7, got {other:?}"),
+        }
+    }
 }
 
 #[tokio::test]
@@ -125,14 +191,14 @@ async fn listener_outage_resyncs_streams() {
     .unwrap();
     assert_eq!(killed, 2, "both replicas' listeners");
     cur = next(&cur, TaskState::Working, now_ms());
-    a.update(&cur, Some(&status_event(&cur, 1))).await.unwrap();
+    a.update(&cur, &[status_event(&cur, 1)]).await.unwrap();
     // B learns of version 2 either way: as the event (if it was listening again in time) or
     // as a resync from the table (possibly after a resync of version 1, if the table was read
     // before the update committed, which a stream skips as not newer than what it has).
     while recv(&mut sub).await.version() < 2 {}
     // And it listens again.
     cur = next(&cur, TaskState::Working, now_ms());
-    a.update(&cur, Some(&status_event(&cur, 2))).await.unwrap();
+    a.update(&cur, &[status_event(&cur, 2)]).await.unwrap();
     loop {
         match recv(&mut sub).await {
             HubEvent::Event { version: 3, .. } => break,
@@ -171,9 +237,7 @@ async fn listener_outage_resyncs_streams() {
     assert_eq!(killed, 2);
     let mut done = next(&cur, TaskState::Canceled, now_ms());
     done.finished_ms = Some(now_ms());
-    a.update(&done, Some(&status_event(&done, 3)))
-        .await
-        .unwrap();
+    a.update(&done, &[status_event(&done, 3)]).await.unwrap();
     loop {
         if recv(&mut sub).await.version() >= 4 {
             break;
@@ -219,10 +283,10 @@ async fn expired_leases_are_stale_on_other_replicas() {
     // B fails it; A's late write loses.
     let mut failed = next(&t, TaskState::Failed, now_ms());
     failed.finished_ms = Some(now_ms());
-    b.update(&failed, None).await.unwrap();
+    b.update(&failed, &[]).await.unwrap();
     let late = next(&t, TaskState::Completed, now_ms());
     assert!(matches!(
-        a.update(&late, None).await,
+        a.update(&late, &[]).await,
         Err(StoreError::Conflict(_))
     ));
     assert!(b.stale(10).await.unwrap().is_empty());
@@ -377,7 +441,7 @@ async fn lost_notifications_become_resyncs() {
     .unwrap();
     assert_eq!(killed, 2);
     cur = next(&cur, TaskState::Working, now_ms());
-    a.update(&cur, Some(&status_event(&cur, 1))).await.unwrap();
+    a.update(&cur, &[status_event(&cur, 1)]).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         tokio::time::timeout(Duration::from_millis(10), sub.recv())
@@ -393,7 +457,7 @@ async fn lost_notifications_become_resyncs() {
     }
     // Then events flow again.
     cur = next(&cur, TaskState::Working, now_ms());
-    a.update(&cur, Some(&status_event(&cur, 2))).await.unwrap();
+    a.update(&cur, &[status_event(&cur, 2)]).await.unwrap();
     match recv(&mut sub).await {
         HubEvent::Event { version: 3, .. } => {}
         other => panic!("expected event 3, got {other:?}"),

@@ -22,7 +22,7 @@ async fn write_mix(s: &SqliteStore) -> Vec<TaskRow> {
         s.create(r).await.unwrap();
     }
     let updated = next(&rows[1], TaskState::Working, t + 1);
-    s.update(&updated, None).await.unwrap();
+    s.update(&updated, &[]).await.unwrap();
     rows[1] = updated;
     for i in 0..20 {
         let r = row(
