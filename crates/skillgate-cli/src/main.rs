@@ -3,6 +3,10 @@
 //! Exit codes (every subcommand): 0 ok / valid, 1 invalid, not composable or a draft error
 //! code, 2 usage error, unreadable input, transport or protocol failure.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)] // every write goes through `out`
+
+#[macro_use]
+mod out;
 mod cmd;
 mod exit;
 
@@ -82,13 +86,21 @@ fn main() -> ExitCode {
         Command::Conformance(a) => cmd::conformance::run(a),
         Command::Store(c) => cmd::store::run(c),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
+    let code = match result {
+        Ok(code) => code,
         Err(e) => {
-            eprintln!(
+            errln!(
                 "skillgate: {}",
                 skillgate_transport::redact_text(&format!("{e:#}"))
             );
+            exit::USAGE
+        }
+    };
+    // A reader that went away is not a failure (the code stands); any other write error is.
+    match out::finish() {
+        Ok(()) => ExitCode::from(code),
+        Err(e) => {
+            errln!("skillgate: cannot write to stdout: {e}");
             ExitCode::from(exit::USAGE)
         }
     }

@@ -1,6 +1,6 @@
 //! `skillgate card lint`: the Agent Card linter (crate `skillgate-lint`) on a file, stdin or URL.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -273,7 +273,7 @@ fn lint(args: LintArgs) -> Result<u8> {
 /// Exit 2: the reason on stderr, and for json/sarif also a machine-readable document on stdout
 /// (so that CI steps that parse stdout see the failure instead of an empty file).
 fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
-    eprintln!(
+    errln!(
         "{}",
         redact_text(&format!("skillgate: {source}: {}", u.message))
     );
@@ -297,11 +297,8 @@ fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
 /// Writes a report; every URL password in it is replaced (whichever way the URL came in: the
 /// argument, a redirect, the card itself).
 fn write_stdout(text: &str) -> Result<()> {
-    let text = redact_text(text);
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write to stdout")
+    out!("{}", redact_text(text));
+    Ok(())
 }
 
 fn pretty(v: &serde_json::Value) -> Result<String> {

@@ -118,7 +118,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
 
 /// Prints one passed step.
 pub fn print_step(indent: &str, step: Step, summary: &str) {
-    println!("{indent}✓ {:>2} {summary}", step.number());
+    outln!("{indent}✓ {:>2} {summary}", step.number());
 }
 
 fn detail_line(d: &ErrorDetail) -> String {
@@ -149,14 +149,14 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
         .step()
         .map(|s| format!("{:>2} ", s.number()))
         .unwrap_or_default();
-    println!(
+    outln!(
         "{indent}✗ {step}{} ({}): {}",
         e.code_str(),
         e.where_().as_str(),
         bounded_text(e.message())
     );
     if let ClientError::Remote { task_id, state, .. } = e {
-        println!("{indent}     remote task {task_id} ended {state}");
+        outln!("{indent}     remote task {task_id} ended {state}");
     }
     let details = match e {
         ClientError::Local { details, .. } | ClientError::Remote { details, .. } => {
@@ -165,19 +165,19 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
         _ => &[],
     };
     for d in details {
-        println!("{indent}     {}", bounded_text(&detail_line(d)));
+        outln!("{indent}     {}", bounded_text(&detail_line(d)));
     }
 }
 
 fn one_line(e: &ClientError) {
     if exit::client(e.outcome()) == exit::USAGE {
-        eprintln!("skillgate: {}", bounded_text(e.message()));
+        errln!("skillgate: {}", bounded_text(e.message()));
     }
 }
 
 fn fail(format: Format, e: &ClientError) -> u8 {
     match format {
-        Format::Json => println!("{}", json_line(&e.output())),
+        Format::Json => outln!("{}", json_line(&e.output())),
         Format::Text => print_error_text("", e),
     }
     one_line(e);
@@ -202,22 +202,26 @@ fn indent_block(s: &str, by: &str) -> String {
 
 /// Prints a validated result in text form.
 pub fn print_result_text(indent: &str, r: &SkillResult) {
-    println!(
+    outln!(
         "{indent}{} {} completed: task {} {} (interface {})",
-        r.skill_id, r.skill_version, r.task_id, r.state, r.interface_digest
+        r.skill_id,
+        r.skill_version,
+        r.task_id,
+        r.state,
+        r.interface_digest
     );
-    println!("{indent}output:");
-    println!(
+    outln!("{indent}output:");
+    outln!(
         "{}",
         indent_block(&pretty(&r.output), &format!("{indent}  "))
     );
     if r.records.is_empty() {
-        println!("{indent}records: none");
+        outln!("{indent}records: none");
     } else {
-        println!("{indent}records:");
+        outln!("{indent}records:");
         for rec in &r.records {
-            println!("{indent}  {} ({}):", rec.artifact_id, rec.kind);
-            println!(
+            outln!("{indent}  {} ({}):", rec.artifact_id, rec.kind);
+            outln!(
                 "{}",
                 indent_block(&pretty(&rec.data), &format!("{indent}    "))
             );
@@ -265,10 +269,10 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     Ok(match result {
         Ok(r) => {
             match format {
-                Format::Json => println!("{}", describe_json(&r)),
+                Format::Json => outln!("{}", describe_json(&r)),
                 Format::Text => {
-                    println!("interface digest: {}", r.document.interface_digest());
-                    println!("{}", pretty(r.document.value()));
+                    outln!("interface digest: {}", r.document.interface_digest());
+                    outln!("{}", pretty(r.document.value()));
                 }
             }
             exit::OK
@@ -303,7 +307,7 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     Ok(match result {
         Ok(r) => {
             match format {
-                Format::Json => println!("{}", json_line(&r.output())),
+                Format::Json => outln!("{}", json_line(&r.output())),
                 Format::Text => print_result_text("", &r),
             }
             exit::OK
@@ -324,11 +328,11 @@ pub fn print_chain_event(e: ChainEvent<'_>) {
             upstream,
             downstream,
             schema,
-        } => println!("✓ {upstream} -> {downstream} composes directly: {schema}"),
+        } => outln!("✓ {upstream} -> {downstream} composes directly: {schema}"),
         ChainEvent::Ready => {
-            println!("✓ every interface resolved and every link composes; delegating")
+            outln!("✓ every interface resolved and every link composes; delegating")
         }
-        ChainEvent::Correlated(c) => println!(
+        ChainEvent::Correlated(c) => outln!(
             "↳ correlation: {} ({}) -> {} ({})",
             c.upstream.task_id,
             c.upstream.interface_url,
@@ -341,11 +345,11 @@ pub fn print_chain_event(e: ChainEvent<'_>) {
 /// Prints a chain's per-step results in text form.
 pub fn print_chain_report(report: &ChainReport) {
     for s in &report.steps {
-        println!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
+        outln!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
         print_result_text("  ", &s.result);
     }
     for c in &report.correlations {
-        println!(
+        outln!(
             "correlation {} -> {}: {} ({}) -> {} ({})",
             c.upstream.step,
             c.downstream.step,
@@ -383,21 +387,21 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
         match rt.block_on(run_chain(&client, &plan, mode, &mut obs)) {
             Ok(report) => {
                 match format {
-                    Format::Json => println!("{}", json_line(&report.output(None))),
+                    Format::Json => outln!("{}", json_line(&report.output(None))),
                     Format::Text => print_chain_report(&report),
                 }
                 exit::OK
             }
             Err((failure, report)) => {
                 match format {
-                    Format::Json => println!("{}", json_line(&report.output(Some(&failure)))),
+                    Format::Json => outln!("{}", json_line(&report.output(Some(&failure)))),
                     Format::Text => {
                         print_chain_report(&report);
                         match &failure {
                             ChainFailure::NotComposable { .. } => {
-                                println!("✗ {failure}; nothing was delegated")
+                                outln!("✗ {failure}; nothing was delegated")
                             }
-                            ChainFailure::InvalidPlan(m) => println!("✗ {m}"),
+                            ChainFailure::InvalidPlan(m) => outln!("✗ {m}"),
                             ChainFailure::Step {
                                 name,
                                 error,
@@ -405,7 +409,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                             } => {
                                 print_error_text(&format!("[{name}] "), error);
                                 if !delegated {
-                                    println!("  nothing was delegated");
+                                    outln!("  nothing was delegated");
                                 }
                             }
                         }
@@ -413,7 +417,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                 }
                 match &failure {
                     ChainFailure::Step { error, .. } => one_line(error),
-                    ChainFailure::InvalidPlan(m) => eprintln!("skillgate: {m}"),
+                    ChainFailure::InvalidPlan(m) => errln!("skillgate: {m}"),
                     ChainFailure::NotComposable { .. } => {}
                 }
                 exit::client(failure.outcome())

@@ -71,16 +71,16 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     let report = match rt.block_on(skillgate_conformance::check(&a.url, &options)) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("skillgate conformance: {}", redact_text(&e.to_string()));
+            errln!("skillgate conformance: {}", redact_text(&e.to_string()));
             return Ok(exit::USAGE);
         }
     };
     let code = exit::conformance(report.outcome());
     // Every URL password in the report is replaced, whichever way the URL came in.
     match a.format {
-        Format::Text => print!("{}", redact_text(&report.to_text_with_exit(code))),
+        Format::Text => out!("{}", redact_text(&report.to_text_with_exit(code))),
         // Through a Value so members print sorted, as they always have.
-        Format::Json => println!(
+        Format::Json => outln!(
             "{}",
             redact_text(
                 &serde_json::to_value(exit::ConformanceJson::new(&report))

@@ -10,6 +10,7 @@ mod client_cli;
 mod conformance_cli;
 mod core_cli;
 mod declarative;
+mod pipes;
 mod secrets;
 mod serve;
 mod store;
