@@ -9,6 +9,7 @@
 mod out;
 mod cmd;
 mod exit;
+mod fail;
 
 use std::process::ExitCode;
 
@@ -59,19 +60,66 @@ enum Command {
     Conformance(cmd::conformance::ConformanceArgs),
 }
 
+impl Command {
+    /// Whether the command was asked for `--format json` (its failures are then JSON too).
+    fn json(&self) -> bool {
+        match self {
+            Command::Interface(c) => c.json(),
+            Command::Card(c) => c.json(),
+            Command::Describe(a) => a.json(),
+            Command::Call(a) => a.json(),
+            Command::Chain(a) => a.json(),
+            Command::Conformance(a) => a.json(),
+            _ => false,
+        }
+    }
+}
+
+/// Whether the raw arguments ask for `--format json` (for errors found before parsing ends).
+fn json_requested() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--format=json")
+        || args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+}
+
+/// A clap error on one line: its text up to the usage, lines joined.
+fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        let line = line.trim();
+        if !line.is_empty() {
+            parts.push(line.trim_start_matches("error: "));
+        }
+    }
+    parts.join(" ")
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit::USAGE
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::from(exit::OK);
+            }
+            if json_requested() {
+                let message = clap_one_line(&e);
+                errln!("skillgate: {message}");
+                fail::print(fail::json("usage_error", &message));
             } else {
-                exit::OK
-            };
-            let _ = e.print();
-            return ExitCode::from(code);
+                let _ = e.print();
+            }
+            let _ = out::finish();
+            return ExitCode::from(exit::USAGE);
         }
     };
+    let json = cli.command.json();
     let result = match cli.command {
         Command::Canonicalize(a) => cmd::jcs::canonicalize(a),
         Command::Digest(a) => cmd::jcs::digest(a),
@@ -89,10 +137,11 @@ fn main() -> ExitCode {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            errln!(
-                "skillgate: {}",
-                skillgate_transport::redact_text(&format!("{e:#}"))
-            );
+            let message = skillgate_transport::redact_text(&format!("{e:#}"));
+            errln!("skillgate: {message}");
+            if json {
+                fail::print(fail::json("usage_error", &message));
+            }
             exit::USAGE
         }
     };

@@ -72,6 +72,13 @@ pub struct ValidateArgs {
     format: Format,
 }
 
+impl ValidateArgs {
+    /// The output format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
 /// Arguments of `interface fix`.
 #[derive(Args)]
 pub struct FixArgs {

@@ -25,6 +25,15 @@ pub enum CardCommand {
     Lint(LintArgs),
 }
 
+impl CardCommand {
+    /// Whether `--format json` was asked for (SARIF has its own failure document).
+    pub fn json(&self) -> bool {
+        match self {
+            CardCommand::Lint(a) => matches!(a.format, Format::Json),
+        }
+    }
+}
+
 /// Output format of `card lint`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -263,11 +272,25 @@ fn lint(args: LintArgs) -> Result<u8> {
     }
     let text = match args.format {
         Format::Text => output::to_text(&report, source),
-        Format::Json => pretty(&serde_json::to_value(output::to_json(&report))?)?,
+        Format::Json => pretty(&json_report(&report)?)?,
         Format::Sarif => pretty(&output::to_sarif(&report, &artifact_uri(&args.input)))?,
     };
     write_stdout(&text)?;
     Ok(exit::lint(&report))
+}
+
+/// The JSON report, each finding with the `line` and `column` the text report shows.
+fn json_report(report: &skillgate_lint::Report) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(output::to_json(report))?;
+    if let Some(list) = v.get_mut("findings").and_then(|f| f.as_array_mut()) {
+        for (json, f) in list.iter_mut().zip(&report.findings) {
+            if let (Some(p), Some(o)) = (f.position, json.as_object_mut()) {
+                o.insert("line".into(), p.line.into());
+                o.insert("column".into(), p.column.into());
+            }
+        }
+    }
+    Ok(v)
 }
 
 /// Exit 2: the reason on stderr, and for json/sarif also a machine-readable document on stdout
@@ -279,7 +302,14 @@ fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
     );
     let doc = match args.format {
         Format::Text => None,
-        Format::Json => Some(output::input_error_json(u.code, &u.message, u.position)),
+        Format::Json => {
+            let mut m = crate::fail::json(u.code, &u.message);
+            if let Some((line, column)) = u.position {
+                m.insert("line".into(), line.into());
+                m.insert("column".into(), column.into());
+            }
+            Some(serde_json::Value::Object(m))
+        }
         Format::Sarif => Some(output::input_error_sarif(
             u.code,
             &u.message,

@@ -69,6 +69,13 @@ impl ClientArgs {
     }
 }
 
+impl DescribeArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        self.common.format == Format::Json
+    }
+}
+
 /// Arguments of `describe`.
 #[derive(Args)]
 pub struct DescribeArgs {
@@ -78,6 +85,13 @@ pub struct DescribeArgs {
     skill_id: String,
     #[command(flatten)]
     common: ClientArgs,
+}
+
+impl CallArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        self.common.format == Format::Json
+    }
 }
 
 /// Arguments of `call`.
@@ -95,6 +109,13 @@ pub struct CallArgs {
     stream: bool,
     #[command(flatten)]
     common: ClientArgs,
+}
+
+impl ChainArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        self.common.format == Format::Json
+    }
 }
 
 /// Arguments of `chain`.
@@ -175,13 +196,17 @@ fn one_line(e: &ClientError) {
     }
 }
 
+/// Prints a failure: JSON on stdout with `--format json`; in text mode a finding (exit 1) on
+/// stdout with its details, a failure (exit 2) only as the one line on stderr, never both.
 fn fail(format: Format, e: &ClientError) -> u8 {
+    let code = exit::client(e.outcome());
     match format {
         Format::Json => outln!("{}", json_line(&e.output())),
-        Format::Text => print_error_text("", e),
+        Format::Text if code != exit::USAGE => print_error_text("", e),
+        Format::Text => {}
     }
     one_line(e);
-    exit::client(e.outcome())
+    code
 }
 
 /// One JSON document on one line; output structs hold only JSON-representable data.
@@ -401,13 +426,16 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                             ChainFailure::NotComposable { .. } => {
                                 outln!("✗ {failure}; nothing was delegated")
                             }
-                            ChainFailure::InvalidPlan(m) => outln!("✗ {m}"),
+                            // On stderr only (below).
+                            ChainFailure::InvalidPlan(_) => {}
                             ChainFailure::Step {
                                 name,
                                 error,
                                 delegated,
                             } => {
-                                print_error_text(&format!("[{name}] "), error);
+                                if exit::client(error.outcome()) != exit::USAGE {
+                                    print_error_text(&format!("[{name}] "), error);
+                                }
                                 if !delegated {
                                     outln!("  nothing was delegated");
                                 }

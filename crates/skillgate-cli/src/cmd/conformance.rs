@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use skillgate_conformance::{Binding, Options, ProbeConfig};
+use skillgate_conformance::{Binding, Fatal, Options, Outcome, ProbeConfig, Report, Verdict};
 
 use crate::exit;
 use skillgate_transport::redact_text;
@@ -48,6 +48,33 @@ pub struct ConformanceArgs {
     pub timeout_ms: u64,
 }
 
+impl ConformanceArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        matches!(self.format, Format::Json)
+    }
+}
+
+/// Why the run found no agent, in one line: the fatal kind and the last evidence of the last
+/// failed check.
+fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
+    let evidence = report
+        .checks
+        .iter()
+        .rev()
+        .find(|c| c.verdict == Verdict::Fail)
+        .and_then(|c| c.evidence.last())
+        .map(|e| format!(": {}", e.trim_start_matches("no answer: ")))
+        .unwrap_or_default();
+    match fatal {
+        Fatal::Unreachable => format!("no Agent Card from {}{evidence}", report.target),
+        Fatal::NotA2aAgent => format!(
+            "{} does not answer as an A2A 1.0 agent{evidence}",
+            report.target
+        ),
+    }
+}
+
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
 /// reached or is not an A2A 1.0 agent (or the URL is unusable).
 pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
@@ -56,7 +83,7 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
         probe: ProbeConfig {
             request_timeout: timeout,
             task_deadline: timeout,
-            token: a.token.map(Into::into),
+            token: a.token.clone().map(Into::into),
             allow_http: a.allow_http,
             ..Default::default()
         },
@@ -71,23 +98,43 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     let report = match rt.block_on(skillgate_conformance::check(&a.url, &options)) {
         Ok(r) => r,
         Err(e) => {
-            errln!("skillgate conformance: {}", redact_text(&e.to_string()));
+            let message = redact_text(&e.to_string());
+            errln!("skillgate: {message}");
+            if a.json() {
+                crate::fail::print(crate::fail::json("usage_error", &message));
+            }
             return Ok(exit::USAGE);
         }
     };
     let code = exit::conformance(report.outcome());
+    let fatal = match report.outcome() {
+        Outcome::NoAgent(f) => {
+            let reason = redact_text(&no_agent_reason(&report, f));
+            errln!("skillgate: {reason}");
+            Some((f, reason))
+        }
+        _ => None,
+    };
     // Every URL password in the report is replaced, whichever way the URL came in.
     match a.format {
         Format::Text => out!("{}", redact_text(&report.to_text_with_exit(code))),
         // Through a Value so members print sorted, as they always have.
-        Format::Json => outln!(
-            "{}",
-            redact_text(
-                &serde_json::to_value(exit::ConformanceJson::new(&report))
-                    .and_then(|v| serde_json::to_string_pretty(&v))
-                    .unwrap_or_default()
+        Format::Json => {
+            let mut v = serde_json::to_value(exit::ConformanceJson::new(&report))
+                .unwrap_or_else(|_| serde_json::json!({}));
+            // Exit 2: the one failure shape, the report's members beside it.
+            if let (Some((f, reason)), Some(o)) = (&fatal, v.as_object_mut()) {
+                let code = match f {
+                    Fatal::Unreachable => "unreachable",
+                    Fatal::NotA2aAgent => "not_a2a_agent",
+                };
+                o.extend(crate::fail::json(code, reason));
+            }
+            outln!(
+                "{}",
+                redact_text(&serde_json::to_string_pretty(&v).unwrap_or_default())
             )
-        ),
+        }
     }
     Ok(code)
 }

@@ -75,6 +75,19 @@ pub struct ComposeArgs {
     format: Format,
 }
 
+impl InterfaceCommand {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        let f = match self {
+            InterfaceCommand::Check(a) => a.format,
+            InterfaceCommand::Compose(a) => a.format,
+            InterfaceCommand::Validate(a) => a.format(),
+            InterfaceCommand::New(_) | InterfaceCommand::Fix(_) => Format::Text,
+        };
+        f == Format::Json
+    }
+}
+
 fn parse_digest(s: &str) -> Result<Digest, String> {
     Digest::parse(s).map_err(|e| e.to_string())
 }

@@ -8,6 +8,7 @@ mod authoring;
 mod card_lint;
 mod client_cli;
 mod conformance_cli;
+mod contract;
 mod core_cli;
 mod declarative;
 mod pipes;
