@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use skillgate_conformance::{Binding, Fatal, Options, Outcome, ProbeConfig, Report, Verdict};
 
+use super::net::NetArgs;
 use crate::exit;
 use skillgate_transport::redact_text;
 
@@ -27,7 +28,7 @@ pub enum BindingArg {
 }
 
 /// Arguments of `conformance`.
-#[derive(Args, Debug)]
+#[derive(Args)]
 pub struct ConformanceArgs {
     /// The agent's base URL (its card is at /.well-known/agent-card.json) or its card URL.
     pub url: String,
@@ -37,15 +38,12 @@ pub struct ConformanceArgs {
     /// Probe this binding (default: JSONRPC if the card offers it, else HTTP+JSON).
     #[arg(long, value_enum)]
     pub binding: Option<BindingArg>,
-    /// Bearer token sent with every request.
-    #[arg(long)]
-    pub token: Option<String>,
-    /// Permit plain http:// to hosts that are not loopback.
-    #[arg(long)]
-    pub allow_http: bool,
-    /// Time allowed for one request, in milliseconds.
-    #[arg(long, default_value_t = 30_000)]
-    pub timeout_ms: u64,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Deprecated spelling of --timeout, in milliseconds.
+    #[arg(long, hide = true, value_name = "MS", conflicts_with = "timeout",
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    timeout_ms: Option<u64>,
 }
 
 impl ConformanceArgs {
@@ -68,6 +66,11 @@ fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
         .unwrap_or_default();
     match fatal {
         Fatal::Unreachable => format!("no Agent Card from {}{evidence}", report.target),
+        Fatal::Unauthorized => format!(
+            "the agent at {} refused the request (HTTP 401 or 403): send a bearer token it \
+             accepts with --token or SKILLGATE_TOKEN",
+            report.target
+        ),
         Fatal::NotA2aAgent => format!(
             "{} does not answer as an A2A 1.0 agent{evidence}",
             report.target
@@ -78,13 +81,28 @@ fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
 /// reached or is not an A2A 1.0 agent (or the URL is unusable).
 pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
-    let timeout = Duration::from_millis(a.timeout_ms.max(1));
+    let transport = match a.net.transport() {
+        Ok(t) => t,
+        Err(message) => {
+            errln!("skillgate: {message}");
+            if a.json() {
+                crate::fail::print(crate::fail::json("usage_error", &message));
+            }
+            return Ok(exit::USAGE);
+        }
+    };
+    let timeout = a
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(transport.timeout);
     let options = Options {
         probe: ProbeConfig {
+            connect_timeout: transport.connect_timeout.min(timeout),
             request_timeout: timeout,
             task_deadline: timeout,
-            token: a.token.clone().map(Into::into),
-            allow_http: a.allow_http,
+            token: transport.token,
+            allow_http: transport.allow_http,
+            ca_certificates: transport.ca_certificates,
             ..Default::default()
         },
         binding: a.binding.map(|b| match b {
@@ -127,6 +145,7 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
                 let code = match f {
                     Fatal::Unreachable => "unreachable",
                     Fatal::NotA2aAgent => "not_a2a_agent",
+                    Fatal::Unauthorized => "unauthorized",
                 };
                 o.extend(crate::fail::json(code, reason));
             }

@@ -145,3 +145,82 @@ fn card_lint_json_findings_carry_the_text_line_and_column() {
     }
     assert_eq!(positioned, text.matches("(line ").count(), "{v}\n{text}");
 }
+
+const TOKEN: &str = "netops-token-0123456789";
+
+fn agent_with_token() -> skillgate_testkit::server::TestServer {
+    skillgate_testkit::server::TestServer::on_thread(
+        || skillgate_netops::agent().build().unwrap(),
+        skillgate_server::ServerConfig {
+            tokens: Some(skillgate_server::TokenTable::parse(TOKEN).unwrap()),
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn conformance_takes_the_token_from_the_environment_and_names_a_401() {
+    let agent = agent_with_token();
+    let with_env = skillgate().env("SKILLGATE_TOKEN", TOKEN).run(&[
+        "conformance",
+        &agent.base,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        code(&with_env),
+        0,
+        "{}{}",
+        stdout(&with_env),
+        stderr(&with_env)
+    );
+
+    // No token: an authentication failure (exit 2), not "NOT conformant" (exit 1).
+    let o = run(&["conformance", &agent.base, "--format", "json"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["code"], "unauthorized", "{v}");
+    assert!(stderr(&o).contains("--token"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("malformed"), "{}", stdout(&o));
+}
+
+#[test]
+fn every_network_command_takes_the_same_flags() {
+    let nobody = closed_port();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r#"{"steps": []}"#).unwrap();
+    let pem = dir.path().join("ca.pem");
+    std::fs::write(&pem, "").unwrap();
+    let common = [
+        "--token",
+        "t",
+        "--timeout",
+        "2.5",
+        "--allow-http",
+        "--cacert",
+        pem.to_str().unwrap(),
+    ];
+    for cmd in [
+        vec!["describe", nobody.as_str(), "skill"],
+        vec!["call", nobody.as_str(), "skill", "--args", "{}"],
+        vec!["chain", plan.to_str().unwrap()],
+        vec!["conformance", nobody.as_str()],
+        vec!["card", "lint", nobody.as_str(), "--deep"],
+    ] {
+        let o = run(&[&cmd[..], &common[..]].concat());
+        let err = stderr(&o);
+        assert!(
+            !err.contains("unexpected argument") && !err.contains("invalid value"),
+            "{cmd:?}: {err}"
+        );
+    }
+    // The old spelling still works, hidden.
+    let o = run(&["conformance", &nobody, "--timeout-ms", "2000"]);
+    assert!(
+        !stderr(&o).contains("unexpected argument"),
+        "{}",
+        stderr(&o)
+    );
+}
