@@ -35,24 +35,38 @@ pub enum Format {
 pub struct ClientArgs {
     #[command(flatten)]
     net: NetArgs,
-    /// Keep validated interfaces on disk, in DIR or (without a value) in the user's cache
-    /// directory ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces); every file is
-    /// validated again on load. Without this flag the cache lives in memory only.
-    #[arg(long, value_name = "DIR", num_args = 0..=1)]
-    cache_dir: Option<Option<PathBuf>>,
+    /// Keep validated interfaces on disk in the user's cache directory ($XDG_CACHE_HOME or
+    /// ~/.cache, under skillgate/interfaces); every file is validated again on load. Without
+    /// --cache or --cache-dir the cache lives in memory only.
+    #[arg(long, conflicts_with = "cache_dir")]
+    cache: bool,
+    /// Keep validated interfaces on disk in DIR (as --cache does in the default directory).
+    #[arg(long, value_name = "DIR", value_parser = parse_cache_dir)]
+    cache_dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
 
+/// A directory for `--cache-dir`; a URL there is the agent's, swallowed by the flag.
+fn parse_cache_dir(s: &str) -> Result<PathBuf, String> {
+    if skillgate_transport::looks_like_url(s) {
+        return Err(format!(
+            "{s:?} is a URL, not a directory (for the default cache directory use --cache, \
+             which takes no value)"
+        ));
+    }
+    Ok(PathBuf::from(s))
+}
+
 impl ClientArgs {
     fn config(&self) -> Result<ClientConfig, ClientError> {
-        let cache_dir = match &self.cache_dir {
-            Some(Some(d)) => Some(d.clone()),
-            Some(None) => Some(default_cache_dir().ok_or_else(|| {
-                ClientError::usage("--cache-dir: neither XDG_CACHE_HOME nor HOME is set")
+        let cache_dir = match (&self.cache_dir, self.cache) {
+            (Some(d), _) => Some(d.clone()),
+            (None, true) => Some(default_cache_dir().ok_or_else(|| {
+                ClientError::usage("--cache: neither XDG_CACHE_HOME nor HOME is set")
             })?),
-            None => None,
+            (None, false) => None,
         };
         let t = self.net.transport().map_err(ClientError::usage)?;
         Ok(ClientConfig {

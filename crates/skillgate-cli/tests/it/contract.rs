@@ -224,3 +224,22 @@ fn every_network_command_takes_the_same_flags() {
         stderr(&o)
     );
 }
+
+#[test]
+fn cache_dir_never_eats_the_url() {
+    let fake = skillgate_testkit::fake::FakeAgent::start();
+    let skill = skillgate_testkit::fake::SKILL;
+    let cache = tempfile::tempdir().unwrap();
+    // `--cache` is the user's cache directory; it takes no value.
+    let o = skillgate()
+        .env_remove("SKILLGATE_TOKEN")
+        .env("XDG_CACHE_HOME", cache.path())
+        .run(&["describe", "--cache", &fake.base, skill]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(cache.path().join("skillgate/interfaces").is_dir());
+    // `--cache-dir` needs a directory; given the URL it says what to use instead.
+    let o = run(&["describe", "--cache-dir", &fake.base, skill]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--cache"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("SKILL_ID"), "{}", stderr(&o));
+}
