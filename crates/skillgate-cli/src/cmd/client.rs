@@ -326,8 +326,14 @@ fn read_arguments(spec: &str) -> Result<Value, ClientError> {
         return read_json(path).map_err(|e| ClientError::usage(format!("--args: {e:#}")));
     }
     skillgate_core::jcs::parse_strict(spec.as_bytes()).map_err(|e| {
+        // `--args args.json` meant the file.
+        if std::path::Path::new(spec).is_file() {
+            return ClientError::usage(format!(
+                "--args takes inline JSON or @FILE: to read the file {spec}, write --args @{spec}"
+            ));
+        }
         ClientError::usage(format!(
-            "--args is not valid I-JSON: {} at {}:{}",
+            "--args is not valid I-JSON: {} at line {}, column {}",
             e.message, e.line, e.column
         ))
     })
@@ -407,7 +413,10 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
     let setup = (|| {
         let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
         let value = skillgate_core::jcs::parse_strict(&bytes).map_err(|e| {
-            ClientError::usage(format!("{} is not valid I-JSON: {}", a.plan, e.message))
+            ClientError::usage(format!(
+                "{} is not valid I-JSON: {} at line {}, column {}",
+                a.plan, e.message, e.line, e.column
+            ))
         })?;
         let plan = Plan::from_value(value).map_err(ClientError::usage)?;
         let client = Client::new(a.common.config()?)?;

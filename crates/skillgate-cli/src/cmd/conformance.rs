@@ -65,7 +65,10 @@ fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
         .map(|e| format!(": {}", e.trim_start_matches("no answer: ")))
         .unwrap_or_default();
     match fatal {
-        Fatal::Unreachable => format!("no Agent Card from {}{evidence}", report.target),
+        Fatal::Unreachable => match evidence.strip_prefix(": ") {
+            Some(why) => why.to_owned(),
+            None => format!("no Agent Card from {}", report.target),
+        },
         Fatal::Unauthorized => format!(
             "the agent at {} refused the request (HTTP 401 or 403): send a bearer token it \
              accepts with --token or SKILLGATE_TOKEN",

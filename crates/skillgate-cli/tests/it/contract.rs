@@ -243,3 +243,58 @@ fn cache_dir_never_eats_the_url() {
     assert!(stderr(&o).contains("--cache"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("SKILL_ID"), "{}", stderr(&o));
 }
+
+/// Exit 2 and stderr containing every one of `want`.
+#[track_caller]
+fn says(args: &[&str], want: &[&str]) {
+    let o = run(args);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{args:?}: {err}");
+    for w in want {
+        assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
+    }
+}
+
+#[test]
+fn messages_are_in_plain_words() {
+    let nobody = closed_port();
+    says(
+        &["describe", &nobody, "skill"],
+        &[
+            &format!("the agent at {nobody}"),
+            "is not reachable (connection refused): is it running?",
+        ],
+    );
+    says(
+        &["describe", "127.0.0.1:7420", "skill"],
+        &["http://127.0.0.1:7420"],
+    );
+    says(
+        &["call", "localhost:7420", "s", "--args", "{}"],
+        &["http://localhost:7420"],
+    );
+    says(
+        &["conformance", "localhost:7420"],
+        &["http://localhost:7420"],
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let args = dir.path().join("args.json");
+    std::fs::write(&args, "{}").unwrap();
+    let args = args.to_str().unwrap();
+    says(
+        &["call", &nobody, "s", "--args", args],
+        &[&format!("@{args}")],
+    );
+
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r#"[{"name": "a"}]"#).unwrap();
+    says(&["chain", plan.to_str().unwrap()], &["object", "\"steps\""]);
+    std::fs::write(&plan, "{\n  \"steps\": [\n    {\"name\": \"a\",}\n  ]\n}\n").unwrap();
+    says(&["chain", plan.to_str().unwrap()], &["line 3", "column"]);
+
+    says(
+        &["describe", &nobody, "skill", "--timeout", "0"],
+        &["0.001", "3600"],
+    );
+}
