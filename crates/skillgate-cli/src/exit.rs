@@ -17,7 +17,7 @@ pub fn conformance(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Conformant => OK,
         Outcome::NotConformant => INVALID,
-        Outcome::NoAgent(Fatal::Unreachable | Fatal::NotA2aAgent) => USAGE,
+        Outcome::NoAgent(Fatal::Unreachable | Fatal::NotA2aAgent | Fatal::Unauthorized) => USAGE,
     }
 }
 
@@ -70,6 +70,7 @@ mod tests {
         assert_eq!(conformance(Outcome::NotConformant), INVALID);
         assert_eq!(conformance(Outcome::NoAgent(Fatal::Unreachable)), USAGE);
         assert_eq!(conformance(Outcome::NoAgent(Fatal::NotA2aAgent)), USAGE);
+        assert_eq!(conformance(Outcome::NoAgent(Fatal::Unauthorized)), USAGE);
         assert_eq!(client(skillgate_client::output::Outcome::Finding), INVALID);
         assert_eq!(client(skillgate_client::output::Outcome::Failure), USAGE);
     }

@@ -3,8 +3,13 @@
 //! Exit codes (every subcommand): 0 ok / valid, 1 invalid, not composable or a draft error
 //! code, 2 usage error, unreadable input, transport or protocol failure.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)] // every write goes through `out`
+
+#[macro_use]
+mod out;
 mod cmd;
 mod exit;
+mod fail;
 
 use std::process::ExitCode;
 
@@ -55,19 +60,66 @@ enum Command {
     Conformance(cmd::conformance::ConformanceArgs),
 }
 
+impl Command {
+    /// Whether the command was asked for `--format json` (its failures are then JSON too).
+    fn json(&self) -> bool {
+        match self {
+            Command::Interface(c) => c.json(),
+            Command::Card(c) => c.json(),
+            Command::Describe(a) => a.json(),
+            Command::Call(a) => a.json(),
+            Command::Chain(a) => a.json(),
+            Command::Conformance(a) => a.json(),
+            _ => false,
+        }
+    }
+}
+
+/// Whether the raw arguments ask for `--format json` (for errors found before parsing ends).
+fn json_requested() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--format=json")
+        || args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+}
+
+/// A clap error on one line: its text up to the usage, lines joined.
+fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        let line = line.trim();
+        if !line.is_empty() {
+            parts.push(line.trim_start_matches("error: "));
+        }
+    }
+    parts.join(" ")
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit::USAGE
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::from(exit::OK);
+            }
+            if json_requested() {
+                let message = clap_one_line(&e);
+                errln!("skillgate: {message}");
+                fail::print(fail::json("usage_error", &message));
             } else {
-                exit::OK
-            };
-            let _ = e.print();
-            return ExitCode::from(code);
+                let _ = e.print();
+            }
+            let _ = out::finish();
+            return ExitCode::from(exit::USAGE);
         }
     };
+    let json = cli.command.json();
     let result = match cli.command {
         Command::Canonicalize(a) => cmd::jcs::canonicalize(a),
         Command::Digest(a) => cmd::jcs::digest(a),
@@ -82,13 +134,22 @@ fn main() -> ExitCode {
         Command::Conformance(a) => cmd::conformance::run(a),
         Command::Store(c) => cmd::store::run(c),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
+    let code = match result {
+        Ok(code) => code,
         Err(e) => {
-            eprintln!(
-                "skillgate: {}",
-                skillgate_transport::redact_text(&format!("{e:#}"))
-            );
+            let message = skillgate_transport::redact_text(&format!("{e:#}"));
+            errln!("skillgate: {message}");
+            if json {
+                fail::print(fail::json("usage_error", &message));
+            }
+            exit::USAGE
+        }
+    };
+    // A reader that went away is not a failure (the code stands); any other write error is.
+    match out::finish() {
+        Ok(()) => ExitCode::from(code),
+        Err(e) => {
+            errln!("skillgate: cannot write to stdout: {e}");
             ExitCode::from(exit::USAGE)
         }
     }

@@ -47,6 +47,19 @@ impl Plan {
     /// Parses and checks a plan: unique non-empty names, exactly one of `arguments`/`from`
     /// per step, every `from` naming an earlier step.
     pub fn from_value(v: Value) -> Result<Self, String> {
+        if !v.is_object() {
+            let found = match &v {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return Err(format!(
+                "invalid plan: a plan is an object with \"steps\" ({{\"steps\": [...]}}), \
+                 found {found}"
+            ));
+        }
         let plan: Plan = serde_json::from_value(v).map_err(|e| format!("invalid plan: {e}"))?;
         plan.check()?;
         Ok(plan)

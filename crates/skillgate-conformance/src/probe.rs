@@ -4,6 +4,8 @@
 //! (timeouts, redirects re-checked against the scheme policy, body limits while the body
 //! streams in); this module records, it does not judge.
 
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -35,6 +37,8 @@ pub struct ProbeConfig {
     pub token: Option<Secret>,
     /// Permit plain `http://` to hosts that are not loopback.
     pub allow_http: bool,
+    /// Extra trusted root certificates (PEM bundles), added to the platform's roots.
+    pub ca_certificates: Vec<Vec<u8>>,
 }
 
 impl Default for ProbeConfig {
@@ -48,6 +52,7 @@ impl Default for ProbeConfig {
             max_depth: 128,
             token: None,
             allow_http: false,
+            ca_certificates: Vec::new(),
         }
     }
 }
@@ -171,6 +176,8 @@ pub use skillgate_transport::check_scheme;
 pub struct Prober {
     transport: Transport,
     config: ProbeConfig,
+    /// The first 401 or 403 a message exchange got (0: none), shared by clones.
+    refused: Arc<AtomicU16>,
 }
 
 fn fetched(reply: Reply) -> (Fetched, Option<String>) {
@@ -200,11 +207,33 @@ impl Prober {
             timeout: config.request_timeout,
             allow_http: config.allow_http,
             token: config.token.clone(),
+            ca_certificates: config.ca_certificates.clone(),
             user_agent: concat!("skillgate-conformance/", env!("CARGO_PKG_VERSION")).to_owned(),
             ..TransportConfig::default()
         })
         .map_err(failed)?;
-        Ok(Self { transport, config })
+        Ok(Self {
+            transport,
+            config,
+            refused: Arc::new(AtomicU16::new(0)),
+        })
+    }
+
+    /// The HTTP status (401 or 403) of the first message the agent refused for want of
+    /// credentials, if any: the run then says nothing about conformance.
+    pub fn auth_refused(&self) -> Option<u16> {
+        match self.refused.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+
+    fn note_status(&self, status: u16) {
+        if status == 401 || status == 403 {
+            let _ = self
+                .refused
+                .compare_exchange(0, status, Ordering::Relaxed, Ordering::Relaxed);
+        }
     }
 
     /// The configuration.
@@ -267,6 +296,7 @@ impl Prober {
             .map_err(failed)?;
         let (fetched, echo) = fetched(sent.reply);
         let http_status = fetched.status;
+        self.note_status(http_status);
         let outcome = self.decode_send(binding, &fetched);
         let mut exchange = Exchange {
             sent: payload,
@@ -337,6 +367,15 @@ impl Prober {
     }
 
     fn decode_send(&self, binding: Binding, fetched: &Fetched) -> Outcome {
+        if fetched.status == 401 || fetched.status == 403 {
+            return Outcome::ProtocolError {
+                code: i64::from(fetched.status),
+                message: format!(
+                    "authentication failed: HTTP {} (the agent wants a bearer token it accepts)",
+                    fetched.status
+                ),
+            };
+        }
         let v = match self.parse(&fetched.bytes) {
             Ok(v) => v,
             Err(e) => {

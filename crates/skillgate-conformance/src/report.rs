@@ -63,6 +63,9 @@ pub enum Fatal {
     Unreachable,
     /// Something answered, but not as an A2A 1.0 agent we can talk to.
     NotA2aAgent,
+    /// The agent refused the run's credentials (HTTP 401 or 403): nothing can be said about
+    /// its conformance.
+    Unauthorized,
 }
 
 /// The verdict on a whole run; a caller (the CLI) maps it to an exit code.
@@ -234,6 +237,12 @@ impl Report {
             }
             Some(Fatal::NotA2aAgent) => {
                 let _ = writeln!(out, "result: not an A2A 1.0 agent{code}");
+            }
+            Some(Fatal::Unauthorized) => {
+                let _ = writeln!(
+                    out,
+                    "result: authentication failed, conformance unknown{code}"
+                );
             }
             None if s.required_failed > 0 => {
                 let _ = writeln!(

@@ -83,6 +83,9 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
     }
     describe::unknown_skill_check(&mut run, to, &card).await;
     summary::summary_checks(&mut run);
+    if run.prober.auth_refused().is_some() {
+        run.report.fatal = Some(Fatal::Unauthorized);
+    }
     Ok(run.report)
 }
 

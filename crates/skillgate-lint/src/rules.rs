@@ -447,9 +447,10 @@ Ids are stable: rules are retired, never renumbered.\n\n",
 unreadable or not JSON (the message gives line and column). A URL whose path does not end in \
 `.json` is an agent base URL: the card is fetched from `/.well-known/agent-card.json` under it \
 (10 s, 3 redirects, 1 MiB). `--deep` (URLs only) calls describe_skill for every advertised skill \
-and reports `SI-DEEP-*`. With `--format json` an exit-2 failure is also written to stdout as \
-`{\"error\": {\"code\", \"message\", \"line\", \"column\"}}` (codes `unreadable`, `fetch_failed`, \
-`too_large`, `not_json`); with `--format sarif` as a log whose invocation is unsuccessful.\n\n",
+and reports `SI-DEEP-*`. With `--format json` each finding also carries the `line` and \
+`column` the text shows, and an exit-2 failure is also written to stdout in the one failure \
+shape of every command, `{\"ok\": false, \"where\": \"local\", \"code\", \"message\", \"details\": [], \
+\"line\"?, \"column\"?}` (codes `unreadable`, `fetch_failed`, `too_large`, `not_json`, `timeout`); with `--format sarif` as a log whose invocation is unsuccessful.\n\n",
     );
     out.push_str(&format!("{} rules.\n\n", ALL.len()));
     out.push_str("| id | severity | profiles | what |\n|---|---|---|---|\n");

@@ -13,7 +13,7 @@ pub enum TransportError {
     #[error("{0}")]
     Config(String),
     /// The peer could not be reached.
-    #[error("agent not reachable at {url}: {reason}")]
+    #[error("the agent at {url} is not reachable ({reason}){}", connect_hint(.reason))]
     Connect {
         /// The redacted URL.
         url: String,
@@ -49,6 +49,18 @@ pub enum TransportError {
         reason: String,
     },
 }
+
+/// The question a refused connection raises.
+fn connect_hint(reason: &str) -> &'static str {
+    if reason == CONNECTION_REFUSED {
+        ": is it running?"
+    } else {
+        ""
+    }
+}
+
+/// The reason of a [`TransportError::Connect`] when nothing listens at the address.
+pub const CONNECTION_REFUSED: &str = "connection refused";
 
 impl TransportError {
     /// A stable machine-readable name of the failure, for `--format json` output.

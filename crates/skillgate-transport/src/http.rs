@@ -134,9 +134,13 @@ fn reqwest_error(e: reqwest::Error) -> TransportError {
     let connect = e.is_connect();
     let e = e.without_url();
     let mut chain = Vec::new();
+    let mut refused = false;
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
     while let Some(s) = src {
         chain.push(s.to_string());
+        refused |= s
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused);
         src = s.source();
     }
     chain.dedup();
@@ -154,10 +158,14 @@ fn reqwest_error(e: reqwest::Error) -> TransportError {
         // is the one a user can act on; the outer layers only name reqwest's internals.
         TransportError::Connect {
             url,
-            reason: chain
-                .last()
-                .cloned()
-                .unwrap_or_else(|| "connection failed".to_owned()),
+            reason: if refused {
+                crate::error::CONNECTION_REFUSED.to_owned()
+            } else {
+                chain
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| "connection failed".to_owned())
+            },
         }
     } else {
         TransportError::Http {

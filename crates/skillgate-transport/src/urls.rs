@@ -25,17 +25,22 @@ pub fn parse_url(s: &str, allow_http: bool) -> Result<Url, TransportError> {
 ///
 /// Only the syntax is checked here; the scheme policy is applied when the card is fetched.
 pub fn card_url(target: &str) -> Result<Url, TransportError> {
-    let url = Url::parse(target).map_err(|e| {
-        TransportError::BadUrl(format!(
-            "{:?} is not an absolute URL: {e}",
-            redact_str(target)
-        ))
-    })?;
+    // `127.0.0.1:7420` is no URL and `localhost:7420` one of scheme "localhost": both meant
+    // http://, which is worth saying.
+    let suggest = |why: &str| {
+        let shown = redact_str(target);
+        if target.contains("://") {
+            TransportError::BadUrl(format!("{shown:?} {why}"))
+        } else {
+            TransportError::BadUrl(format!(
+                "{shown:?} {why}: an agent URL starts with http:// or https:// (did you mean \
+                 http://{shown}?)"
+            ))
+        }
+    };
+    let url = Url::parse(target).map_err(|e| suggest(&format!("is not an absolute URL ({e})")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(TransportError::BadUrl(format!(
-            "{:?}: only http and https URLs name an agent",
-            redact_str(target)
-        )));
+        return Err(suggest("is not an http or https URL"));
     }
     if url.path().ends_with(".json") {
         return Ok(url);

@@ -146,7 +146,11 @@ async fn passwords_never_reach_an_error_message() {
     assert!(matches!(e, TransportError::Connect { .. }), "{e:?}");
     let shown = e.to_string();
     assert!(!shown.contains("S3cret"), "{shown}");
-    assert!(shown.contains("not reachable at http://"), "{shown}");
+    assert!(shown.contains("the agent at http://"), "{shown}");
+    assert!(
+        shown.contains("not reachable (connection refused): is it running?"),
+        "{shown}"
+    );
     assert!(shown.contains("127.0.0.1:1/card.json"), "{shown}");
 }
 

@@ -72,6 +72,13 @@ pub struct ValidateArgs {
     format: Format,
 }
 
+impl ValidateArgs {
+    /// The output format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
 /// Arguments of `interface fix`.
 #[derive(Args)]
 pub struct FixArgs {
@@ -122,14 +129,14 @@ pub fn new(a: NewArgs) -> Result<u8> {
     }
     match b.build() {
         Ok(doc) => {
-            println!("{}", serde_json::to_string_pretty(doc.value())?);
-            eprintln!("interface_digest: {}", doc.interface_digest());
+            outln!("{}", serde_json::to_string_pretty(doc.value())?);
+            errln!("interface_digest: {}", doc.interface_digest());
             Ok(exit::OK)
         }
         Err(e) => {
-            eprintln!("invalid: {} finding(s)", e.findings.len());
+            errln!("invalid: {} finding(s)", e.findings.len());
             for f in &e.findings {
-                eprintln!("  {f}");
+                errln!("  {f}");
             }
             Ok(exit::INVALID)
         }
@@ -159,9 +166,9 @@ pub fn validate(a: ValidateArgs) -> Result<u8> {
     let doc = match ValidatedDocument::from_value(&value, &Expectations::default()) {
         Ok(d) => d,
         Err(e) => {
-            println!("invalid document: {} finding(s)", e.findings.len());
+            outln!("invalid document: {} finding(s)", e.findings.len());
             for f in &e.findings {
-                println!("  {f}");
+                outln!("  {f}");
             }
             return Ok(exit::INVALID);
         }
@@ -229,14 +236,14 @@ fn report(
             } else {
                 json!({"valid": false, "instance": what, "code": code, "message": message, "details": details})
             };
-            println!("{out}");
+            outln!("{out}");
         }
         Format::Text => match &message {
-            None => println!("valid: {what}"),
+            None => outln!("valid: {what}"),
             Some(m) => {
-                println!("{code}: {m}");
+                outln!("{code}: {m}");
                 for d in details {
-                    println!("  {}", detail_line(d));
+                    outln!("  {}", detail_line(d));
                 }
             }
         },
@@ -252,7 +259,7 @@ pub fn fix(a: FixArgs) -> Result<u8> {
     let mut value: Value = read_json(&a.file)?;
     let changes = fix_digests(&mut value);
     for c in &changes {
-        println!(
+        outln!(
             "{}: {} -> {}",
             c.path,
             c.before.as_deref().unwrap_or("(none)"),
@@ -260,18 +267,18 @@ pub fn fix(a: FixArgs) -> Result<u8> {
         );
     }
     if changes.is_empty() {
-        println!("every embedded digest is current");
+        outln!("every embedded digest is current");
     } else if a.write {
         let mut text = serde_json::to_string_pretty(&value)?;
         text.push('\n');
         std::fs::write(&a.file, text).with_context(|| format!("cannot write {}", a.file))?;
-        println!("wrote {}", a.file);
+        outln!("wrote {}", a.file);
     } else {
-        println!("not written (add --write to update {})", a.file);
+        outln!("not written (add --write to update {})", a.file);
     }
     let findings = validate_document(&value, &Expectations::default());
     if findings.is_empty() {
-        println!("interface_digest: {}", skillgate_core::digest(&value));
+        outln!("interface_digest: {}", skillgate_core::digest(&value));
         // Like a formatter's check mode: a stale file left as it is, is a finding.
         Ok(if changes.is_empty() || a.write {
             exit::OK
@@ -279,9 +286,9 @@ pub fn fix(a: FixArgs) -> Result<u8> {
             exit::INVALID
         })
     } else {
-        println!("still invalid: {} finding(s)", findings.len());
+        outln!("still invalid: {} finding(s)", findings.len());
         for f in &findings {
-            println!("  {f}");
+            outln!("  {f}");
         }
         Ok(exit::INVALID)
     }

@@ -1,6 +1,6 @@
 //! `skillgate card lint`: the Agent Card linter (crate `skillgate-lint`) on a file, stdin or URL.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -23,6 +23,15 @@ pub enum CardCommand {
     /// extension. Exit 0 without errors, 1 with errors, 2 when the input is unreadable or not
     /// JSON.
     Lint(LintArgs),
+}
+
+impl CardCommand {
+    /// Whether `--format json` was asked for (SARIF has its own failure document).
+    pub fn json(&self) -> bool {
+        match self {
+            CardCommand::Lint(a) => matches!(a.format, Format::Json),
+        }
+    }
 }
 
 /// Output format of `card lint`.
@@ -263,23 +272,44 @@ fn lint(args: LintArgs) -> Result<u8> {
     }
     let text = match args.format {
         Format::Text => output::to_text(&report, source),
-        Format::Json => pretty(&serde_json::to_value(output::to_json(&report))?)?,
+        Format::Json => pretty(&json_report(&report)?)?,
         Format::Sarif => pretty(&output::to_sarif(&report, &artifact_uri(&args.input)))?,
     };
     write_stdout(&text)?;
     Ok(exit::lint(&report))
 }
 
+/// The JSON report, each finding with the `line` and `column` the text report shows.
+fn json_report(report: &skillgate_lint::Report) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(output::to_json(report))?;
+    if let Some(list) = v.get_mut("findings").and_then(|f| f.as_array_mut()) {
+        for (json, f) in list.iter_mut().zip(&report.findings) {
+            if let (Some(p), Some(o)) = (f.position, json.as_object_mut()) {
+                o.insert("line".into(), p.line.into());
+                o.insert("column".into(), p.column.into());
+            }
+        }
+    }
+    Ok(v)
+}
+
 /// Exit 2: the reason on stderr, and for json/sarif also a machine-readable document on stdout
 /// (so that CI steps that parse stdout see the failure instead of an empty file).
 fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
-    eprintln!(
+    errln!(
         "{}",
         redact_text(&format!("skillgate: {source}: {}", u.message))
     );
     let doc = match args.format {
         Format::Text => None,
-        Format::Json => Some(output::input_error_json(u.code, &u.message, u.position)),
+        Format::Json => {
+            let mut m = crate::fail::json(u.code, &u.message);
+            if let Some((line, column)) = u.position {
+                m.insert("line".into(), line.into());
+                m.insert("column".into(), column.into());
+            }
+            Some(serde_json::Value::Object(m))
+        }
         Format::Sarif => Some(output::input_error_sarif(
             u.code,
             &u.message,
@@ -297,11 +327,8 @@ fn unlintable(args: &LintArgs, source: &str, u: Unlintable) -> Result<u8> {
 /// Writes a report; every URL password in it is replaced (whichever way the URL came in: the
 /// argument, a redirect, the card itself).
 fn write_stdout(text: &str) -> Result<()> {
-    let text = redact_text(text);
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write to stdout")
+    out!("{}", redact_text(text));
+    Ok(())
 }
 
 fn pretty(v: &serde_json::Value) -> Result<String> {

@@ -35,24 +35,38 @@ pub enum Format {
 pub struct ClientArgs {
     #[command(flatten)]
     net: NetArgs,
-    /// Keep validated interfaces on disk, in DIR or (without a value) in the user's cache
-    /// directory ($XDG_CACHE_HOME or ~/.cache, under skillgate/interfaces); every file is
-    /// validated again on load. Without this flag the cache lives in memory only.
-    #[arg(long, value_name = "DIR", num_args = 0..=1)]
-    cache_dir: Option<Option<PathBuf>>,
+    /// Keep validated interfaces on disk in the user's cache directory ($XDG_CACHE_HOME or
+    /// ~/.cache, under skillgate/interfaces); every file is validated again on load. Without
+    /// --cache or --cache-dir the cache lives in memory only.
+    #[arg(long, conflicts_with = "cache_dir")]
+    cache: bool,
+    /// Keep validated interfaces on disk in DIR (as --cache does in the default directory).
+    #[arg(long, value_name = "DIR", value_parser = parse_cache_dir)]
+    cache_dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
 
+/// A directory for `--cache-dir`; a URL there is the agent's, swallowed by the flag.
+fn parse_cache_dir(s: &str) -> Result<PathBuf, String> {
+    if skillgate_transport::looks_like_url(s) {
+        return Err(format!(
+            "{s:?} is a URL, not a directory (for the default cache directory use --cache, \
+             which takes no value)"
+        ));
+    }
+    Ok(PathBuf::from(s))
+}
+
 impl ClientArgs {
     fn config(&self) -> Result<ClientConfig, ClientError> {
-        let cache_dir = match &self.cache_dir {
-            Some(Some(d)) => Some(d.clone()),
-            Some(None) => Some(default_cache_dir().ok_or_else(|| {
-                ClientError::usage("--cache-dir: neither XDG_CACHE_HOME nor HOME is set")
+        let cache_dir = match (&self.cache_dir, self.cache) {
+            (Some(d), _) => Some(d.clone()),
+            (None, true) => Some(default_cache_dir().ok_or_else(|| {
+                ClientError::usage("--cache: neither XDG_CACHE_HOME nor HOME is set")
             })?),
-            None => None,
+            (None, false) => None,
         };
         let t = self.net.transport().map_err(ClientError::usage)?;
         Ok(ClientConfig {
@@ -69,6 +83,13 @@ impl ClientArgs {
     }
 }
 
+impl DescribeArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        self.common.format == Format::Json
+    }
+}
+
 /// Arguments of `describe`.
 #[derive(Args)]
 pub struct DescribeArgs {
@@ -78,6 +99,13 @@ pub struct DescribeArgs {
     skill_id: String,
     #[command(flatten)]
     common: ClientArgs,
+}
+
+impl CallArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        self.common.format == Format::Json
+    }
 }
 
 /// Arguments of `call`.
@@ -95,6 +123,13 @@ pub struct CallArgs {
     stream: bool,
     #[command(flatten)]
     common: ClientArgs,
+}
+
+impl ChainArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        self.common.format == Format::Json
+    }
 }
 
 /// Arguments of `chain`.
@@ -118,7 +153,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
 
 /// Prints one passed step.
 pub fn print_step(indent: &str, step: Step, summary: &str) {
-    println!("{indent}✓ {:>2} {summary}", step.number());
+    outln!("{indent}✓ {:>2} {summary}", step.number());
 }
 
 fn detail_line(d: &ErrorDetail) -> String {
@@ -149,14 +184,14 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
         .step()
         .map(|s| format!("{:>2} ", s.number()))
         .unwrap_or_default();
-    println!(
+    outln!(
         "{indent}✗ {step}{} ({}): {}",
         e.code_str(),
         e.where_().as_str(),
         bounded_text(e.message())
     );
     if let ClientError::Remote { task_id, state, .. } = e {
-        println!("{indent}     remote task {task_id} ended {state}");
+        outln!("{indent}     remote task {task_id} ended {state}");
     }
     let details = match e {
         ClientError::Local { details, .. } | ClientError::Remote { details, .. } => {
@@ -165,23 +200,27 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
         _ => &[],
     };
     for d in details {
-        println!("{indent}     {}", bounded_text(&detail_line(d)));
+        outln!("{indent}     {}", bounded_text(&detail_line(d)));
     }
 }
 
 fn one_line(e: &ClientError) {
     if exit::client(e.outcome()) == exit::USAGE {
-        eprintln!("skillgate: {}", bounded_text(e.message()));
+        errln!("skillgate: {}", bounded_text(e.message()));
     }
 }
 
+/// Prints a failure: JSON on stdout with `--format json`; in text mode a finding (exit 1) on
+/// stdout with its details, a failure (exit 2) only as the one line on stderr, never both.
 fn fail(format: Format, e: &ClientError) -> u8 {
+    let code = exit::client(e.outcome());
     match format {
-        Format::Json => println!("{}", json_line(&e.output())),
-        Format::Text => print_error_text("", e),
+        Format::Json => outln!("{}", json_line(&e.output())),
+        Format::Text if code != exit::USAGE => print_error_text("", e),
+        Format::Text => {}
     }
     one_line(e);
-    exit::client(e.outcome())
+    code
 }
 
 /// One JSON document on one line; output structs hold only JSON-representable data.
@@ -202,22 +241,26 @@ fn indent_block(s: &str, by: &str) -> String {
 
 /// Prints a validated result in text form.
 pub fn print_result_text(indent: &str, r: &SkillResult) {
-    println!(
+    outln!(
         "{indent}{} {} completed: task {} {} (interface {})",
-        r.skill_id, r.skill_version, r.task_id, r.state, r.interface_digest
+        r.skill_id,
+        r.skill_version,
+        r.task_id,
+        r.state,
+        r.interface_digest
     );
-    println!("{indent}output:");
-    println!(
+    outln!("{indent}output:");
+    outln!(
         "{}",
         indent_block(&pretty(&r.output), &format!("{indent}  "))
     );
     if r.records.is_empty() {
-        println!("{indent}records: none");
+        outln!("{indent}records: none");
     } else {
-        println!("{indent}records:");
+        outln!("{indent}records:");
         for rec in &r.records {
-            println!("{indent}  {} ({}):", rec.artifact_id, rec.kind);
-            println!(
+            outln!("{indent}  {} ({}):", rec.artifact_id, rec.kind);
+            outln!(
                 "{}",
                 indent_block(&pretty(&rec.data), &format!("{indent}    "))
             );
@@ -265,10 +308,10 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     Ok(match result {
         Ok(r) => {
             match format {
-                Format::Json => println!("{}", describe_json(&r)),
+                Format::Json => outln!("{}", describe_json(&r)),
                 Format::Text => {
-                    println!("interface digest: {}", r.document.interface_digest());
-                    println!("{}", pretty(r.document.value()));
+                    outln!("interface digest: {}", r.document.interface_digest());
+                    outln!("{}", pretty(r.document.value()));
                 }
             }
             exit::OK
@@ -283,8 +326,14 @@ fn read_arguments(spec: &str) -> Result<Value, ClientError> {
         return read_json(path).map_err(|e| ClientError::usage(format!("--args: {e:#}")));
     }
     skillgate_core::jcs::parse_strict(spec.as_bytes()).map_err(|e| {
+        // `--args args.json` meant the file.
+        if std::path::Path::new(spec).is_file() {
+            return ClientError::usage(format!(
+                "--args takes inline JSON or @FILE: to read the file {spec}, write --args @{spec}"
+            ));
+        }
         ClientError::usage(format!(
-            "--args is not valid I-JSON: {} at {}:{}",
+            "--args is not valid I-JSON: {} at line {}, column {}",
             e.message, e.line, e.column
         ))
     })
@@ -303,7 +352,7 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     Ok(match result {
         Ok(r) => {
             match format {
-                Format::Json => println!("{}", json_line(&r.output())),
+                Format::Json => outln!("{}", json_line(&r.output())),
                 Format::Text => print_result_text("", &r),
             }
             exit::OK
@@ -324,11 +373,11 @@ pub fn print_chain_event(e: ChainEvent<'_>) {
             upstream,
             downstream,
             schema,
-        } => println!("✓ {upstream} -> {downstream} composes directly: {schema}"),
+        } => outln!("✓ {upstream} -> {downstream} composes directly: {schema}"),
         ChainEvent::Ready => {
-            println!("✓ every interface resolved and every link composes; delegating")
+            outln!("✓ every interface resolved and every link composes; delegating")
         }
-        ChainEvent::Correlated(c) => println!(
+        ChainEvent::Correlated(c) => outln!(
             "↳ correlation: {} ({}) -> {} ({})",
             c.upstream.task_id,
             c.upstream.interface_url,
@@ -341,11 +390,11 @@ pub fn print_chain_event(e: ChainEvent<'_>) {
 /// Prints a chain's per-step results in text form.
 pub fn print_chain_report(report: &ChainReport) {
     for s in &report.steps {
-        println!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
+        outln!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
         print_result_text("  ", &s.result);
     }
     for c in &report.correlations {
-        println!(
+        outln!(
             "correlation {} -> {}: {} ({}) -> {} ({})",
             c.upstream.step,
             c.downstream.step,
@@ -364,7 +413,10 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
     let setup = (|| {
         let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
         let value = skillgate_core::jcs::parse_strict(&bytes).map_err(|e| {
-            ClientError::usage(format!("{} is not valid I-JSON: {}", a.plan, e.message))
+            ClientError::usage(format!(
+                "{} is not valid I-JSON: {} at line {}, column {}",
+                a.plan, e.message, e.line, e.column
+            ))
         })?;
         let plan = Plan::from_value(value).map_err(ClientError::usage)?;
         let client = Client::new(a.common.config()?)?;
@@ -383,29 +435,32 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
         match rt.block_on(run_chain(&client, &plan, mode, &mut obs)) {
             Ok(report) => {
                 match format {
-                    Format::Json => println!("{}", json_line(&report.output(None))),
+                    Format::Json => outln!("{}", json_line(&report.output(None))),
                     Format::Text => print_chain_report(&report),
                 }
                 exit::OK
             }
             Err((failure, report)) => {
                 match format {
-                    Format::Json => println!("{}", json_line(&report.output(Some(&failure)))),
+                    Format::Json => outln!("{}", json_line(&report.output(Some(&failure)))),
                     Format::Text => {
                         print_chain_report(&report);
                         match &failure {
                             ChainFailure::NotComposable { .. } => {
-                                println!("✗ {failure}; nothing was delegated")
+                                outln!("✗ {failure}; nothing was delegated")
                             }
-                            ChainFailure::InvalidPlan(m) => println!("✗ {m}"),
+                            // On stderr only (below).
+                            ChainFailure::InvalidPlan(_) => {}
                             ChainFailure::Step {
                                 name,
                                 error,
                                 delegated,
                             } => {
-                                print_error_text(&format!("[{name}] "), error);
+                                if exit::client(error.outcome()) != exit::USAGE {
+                                    print_error_text(&format!("[{name}] "), error);
+                                }
                                 if !delegated {
-                                    println!("  nothing was delegated");
+                                    outln!("  nothing was delegated");
                                 }
                             }
                         }
@@ -413,7 +468,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                 }
                 match &failure {
                     ChainFailure::Step { error, .. } => one_line(error),
-                    ChainFailure::InvalidPlan(m) => eprintln!("skillgate: {m}"),
+                    ChainFailure::InvalidPlan(m) => errln!("skillgate: {m}"),
                     ChainFailure::NotComposable { .. } => {}
                 }
                 exit::client(failure.outcome())

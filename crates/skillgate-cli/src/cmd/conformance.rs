@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use skillgate_conformance::{Binding, Options, ProbeConfig};
+use skillgate_conformance::{Binding, Fatal, Options, Outcome, ProbeConfig, Report, Verdict};
 
+use super::net::NetArgs;
 use crate::exit;
 use skillgate_transport::redact_text;
 
@@ -27,7 +28,7 @@ pub enum BindingArg {
 }
 
 /// Arguments of `conformance`.
-#[derive(Args, Debug)]
+#[derive(Args)]
 pub struct ConformanceArgs {
     /// The agent's base URL (its card is at /.well-known/agent-card.json) or its card URL.
     pub url: String,
@@ -37,27 +38,74 @@ pub struct ConformanceArgs {
     /// Probe this binding (default: JSONRPC if the card offers it, else HTTP+JSON).
     #[arg(long, value_enum)]
     pub binding: Option<BindingArg>,
-    /// Bearer token sent with every request.
-    #[arg(long)]
-    pub token: Option<String>,
-    /// Permit plain http:// to hosts that are not loopback.
-    #[arg(long)]
-    pub allow_http: bool,
-    /// Time allowed for one request, in milliseconds.
-    #[arg(long, default_value_t = 30_000)]
-    pub timeout_ms: u64,
+    #[command(flatten)]
+    net: NetArgs,
+    /// Deprecated spelling of --timeout, in milliseconds.
+    #[arg(long, hide = true, value_name = "MS", conflicts_with = "timeout",
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    timeout_ms: Option<u64>,
+}
+
+impl ConformanceArgs {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        matches!(self.format, Format::Json)
+    }
+}
+
+/// Why the run found no agent, in one line: the fatal kind and the last evidence of the last
+/// failed check.
+fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
+    let evidence = report
+        .checks
+        .iter()
+        .rev()
+        .find(|c| c.verdict == Verdict::Fail)
+        .and_then(|c| c.evidence.last())
+        .map(|e| format!(": {}", e.trim_start_matches("no answer: ")))
+        .unwrap_or_default();
+    match fatal {
+        Fatal::Unreachable => match evidence.strip_prefix(": ") {
+            Some(why) => why.to_owned(),
+            None => format!("no Agent Card from {}", report.target),
+        },
+        Fatal::Unauthorized => format!(
+            "the agent at {} refused the request (HTTP 401 or 403): send a bearer token it \
+             accepts with --token or SKILLGATE_TOKEN",
+            report.target
+        ),
+        Fatal::NotA2aAgent => format!(
+            "{} does not answer as an A2A 1.0 agent{evidence}",
+            report.target
+        ),
+    }
 }
 
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
 /// reached or is not an A2A 1.0 agent (or the URL is unusable).
 pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
-    let timeout = Duration::from_millis(a.timeout_ms.max(1));
+    let transport = match a.net.transport() {
+        Ok(t) => t,
+        Err(message) => {
+            errln!("skillgate: {message}");
+            if a.json() {
+                crate::fail::print(crate::fail::json("usage_error", &message));
+            }
+            return Ok(exit::USAGE);
+        }
+    };
+    let timeout = a
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(transport.timeout);
     let options = Options {
         probe: ProbeConfig {
+            connect_timeout: transport.connect_timeout.min(timeout),
             request_timeout: timeout,
             task_deadline: timeout,
-            token: a.token.map(Into::into),
-            allow_http: a.allow_http,
+            token: transport.token,
+            allow_http: transport.allow_http,
+            ca_certificates: transport.ca_certificates,
             ..Default::default()
         },
         binding: a.binding.map(|b| match b {
@@ -71,23 +119,44 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     let report = match rt.block_on(skillgate_conformance::check(&a.url, &options)) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("skillgate conformance: {}", redact_text(&e.to_string()));
+            let message = redact_text(&e.to_string());
+            errln!("skillgate: {message}");
+            if a.json() {
+                crate::fail::print(crate::fail::json("usage_error", &message));
+            }
             return Ok(exit::USAGE);
         }
     };
     let code = exit::conformance(report.outcome());
+    let fatal = match report.outcome() {
+        Outcome::NoAgent(f) => {
+            let reason = redact_text(&no_agent_reason(&report, f));
+            errln!("skillgate: {reason}");
+            Some((f, reason))
+        }
+        _ => None,
+    };
     // Every URL password in the report is replaced, whichever way the URL came in.
     match a.format {
-        Format::Text => print!("{}", redact_text(&report.to_text_with_exit(code))),
+        Format::Text => out!("{}", redact_text(&report.to_text_with_exit(code))),
         // Through a Value so members print sorted, as they always have.
-        Format::Json => println!(
-            "{}",
-            redact_text(
-                &serde_json::to_value(exit::ConformanceJson::new(&report))
-                    .and_then(|v| serde_json::to_string_pretty(&v))
-                    .unwrap_or_default()
+        Format::Json => {
+            let mut v = serde_json::to_value(exit::ConformanceJson::new(&report))
+                .unwrap_or_else(|_| serde_json::json!({}));
+            // Exit 2: the one failure shape, the report's members beside it.
+            if let (Some((f, reason)), Some(o)) = (&fatal, v.as_object_mut()) {
+                let code = match f {
+                    Fatal::Unreachable => "unreachable",
+                    Fatal::NotA2aAgent => "not_a2a_agent",
+                    Fatal::Unauthorized => "unauthorized",
+                };
+                o.extend(crate::fail::json(code, reason));
+            }
+            outln!(
+                "{}",
+                redact_text(&serde_json::to_string_pretty(&v).unwrap_or_default())
             )
-        ),
+        }
     }
     Ok(code)
 }

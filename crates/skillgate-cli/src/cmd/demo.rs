@@ -17,8 +17,8 @@ use crate::exit;
 pub struct DemoArgs {}
 
 fn heading(s: &str) {
-    println!();
-    println!("── {s}");
+    outln!();
+    outln!("── {s}");
 }
 
 /// `skillgate demo`
@@ -45,7 +45,7 @@ async fn demo() -> anyhow::Result<u8> {
             let _ = stopped.await;
         },
     ));
-    println!("netops agent listening on {base} (in-process, loopback only)");
+    outln!("netops agent listening on {base} (in-process, loopback only)");
     let outcome = scenes(&base).await;
     let _ = stop.send(());
     let _ = server.await;
@@ -66,7 +66,7 @@ async fn scenes(base: &str) -> anyhow::Result<u8> {
         Err(e) => return Ok(failed(&e)),
     };
     let doc = resolved.document.document();
-    println!(
+    outln!(
         "  interface {} {}: input {} {}, output {} {}, records [{}]",
         doc.skill_id,
         doc.skill_version,
@@ -123,14 +123,14 @@ async fn scenes(base: &str) -> anyhow::Result<u8> {
     {
         Err(e) if e.code() == Some(ErrorCode::InputInvalid) => {
             print_error_text("  ", &e);
-            println!("  (as expected: the client stopped at step 7; no task was created)");
+            outln!("  (as expected: the client stopped at step 7; no task was created)");
         }
         Err(e) => {
             print_error_text("  ", &e);
             ok = false;
         }
         Ok(r) => {
-            println!("  unexpected success: task {}", r.task_id);
+            outln!("  unexpected success: task {}", r.task_id);
             ok = false;
         }
     }
@@ -143,7 +143,7 @@ async fn scenes(base: &str) -> anyhow::Result<u8> {
     ]}))
     .map_err(anyhow::Error::msg)?;
     let mut obs = |e: ChainEvent<'_>| {
-        print!("  ");
+        out!("  ");
         print_chain_event(e)
     };
     match run_chain(&client, &plan, Mode::Sync, &mut obs).await {
@@ -152,18 +152,18 @@ async fn scenes(base: &str) -> anyhow::Result<u8> {
             print_chain_report(&report);
             match &failure {
                 ChainFailure::Step { error, .. } => print_error_text("  ", error),
-                other => println!("  ✗ {other}"),
+                other => outln!("  ✗ {other}"),
             }
             ok = false;
         }
     }
 
-    println!();
+    outln!();
     if ok {
-        println!("demo complete: every check passed where it should and refused where it should");
+        outln!("demo complete: every check passed where it should and refused where it should");
         Ok(exit::OK)
     } else {
-        println!("demo failed: see the ✗ lines above");
+        outln!("demo failed: see the ✗ lines above");
         Ok(exit::INVALID)
     }
 }

@@ -16,14 +16,14 @@ pub struct InitArgs {
 pub fn run(a: InitArgs) -> anyhow::Result<u8> {
     let files = skillgate_agent::init::init(&a.dir)?;
     for f in &files {
-        println!("wrote {}", f.display());
+        outln!("wrote {}", f.display());
     }
     let config = a.dir.join("agent.toml");
-    println!();
-    println!(
+    outln!();
+    outln!(
         "serve it:  skillgate serve --config {} --store memory",
         config.display()
     );
-    println!("check it:  skillgate conformance http://127.0.0.1:7420");
+    outln!("check it:  skillgate conformance http://127.0.0.1:7420");
     Ok(exit::OK)
 }

@@ -75,6 +75,19 @@ pub struct ComposeArgs {
     format: Format,
 }
 
+impl InterfaceCommand {
+    /// Whether `--format json` was asked for.
+    pub fn json(&self) -> bool {
+        let f = match self {
+            InterfaceCommand::Check(a) => a.format,
+            InterfaceCommand::Compose(a) => a.format,
+            InterfaceCommand::Validate(a) => a.format(),
+            InterfaceCommand::New(_) | InterfaceCommand::Fix(_) => Format::Text,
+        };
+        f == Format::Json
+    }
+}
+
 fn parse_digest(s: &str) -> Result<Digest, String> {
     Digest::parse(s).map_err(|e| e.to_string())
 }
@@ -114,7 +127,7 @@ fn check(a: CheckArgs) -> Result<u8> {
                 "interface_digest": interface_digest.map(|d| d.to_string()),
                 "findings": findings_json(&findings),
             });
-            println!("{out}");
+            outln!("{out}");
         }
         Format::Text => {
             if let Some(d) = interface_digest {
@@ -123,12 +136,12 @@ fn check(a: CheckArgs) -> Result<u8> {
                     .get("skill_version")
                     .and_then(Value::as_str)
                     .unwrap_or("?");
-                println!("valid: {id} {v}");
-                println!("interface_digest: {d}");
+                outln!("valid: {id} {v}");
+                outln!("interface_digest: {d}");
             } else {
-                println!("invalid: {} finding(s)", findings.len());
+                outln!("invalid: {} finding(s)", findings.len());
                 for f in &findings {
-                    println!("  {f}");
+                    outln!("  {f}");
                 }
             }
         }
@@ -169,15 +182,15 @@ fn compose(a: ComposeArgs) -> Result<u8> {
                         .iter()
                         .map(|(w, f)| json!({"document": w, "code": f.code, "path": f.path, "message": f.message}))
                         .collect();
-                    println!(
+                    outln!(
                         "{}",
                         json!({"composable": false, "reason": "invalid_document", "findings": list})
                     );
                 }
                 Format::Text => {
-                    println!("not composable: a document is invalid");
+                    outln!("not composable: a document is invalid");
                     for (w, f) in &all {
-                        println!("  {w}: {f}");
+                        outln!("  {w}: {f}");
                     }
                 }
             }
@@ -198,10 +211,10 @@ fn compose(a: ComposeArgs) -> Result<u8> {
                 out["downstream_value"] = json!(e.downstream);
                 out["message"] = json!(e.to_string());
             }
-            println!("{out}");
+            outln!("{out}");
         }
         Format::Text => match &result {
-            Ok(()) => println!(
+            Ok(()) => outln!(
                 "composable: {} output -> {} input ({} {})",
                 up.skill_id(),
                 down.skill_id(),
@@ -209,9 +222,9 @@ fn compose(a: ComposeArgs) -> Result<u8> {
                 up.document().output_schema.version
             ),
             Err(e) => {
-                println!("not composable: {} differs", e.field);
-                println!("  upstream   {}: {}", up.skill_id(), e.upstream);
-                println!("  downstream {}: {}", down.skill_id(), e.downstream);
+                outln!("not composable: {} differs", e.field);
+                outln!("  upstream   {}: {}", up.skill_id(), e.upstream);
+                outln!("  downstream {}: {}", down.skill_id(), e.downstream);
             }
         },
     }

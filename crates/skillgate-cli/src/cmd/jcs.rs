@@ -1,7 +1,5 @@
 //! `skillgate canonicalize` and `skillgate digest`.
 
-use std::io::Write;
-
 use anyhow::{Context, Result};
 use clap::Args;
 use skillgate_core::{jcs, Digest};
@@ -30,10 +28,7 @@ pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
     let canonical =
         jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
-    let mut out = std::io::stdout().lock();
-    out.write_all(&canonical)
-        .context("cannot write to stdout")?;
-    out.flush().context("cannot write to stdout")?;
+    crate::out::stdout_bytes(&canonical);
     Ok(exit::OK)
 }
 
@@ -42,6 +37,6 @@ pub fn digest(args: DigestArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
     let canonical =
         jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
-    println!("{}", Digest::of_bytes(&canonical));
+    outln!("{}", Digest::of_bytes(&canonical));
     Ok(exit::OK)
 }

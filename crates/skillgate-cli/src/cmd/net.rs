@@ -21,17 +21,20 @@ pub struct NetArgs {
     /// Also trust the root certificates in this PEM file (repeatable), for a private CA.
     #[arg(long, value_name = "PEM_FILE")]
     cacert: Vec<PathBuf>,
-    /// Overall time limit of each request, in seconds (connect limit: 5 s at most).
+    /// Overall time limit of each request, in seconds from 0.001 to 3600 (connect limit: 5 s
+    /// at most).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
 }
 
+/// Seconds, fractions allowed, from 0.001 (1 ms) to 3600.
 fn parse_seconds(s: &str) -> Result<Duration, String> {
+    const RANGE: &str = "the timeout is in seconds, from 0.001 to 3600 (e.g. 30, or 0.5)";
     let v: f64 = s
         .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !(v.is_finite() && v > 0.0 && v <= 3600.0) {
-        return Err("the timeout must be between 0 and 3600 seconds".into());
+        .map_err(|_| format!("{s:?} is not a number of seconds: {RANGE}"))?;
+    if !(v.is_finite() && (0.001..=3600.0).contains(&v)) {
+        return Err(format!("{s} is out of range: {RANGE}"));
     }
     Ok(Duration::from_secs_f64(v))
 }

@@ -141,7 +141,7 @@ async fn start(
             .with_context(|| format!("token file {}", path.display()))?;
     }
     let store = a.store.open().await?;
-    eprintln!("skillgate: task store {}", store.describe());
+    errln!("skillgate: task store {}", store.describe());
     let config = ServerConfig {
         tokens,
         public_url: a.public_url.or(config_url),
@@ -201,12 +201,12 @@ impl Reload {
                 Ok(Ok(declared)) => {
                     let n = declared.agent.skill_ids().count();
                     swap.replace(declared.agent);
-                    eprintln!("skillgate: reloaded {}: {n} skill(s)", self.path.display());
+                    errln!("skillgate: reloaded {}: {n} skill(s)", self.path.display());
                 }
-                Ok(Err(e)) => eprintln!(
+                Ok(Err(e)) => errln!(
                     "skillgate: reload refused, the previous configuration keeps serving: {e}"
                 ),
-                Err(e) => eprintln!("skillgate: reload failed: {e}"),
+                Err(e) => errln!("skillgate: reload failed: {e}"),
             }
         }
     }

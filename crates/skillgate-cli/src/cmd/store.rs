@@ -157,9 +157,9 @@ pub fn run(c: StoreCommand) -> anyhow::Result<u8> {
                 .with_context(|| format!("cannot migrate {}", skillgate_store::redact(&a.store)))?;
             let url = skillgate_store::redact(&a.store);
             if before == after {
-                println!("{url}: schema version {after}, up to date");
+                outln!("{url}: schema version {after}, up to date");
             } else {
-                println!("{url}: schema version {before} -> {after}");
+                outln!("{url}: schema version {before} -> {after}");
             }
             Ok(exit::OK)
         }

@@ -439,7 +439,7 @@ fn demo_runs_against_the_real_netops_runtime() {
 }
 
 #[test]
-fn cache_dir_without_a_value_uses_the_user_cache_directory() {
+fn cache_flag_uses_the_user_cache_directory() {
     let fake = FakeAgent::start();
     let scratch = tempfile::tempdir().unwrap();
     let home = scratch.path().join("xdg");
@@ -447,14 +447,7 @@ fn cache_dir_without_a_value_uses_the_user_cache_directory() {
         skillgate()
             .command()
             .args([
-                "call",
-                &fake.base,
-                SKILL,
-                "--args",
-                ARGS,
-                "--format",
-                "json",
-                "--cache-dir",
+                "call", &fake.base, SKILL, "--args", ARGS, "--format", "json", "--cache",
             ])
             .env("XDG_CACHE_HOME", &home)
             .output()
