@@ -19,7 +19,7 @@ pub struct StoreArgs {
     #[arg(long, env = "SKILLGATE_STORE", value_name = "URL")]
     pub store: Option<String>,
     /// Byte budget of the whole store; the oldest finished tasks are evicted beyond it
-    /// [default: 32MiB for memory, 1GiB otherwise]. Suffixes: KiB, MiB, GiB.
+    /// [default: 16MiB for memory, 1GiB otherwise]. Suffixes: KiB, MiB, GiB.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub store_max_bytes: Option<u64>,
     /// Byte budget of one task: a request message over half of it is kept as a note, a result
