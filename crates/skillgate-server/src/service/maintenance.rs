@@ -45,11 +45,11 @@ impl A2aService {
     /// the loop.
     async fn round(&self) {
         let store = &self.0.store;
-        let _ = store.renew_leases(&store.hub().running()).await;
+        let running_here = store.hub().running();
+        let _ = store.renew_leases(&running_here).await;
         if let Ok(rows) = store.stale(STALE_BATCH).await {
             for row in rows {
-                let running_here = store.hub().running().contains(&row.id);
-                if running_here {
+                if running_here.contains(&row.id) {
                     continue;
                 }
                 let message = if row.is_running() {
