@@ -109,18 +109,6 @@ fn sarif_level(s: Severity) -> &'static str {
     }
 }
 
-/// The JSON document for input that could not be linted:
-/// `{"error": {"code", "message", "line"?, "column"?}}`. Codes: `unreadable`, `fetch_failed`,
-/// `too_large`, `not_json`.
-pub fn input_error_json(code: &str, message: &str, position: Option<(usize, usize)>) -> Value {
-    let mut e = json!({"code": code, "message": message});
-    if let Some((line, column)) = position {
-        e["line"] = json!(line);
-        e["column"] = json!(column);
-    }
-    json!({ "error": e })
-}
-
 /// A SARIF 2.1.0 log for input that could not be linted: no results, an unsuccessful
 /// invocation with one error notification (located at the parse position when known).
 /// `exit_code` is the process exit code the caller will return (SARIF records it; the
