@@ -115,13 +115,33 @@ impl TaskHandle {
     }
 
     /// Stores a new task (refusals: the caller's limit, a full store) and returns its handle.
+    /// A task whose JSON would take more than half the per-task budget keeps its request
+    /// message only as a note of its size: the running job has its own copy of the request,
+    /// the store keeps what fits. The common case serializes the task once.
     pub(crate) async fn create(
         store: &Arc<dyn TaskStore>,
-        task: Task,
+        mut task: Task,
         owner: Option<String>,
         flags: Flags,
     ) -> Result<Arc<Self>, StoreError> {
-        let row = TaskRow::new(&task, owner, flags);
+        let limit = store.limits().max_task_bytes / 2;
+        let mut row = TaskRow::new(&task, owner, flags);
+        let size = row.body.len() as u64;
+        if size > limit {
+            for m in &mut task.history {
+                *m = Message {
+                    message_id: std::mem::take(&mut m.message_id),
+                    context_id: std::mem::take(&mut m.context_id),
+                    task_id: std::mem::take(&mut m.task_id),
+                    role: m.role,
+                    parts: vec![skillgate_a2a::Part::text(format!(
+                        "request message not kept: the task's {size} bytes exceed half the per-task budget ({limit} bytes)"
+                    ))],
+                    ..Default::default()
+                };
+            }
+            row.set_task(&task);
+        }
         store.create(&row).await?;
         Ok(Self::from_row(store.clone(), row, task))
     }
@@ -263,28 +283,7 @@ impl TaskHandle {
         state: TaskState,
         message: Option<Message>,
     ) -> Result<(), Refused> {
-        self.change(|task, flags, emit| {
-            let current = task.status.state;
-            if current.is_terminal() {
-                return Err(Refused::Terminal(current));
-            }
-            let status = TaskStatus {
-                state,
-                message: message.clone(),
-                timestamp: Some(crate::time::now_rfc3339()),
-            };
-            task.status = status.clone();
-            flags.turn_taken = false;
-            Ok(Event::of(emit, || {
-                StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone(),
-                    status,
-                    metadata: None,
-                })
-            }))
-        })
-        .await
+        self.finish(Vec::new(), state, message).await
     }
 
     /// Adds an artifact (or, with `append`, extends the parts of the artifact with the same
@@ -301,14 +300,7 @@ impl TaskHandle {
                 return Err(Refused::Terminal(current));
             }
             let ev = Event::of(emit, || {
-                StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                    task_id: task.id.clone(),
-                    context_id: task.context_id.clone(),
-                    artifact: artifact.clone(),
-                    append,
-                    last_chunk,
-                    metadata: None,
-                })
+                artifact_update(task, &artifact, append, last_chunk)
             });
             match task
                 .artifacts
@@ -341,14 +333,7 @@ impl TaskHandle {
             let mut events = Vec::with_capacity(if emit { artifacts.len() + 1 } else { 0 });
             for artifact in &artifacts {
                 if emit {
-                    events.push(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                        task_id: task.id.clone(),
-                        context_id: task.context_id.clone(),
-                        artifact: artifact.clone(),
-                        append: false,
-                        last_chunk: true,
-                        metadata: None,
-                    }));
+                    events.push(artifact_update(task, artifact, false, true));
                 }
                 task.artifacts.push(artifact.clone());
             }
@@ -391,6 +376,23 @@ impl TaskHandle {
     pub(crate) fn store(&self) -> &Arc<dyn TaskStore> {
         &self.store
     }
+}
+
+/// The event announcing `artifact` on `task`.
+fn artifact_update(
+    task: &Task,
+    artifact: &Artifact,
+    append: bool,
+    last_chunk: bool,
+) -> StreamResponse {
+    StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+        task_id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        artifact: artifact.clone(),
+        append,
+        last_chunk,
+        metadata: None,
+    })
 }
 
 #[cfg(test)]

@@ -127,9 +127,8 @@ impl A2aService {
         }
     }
 
-    /// Stores a new submitted task whose history is the request message (or, when that
-    /// message alone would take more than half the per-task budget, a stand-in saying so:
-    /// the running job has its own copy of the request, the store keeps only what fits).
+    /// Stores a new submitted task whose history is the request message (the task handle keeps
+    /// it only as a note when it would take more than half the per-task budget).
     pub(super) async fn new_task(
         &self,
         m: &mut Message,
@@ -150,31 +149,12 @@ impl A2aService {
                 timestamp: Some(crate::time::now_rfc3339()),
             },
             artifacts: Vec::new(),
-            history: vec![kept_message(m, self.0.store.limits().max_task_bytes / 2)],
+            history: vec![m.clone()],
             metadata: None,
         };
         let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
         TaskHandle::create(&self.0.store, task, owner, flags)
             .await
             .map_err(store_error)
-    }
-}
-
-/// The request message as the task's history keeps it: itself if its JSON fits in `limit`
-/// bytes, else the same ids and role with one text part giving its size.
-fn kept_message(m: &Message, limit: u64) -> Message {
-    let size = serde_json::to_vec(m).map_or(0, |v| v.len() as u64);
-    if size <= limit {
-        return m.clone();
-    }
-    Message {
-        message_id: m.message_id.clone(),
-        context_id: m.context_id.clone(),
-        task_id: m.task_id.clone(),
-        role: m.role,
-        parts: vec![Part::text(format!(
-            "request message not kept: its {size} bytes exceed half the per-task budget ({limit} bytes)"
-        ))],
-        ..Default::default()
     }
 }
