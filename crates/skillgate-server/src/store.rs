@@ -146,6 +146,15 @@ impl TaskHandle {
         Ok(Self::from_row(store.clone(), row, task))
     }
 
+    /// A handle over a row already read from the store.
+    pub(crate) fn of_row(
+        store: &Arc<dyn TaskStore>,
+        row: TaskRow,
+    ) -> Result<Arc<Self>, StoreError> {
+        let task = row.task()?;
+        Ok(Self::from_row(store.clone(), row, task))
+    }
+
     /// Loads a stored task.
     pub(crate) async fn load(
         store: &Arc<dyn TaskStore>,

@@ -57,7 +57,9 @@ impl A2aService {
                 } else {
                     "no follow-up message arrived within the interrupted-task TTL"
                 };
-                if let Ok(Some(h)) = TaskHandle::load(store, &row.id).await {
+                // The row just read is the handle's starting point; a write that lost a race
+                // with its owner re-reads it anyway.
+                if let Ok(h) = TaskHandle::of_row(store, row) {
                     fail(&h, message).await;
                 }
             }
