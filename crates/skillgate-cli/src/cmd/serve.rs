@@ -14,6 +14,21 @@ use crate::exit;
 /// Arguments of `serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
+    /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
+    #[arg(long, conflicts_with = "config")]
+    pub conformance_agent: bool,
+    /// Serve the declarative agent of this agent.toml (skills as exec programs or http
+    /// endpoints, see `skillgate init`) instead of the netops example; SIGHUP reloads it.
+    #[arg(long, value_name = "AGENT.TOML")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerFlags,
+}
+
+/// The flags of every command that runs an A2A server (`serve`, `gateway`): address,
+/// authentication, browser and connection limits, and the task store.
+#[derive(Args, Debug)]
+pub struct ServerFlags {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:7420")]
     pub listen: String,
@@ -34,13 +49,6 @@ pub struct ServeArgs {
     /// an IP address or the --public-url host, so a DNS-rebinding page cannot reach the agent.
     #[arg(long)]
     pub allow_any_host: bool,
-    /// Also answer the A2A TCK's plain-message scenarios (keyed by messageId prefix).
-    #[arg(long, conflicts_with = "config")]
-    pub conformance_agent: bool,
-    /// Serve the declarative agent of this agent.toml (skills as exec programs or http
-    /// endpoints, see `skillgate init`) instead of the netops example; SIGHUP reloads it.
-    #[arg(long, value_name = "AGENT.TOML")]
-    pub config: Option<PathBuf>,
     /// A connection must deliver a complete request head within this time of opening, or of
     /// the first byte of its next request; silent and slowloris connections are closed.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
@@ -60,11 +68,68 @@ pub struct ServeArgs {
     pub store: StoreArgs,
 }
 
-/// `skillgate serve`: opens the task store, prints `listening on http://HOST:PORT` first on
-/// stdout (the store in use goes to stderr), then serves until SIGINT or SIGTERM, ending open
-/// streams and finishing in-flight requests within `--shutdown-grace`. A signal during
-/// start-up ends it with exit 0 too: the handlers are installed before anything else.
+/// `skillgate serve`: the declarative agent of `--config`, else netops; see [`run_server`].
 pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
+    let ServeArgs {
+        conformance_agent,
+        config,
+        server,
+    } = a;
+    run_server(server, move || async move {
+        match config {
+            // Refused with the file, line and finding, before anything listens.
+            Some(path) => {
+                let declared = skillgate_agent::load(&path)?;
+                let reload = Reload::install(path)?;
+                Ok(Served {
+                    agent: declared.agent,
+                    config_url: declared.public_url,
+                    reload: Some(Box::new(move |swap| {
+                        tokio::spawn(reload.run(swap));
+                    })),
+                })
+            }
+            None => {
+                let builder = if conformance_agent {
+                    skillgate_netops::conformance_agent::agent()
+                } else {
+                    skillgate_netops::agent()
+                };
+                let agent = builder
+                    .build()
+                    .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
+                Ok(Served {
+                    agent,
+                    config_url: None,
+                    reload: None,
+                })
+            }
+        }
+    })
+}
+
+/// What a server command serves.
+pub struct Served {
+    /// The agent at start-up.
+    pub agent: skillgate_server::Agent,
+    /// The base URL the command's own config names (`--public-url` overrides it).
+    pub config_url: Option<String>,
+    /// Started once the server runs, with the handle that replaces the agent (SIGHUP reload,
+    /// upstream refresh). Whatever signal handler it needs must be installed before it is
+    /// returned: the address is printed next, and a signal after that must not kill.
+    pub reload: Option<Box<dyn FnOnce(skillgate_server::AgentSwap) + Send>>,
+}
+
+/// Runs an A2A server: `load` builds the agent (a signal meanwhile ends start-up with exit
+/// 0: the handlers are installed before anything else), the task store opens, `listening on
+/// http://HOST:PORT` is printed first on stdout (the store in use goes to stderr), then it
+/// serves until SIGINT or SIGTERM, ending open streams and finishing in-flight requests within
+/// `--shutdown-grace`.
+pub fn run_server<F, Fut>(flags: ServerFlags, load: F) -> anyhow::Result<u8>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Served>>,
+{
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -76,14 +141,15 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
             let _ = tx.send(true);
         });
         // A signal during start-up (opening the store, say) ends it here ...
-        let (agent, listener, config, reload) = tokio::select! {
-            r = start(a) => r?,
+        let (served, listener, config) = tokio::select! {
+            r = start(flags, load) => r?,
             () = stopped(rx.clone()) => return Ok(exit::OK),
         };
         // ... and once listening, it starts the graceful shutdown.
-        skillgate_server::serve_swappable(agent, listener, config, stopped(rx), |swap| {
+        let reload = served.reload;
+        skillgate_server::serve_swappable(served.agent, listener, config, stopped(rx), |swap| {
             if let Some(r) = reload {
-                tokio::spawn(r.run(swap));
+                r(swap);
             }
         })
         .await?;
@@ -105,46 +171,29 @@ async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
 }
 
 /// Builds the agent, opens the store, binds and announces the address.
-async fn start(
-    a: ServeArgs,
-) -> anyhow::Result<(
-    skillgate_server::Agent,
-    tokio::net::TcpListener,
-    ServerConfig,
-    Option<Reload>,
-)> {
+async fn start<F, Fut>(
+    a: ServerFlags,
+    load: F,
+) -> anyhow::Result<(Served, tokio::net::TcpListener, ServerConfig)>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Served>>,
+{
     let tokens = a
         .token_file
         .as_deref()
         .map(TokenTable::from_file)
         .transpose()?;
-    let (agent, config_url) = match &a.config {
-        // Refused with the file, line and finding, before anything listens.
-        Some(path) => {
-            let declared = skillgate_agent::load(path)?;
-            (declared.agent, declared.public_url)
-        }
-        None => {
-            let builder = if a.conformance_agent {
-                skillgate_netops::conformance_agent::agent()
-            } else {
-                skillgate_netops::agent()
-            };
-            let agent = builder
-                .build()
-                .map_err(|e| anyhow::anyhow!("the netops agent refused to start: {e}"))?;
-            (agent, None)
-        }
-    };
+    let mut served = load().await?;
     if let (Some(t), Some(path)) = (&tokens, &a.token_file) {
-        t.check_skills(|s| agent.serves(s))
+        t.check_skills(|s| served.agent.serves(s))
             .with_context(|| format!("token file {}", path.display()))?;
     }
     let store = a.store.open().await?;
     errln!("skillgate: task store {}", store.describe());
     let config = ServerConfig {
         tokens,
-        public_url: a.public_url.or(config_url),
+        public_url: a.public_url.or(served.config_url.take()),
         store: Some(store),
         header_read_timeout: a.header_read_timeout,
         idle_timeout: a.idle_timeout,
@@ -153,12 +202,6 @@ async fn start(
         allowed_origins: a.allow_origins,
         allow_any_host: a.allow_any_host,
         ..Default::default()
-    };
-    // Installed before the address is printed: a SIGHUP sent as soon as the server is
-    // reachable must reload, not kill it (the default action).
-    let reload = match &a.config {
-        Some(path) => Some(Reload::install(path.clone())?),
-        None => None,
     };
     let listener = tokio::net::TcpListener::bind(&a.listen)
         .await
@@ -174,7 +217,7 @@ async fn start(
     let mut out = std::io::stdout();
     writeln!(out, "listening on http://{addr}")?;
     out.flush()?;
-    Ok((agent, listener, config, reload))
+    Ok((served, listener, config))
 }
 
 /// `SIGHUP` re-reads the config: a valid one replaces the agent (card, digests and skills at
