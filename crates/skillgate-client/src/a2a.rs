@@ -86,21 +86,10 @@ impl A2aConn {
         self.endpoint.interface()
     }
 
-    fn request(
-        &self,
-        skill_request: &SkillRequest,
-        stream: bool,
-    ) -> Result<SendMessageRequest, ClientError> {
-        let data = serde_json::to_value(skill_request)
-            .map_err(|e| ClientError::usage(format!("cannot encode the skill request: {e}")))?;
-        let message = Message {
-            message_id: fresh_id("msg"),
-            role: Role::User,
-            parts: vec![Part::data(data)],
-            extensions: vec![skillgate_core::wire::EXTENSION_URI.to_owned()],
-            ..Message::default()
-        };
-        Ok(SendMessageRequest {
+    /// The `SendMessageRequest` carrying `message`; a blocking send asks the agent to wait for
+    /// the task to finish (`returnImmediately: false`).
+    fn request(&self, message: Message, stream: bool) -> SendMessageRequest {
+        SendMessageRequest {
             tenant: self.interface().tenant.clone(),
             message,
             configuration: if stream {
@@ -112,6 +101,20 @@ impl A2aConn {
                 })
             },
             metadata: None,
+        }
+    }
+
+    /// The user message of one schema-governed request: its one Data Part, with the extension
+    /// named in `extensions`.
+    fn governed_message(skill_request: &SkillRequest) -> Result<Message, ClientError> {
+        let data = serde_json::to_value(skill_request)
+            .map_err(|e| ClientError::usage(format!("cannot encode the skill request: {e}")))?;
+        Ok(Message {
+            message_id: fresh_id("msg"),
+            role: Role::User,
+            parts: vec![Part::data(data)],
+            extensions: vec![skillgate_core::wire::EXTENSION_URI.to_owned()],
+            ..Message::default()
         })
     }
 
@@ -123,25 +126,55 @@ impl A2aConn {
         skill_request: &SkillRequest,
         mode: Mode,
     ) -> Result<Task, ClientError> {
-        let task = match mode {
-            Mode::Sync => self.send_blocking(step, skill_request).await?,
-            Mode::Stream => self.send_streaming(step, skill_request).await?,
-        };
-        if task.status.state.is_terminal() || task.status.state.is_interrupted() {
-            return Ok(task);
+        let message = Self::governed_message(skill_request)?;
+        match self.exchange(step, message, mode, true, &mut |_| {}).await? {
+            Answer::Task(t) => Ok(t),
+            Answer::Message(_) => Err(ClientError::protocol(
+                step,
+                "the agent answered with a Message, not a Task; schema-governed skills run as tasks",
+            )),
         }
-        self.poll(step, task).await
+    }
+
+    /// Sends any message and follows its task to a terminal or interrupted state: a blocking
+    /// send polls `GetTask` if the agent returned early, a streaming one hands every event to
+    /// `on_event` as it arrives. `activate` sends `A2A-Extensions` with the schema-interface
+    /// URI. An agent may answer with a Message instead of a task (plain A2A agents do).
+    pub async fn exchange(
+        &self,
+        step: Step,
+        message: Message,
+        mode: Mode,
+        activate: bool,
+        on_event: &mut (dyn FnMut(&StreamResponse) + Send),
+    ) -> Result<Answer, ClientError> {
+        let answer = match mode {
+            Mode::Sync => self.send_blocking(step, message, activate).await?,
+            Mode::Stream => {
+                self.send_streaming(step, message, activate, on_event)
+                    .await?
+            }
+        };
+        match answer {
+            Answer::Task(task)
+                if !(task.status.state.is_terminal() || task.status.state.is_interrupted()) =>
+            {
+                Ok(Answer::Task(self.poll(step, task).await?))
+            }
+            other => Ok(other),
+        }
     }
 
     async fn send_blocking(
         &self,
         step: Step,
-        skill_request: &SkillRequest,
-    ) -> Result<Task, ClientError> {
-        let req = self.request(skill_request, false)?;
+        message: Message,
+        activate: bool,
+    ) -> Result<Answer, ClientError> {
+        let req = self.request(message, false);
         let sent = self
             .endpoint
-            .send_message(&req, true)
+            .send_message(&req, activate)
             .await
             .map_err(|e| transport_error(step, e))?;
         let result = self.result(step, "SendMessage", &sent)?;
@@ -152,11 +185,8 @@ impl A2aConn {
             )
         })?;
         match response {
-            SendMessageResponse::Task(t) => check_task(step, t),
-            SendMessageResponse::Message(_) => Err(ClientError::protocol(
-                step,
-                "the agent answered with a Message, not a Task; schema-governed skills run as tasks",
-            )),
+            SendMessageResponse::Task(t) => Ok(Answer::Task(check_task(step, t)?)),
+            SendMessageResponse::Message(m) => Ok(Answer::Message(m)),
         }
     }
 
@@ -235,7 +265,8 @@ impl A2aConn {
         parse_body(step, body, "the HTTP+JSON response")
     }
 
-    async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
+    /// `GetTask`: the task `id` as the agent has it now.
+    pub async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
         let sent = self
             .endpoint
             .get_task(id)
@@ -248,6 +279,20 @@ impl A2aConn {
         if task.id != id {
             return Err(ClientError::protocol(step, "GetTask returned another task"));
         }
+        check_task(step, task)
+    }
+
+    /// `CancelTask`: asks the agent to cancel task `id`; the task as the agent answered.
+    pub async fn cancel_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
+        let sent = self
+            .endpoint
+            .cancel_task(id)
+            .await
+            .map_err(|e| transport_error(step, e))?;
+        let result = self.result(step, skillgate_a2a::methods::CANCEL_TASK, &sent)?;
+        let task: Task = serde_json::from_value(result).map_err(|e| {
+            ClientError::protocol(step, format!("CancelTask result is not a Task: {e}"))
+        })?;
         check_task(step, task)
     }
 
@@ -276,12 +321,14 @@ impl A2aConn {
     async fn send_streaming(
         &self,
         step: Step,
-        skill_request: &SkillRequest,
-    ) -> Result<Task, ClientError> {
-        let req = self.request(skill_request, true)?;
+        message: Message,
+        activate: bool,
+        on_event: &mut (dyn FnMut(&StreamResponse) + Send),
+    ) -> Result<Answer, ClientError> {
+        let req = self.request(message, true);
         let (id, mut open) = self
             .endpoint
-            .stream_message(&req, true)
+            .stream_message(&req, activate)
             .await
             .map_err(|e| transport_error(step, e))?;
         let url = skillgate_transport::redact(&open.url);
@@ -300,10 +347,16 @@ impl A2aConn {
         while let Some(events) = open.events().await.map_err(|e| transport_error(step, e))? {
             for event in events {
                 let stream_response = self.decode_event(step, id.as_ref(), &event)?;
+                on_event(&stream_response);
+                if let (StreamResponse::Message(m), true) = (&stream_response, assembler.is_empty())
+                {
+                    // A message-only stream: the message is the whole answer.
+                    return Ok(Answer::Message(m.clone()));
+                }
                 assembler.apply(step, stream_response)?;
             }
         }
-        assembler.finish(step)
+        Ok(Answer::Task(assembler.finish(step)?))
     }
 
     /// The error for a streaming request answered with a plain body: the agent's own error if
@@ -459,6 +512,15 @@ fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
     Ok(task)
 }
 
+/// What an agent answered a message with.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A task, at a terminal or interrupted state.
+    Task(Task),
+    /// A direct message (no task was created).
+    Message(Message),
+}
+
 /// Builds the final Task from stream events; tolerates streams that do not start with a Task.
 #[derive(Debug, Default)]
 pub struct TaskAssembler {
@@ -466,6 +528,11 @@ pub struct TaskAssembler {
 }
 
 impl TaskAssembler {
+    /// Whether no task event has been applied yet.
+    pub fn is_empty(&self) -> bool {
+        self.task.is_none()
+    }
+
     fn task_mut(
         &mut self,
         step: Step,
