@@ -215,6 +215,18 @@ pub struct SkillContext {
     /// Fired by `CancelTask` only; clones share it, so the handler and the runner see one signal.
     pub(crate) cancel: CancellationToken,
     pub(crate) next_record: Arc<AtomicU64>,
+    /// Where [`SkillContext::progress`] writes; `None` outside a running task.
+    pub(crate) progress: Option<Progress>,
+}
+
+/// The running task a handler reports progress to.
+#[derive(Clone)]
+pub(crate) struct Progress(pub(crate) Arc<crate::store::TaskHandle>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Progress").field(&self.0.id).finish()
+    }
 }
 
 impl SkillContext {
@@ -244,6 +256,20 @@ impl SkillContext {
     /// Resolves when the task is canceled.
     pub async fn cancelled(&self) {
         self.cancel.cancelled().await
+    }
+    /// Reports that a long invocation is still working: a WORKING status update whose message
+    /// is `text`, stored with the task and seen at once by streaming and subscribed clients
+    /// (a gateway relays its upstream agent's status messages this way). Nothing happens once
+    /// the task has ended (a cancel may have raced the report).
+    pub async fn progress(&self, text: &str) {
+        let Some(Progress(entry)) = &self.progress else {
+            return;
+        };
+        let snap = entry.snapshot().await;
+        let msg = crate::service::agent_message(&snap, vec![skillgate_a2a::Part::text(text)]);
+        let _ = entry
+            .set_status(skillgate_a2a::TaskState::Working, Some(msg))
+            .await;
     }
 }
 

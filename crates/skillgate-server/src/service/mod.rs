@@ -127,7 +127,7 @@ fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-fn agent_message(task: &Task, parts: Vec<Part>) -> Message {
+pub(crate) fn agent_message(task: &Task, parts: Vec<Part>) -> Message {
     Message {
         message_id: new_id(),
         context_id: task.context_id.clone(),

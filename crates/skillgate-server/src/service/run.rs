@@ -129,6 +129,7 @@ impl A2aService {
             caller: caller.map(|c| c.label),
             cancel: entry.cancel.clone(),
             next_record: Arc::new(AtomicU64::new(0)),
+            progress: Some(crate::skill::Progress(Arc::clone(entry))),
         };
         let limit = gate.max_duration().map_or(self.0.max_task_duration, |d| {
             d.min(self.0.max_task_duration)

@@ -401,6 +401,53 @@ async fn cancel_task() {
 }
 
 #[tokio::test]
+async fn a_handler_reports_progress_as_a_working_status_with_its_message() {
+    let s = start_server().await;
+    let card = s.card().await;
+    let body = json!({"jsonrpc": "2.0", "id": "p1", "method": "SendStreamingMessage",
+        "params": msg(request(&card, "slow", json!({"ms": 20, "progress": "halfway there"})))});
+    let (status, _, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 200);
+    let states: Vec<(String, Option<String>)> = sse_events(&text)
+        .iter()
+        .filter_map(|e| e["result"].get("statusUpdate"))
+        .map(|u| {
+            let st = &u["status"];
+            let text = st["message"]["parts"][0]["text"]
+                .as_str()
+                .map(str::to_owned);
+            (st["state"].as_str().unwrap().to_owned(), text)
+        })
+        .collect();
+    assert_eq!(
+        states,
+        vec![
+            ("TASK_STATE_WORKING".to_owned(), None),
+            (
+                "TASK_STATE_WORKING".to_owned(),
+                Some("halfway there".to_owned())
+            ),
+            ("TASK_STATE_COMPLETED".to_owned(), None),
+        ],
+        "{text}"
+    );
+    // The report is kept with the task: GetTask's history has the progress message.
+    let id = sse_events(&text)[0]["result"]["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let got = s.rpc("GetTask", json!({"id": id})).await;
+    assert!(got.to_string().contains("halfway there"), "{got}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn streaming_sends_task_then_records_then_result_then_status() {
     let s = start_server().await;
     let card = s.card().await;

@@ -129,7 +129,8 @@ pub fn misbehaving_skill() -> Skill {
         .build()
 }
 
-/// Sleeps `ms` milliseconds; declares max_duration_ms 300.
+/// Reports `progress` (a string, if given) as a WORKING status, then sleeps `ms`
+/// milliseconds; declares max_duration_ms 300.
 pub fn slow_skill() -> Skill {
     Skill::builder("slow", "1.0")
         .input_schema("urn:test:slow:input", "1.0", any_object())
@@ -139,7 +140,10 @@ pub fn slow_skill() -> Skill {
             max_duration_ms: Some(300),
             ..Default::default()
         })
-        .handler(|args: Value, _ctx: SkillContext| async move {
+        .handler(|args: Value, ctx: SkillContext| async move {
+            if let Some(p) = args["progress"].as_str() {
+                ctx.progress(p).await;
+            }
             let ms = args["ms"].as_u64().unwrap_or(0);
             tokio::time::sleep(Duration::from_millis(ms)).await;
             Ok(SkillOutput::new(json!({"slept": ms})))
