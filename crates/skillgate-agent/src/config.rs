@@ -195,7 +195,7 @@ pub struct AgentConfig {
 }
 
 /// 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
+pub fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
     text.as_bytes()[..end]
         .iter()
@@ -205,7 +205,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// Reads a file of at most [`MAX_FILE_BYTES`].
-fn read_bounded(path: &Path) -> Result<Vec<u8>, ConfigError> {
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ConfigError> {
     use std::io::Read;
     let read = |path: &Path| -> std::io::Result<Vec<u8>> {
         let mut buf = Vec::new();
@@ -246,11 +246,7 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentConfig, ConfigError> {
         line: e.span().map(|s| line_of(text, s.start)),
         message: e.message().trim().to_owned(),
     })?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let cx = Checker { path, text, dir };
+    let cx = Checker::new(path, text);
     let agent = cx.agent(raw.agent)?;
     let mut skills: Vec<SkillConfig> = Vec::new();
     for s in raw.skills {
@@ -275,15 +271,32 @@ pub fn parse(path: &Path, text: &str) -> Result<AgentConfig, ConfigError> {
     })
 }
 
-/// What every check needs to name the file and line.
-struct Checker<'a> {
+/// What every check needs to name the file and line. Other config formats built on this one
+/// (the gateway's) use it to report findings and load documents the same way.
+pub struct Checker<'a> {
     path: &'a Path,
     text: &'a str,
     dir: PathBuf,
 }
 
-impl Checker<'_> {
-    fn invalid(&self, span: &Range<usize>, message: impl Into<String>) -> ConfigError {
+impl<'a> Checker<'a> {
+    /// The checker of config `path` whose text is `text`; relative paths resolve against the
+    /// config's directory.
+    pub fn new(path: &'a Path, text: &'a str) -> Self {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        Self { path, text, dir }
+    }
+
+    /// The config's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A finding at `span` (a byte range of the config text; `0..0` names no line).
+    pub fn invalid(&self, span: &Range<usize>, message: impl Into<String>) -> ConfigError {
         ConfigError::Invalid {
             file: self.path.to_owned(),
             line: (span.end > 0).then(|| line_of(self.text, span.start)),
@@ -382,7 +395,7 @@ impl Checker<'_> {
     }
 
     /// Reads `interface` (relative to the config's directory) and validates it with core.
-    fn document(
+    pub fn document(
         &self,
         interface: &Spanned<String>,
     ) -> Result<(ValidatedDocument, PathBuf), ConfigError> {

@@ -31,9 +31,11 @@ pub mod protocol;
 
 use config::{AgentConfig, HandlerConfig, SkillConfig};
 use serde_json::Value;
-use skillgate_core::document::InterfaceBuilder;
+use skillgate_core::document::{InterfaceBuilder, ValidatedDocument};
 use skillgate_core::ErrorCode;
-use skillgate_server::{Agent, Skill, SkillContext, SkillError, SkillOutput, StartupError};
+use skillgate_server::{
+    Agent, Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, StartupError,
+};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -126,10 +128,12 @@ fn permit(
 }
 
 /// The boxed future the runtime's handler type takes.
-type Invocation = std::pin::Pin<Box<dyn Future<Output = Result<SkillOutput, SkillError>> + Send>>;
+pub type Invocation =
+    std::pin::Pin<Box<dyn Future<Output = Result<SkillOutput, SkillError>> + Send>>;
 
-/// Wraps an invocation in the skill's concurrency limit.
-fn limited<F, Fut>(
+/// Wraps an invocation in the skill's concurrency limit: past `max` running invocations, one
+/// more is refused at once with `resource_limit_exceeded`.
+pub fn limited<F, Fut>(
     skill_id: &str,
     max: usize,
     call: F,
@@ -151,20 +155,31 @@ where
     }
 }
 
-/// The runtime skill of one `[[skills]]` table.
-fn skill(file: &Path, s: &SkillConfig) -> Result<Skill, LoadError> {
-    let id = s.document.skill_id().to_owned();
-    let mut b = Skill::declare(InterfaceBuilder::from_document(&s.document));
+/// The runtime's declaration of a document read from `document_path` (named in config
+/// `file`), refused if the runtime would not serve it byte for byte as written.
+pub fn declare(
+    file: &Path,
+    document_path: &Path,
+    document: &ValidatedDocument,
+) -> Result<SkillBuilder, LoadError> {
+    let b = Skill::declare(InterfaceBuilder::from_document(document));
     // The runtime serves what the builder assembles; it must be the file as written.
     let served = b.document().map(|d| d.interface_digest());
-    if served.as_ref().ok() != Some(&s.document.interface_digest()) {
+    if served.as_ref().ok() != Some(&document.interface_digest()) {
         return Err(LoadError::Rebuilt {
             file: file.to_owned(),
-            document: s.interface_path.clone(),
-            written: s.document.interface_digest().to_string(),
+            document: document_path.to_owned(),
+            written: document.interface_digest().to_string(),
             served: served.map_or_else(|e| e.to_string(), |d| d.to_string()),
         });
     }
+    Ok(b)
+}
+
+/// The runtime skill of one `[[skills]]` table.
+fn skill(file: &Path, s: &SkillConfig) -> Result<Skill, LoadError> {
+    let id = s.document.skill_id().to_owned();
+    let mut b = declare(file, &s.interface_path, &s.document)?;
     if let Some(n) = &s.name {
         b = b.name(n);
     }

@@ -50,6 +50,9 @@ enum Command {
     /// Run an agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON): a declarative agent with
     /// --config agent.toml, else the netops example agent.
     Serve(cmd::serve::ServeArgs),
+    /// Serve a governed front for an existing A2A 1.0 agent: its skills get Skill Interface
+    /// Documents, input is refused before it reaches the agent, output is validated.
+    Gateway(Box<cmd::gateway::GatewayArgs>),
     /// Write a starter declarative agent (agent.toml, one Python exec skill and its Skill
     /// Interface Document) into a new or empty directory.
     Init(cmd::init::InitArgs),
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         Command::Chain(a) => cmd::client::chain(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Gateway(a) => cmd::gateway::run(*a),
         Command::Init(a) => cmd::init::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
         Command::Store(c) => cmd::store::run(c),

@@ -5,6 +5,7 @@
 //!   the schema-interface contract wrong in exactly the way a test asks for;
 //! - [`server`]: the real `skillgate-server` runtime on an ephemeral loopback port, with an
 //!   HTTP client that speaks its bindings;
+//! - [`plain`]: a plain A2A agent (no extension) for the gateway to front;
 //! - [`cli`]: runs a built binary (the `skillgate` CLI) and captures stdout, stderr and exit code;
 //! - [`poll`]: waiting for an observable state with a deadline instead of sleeping.
 
@@ -13,5 +14,6 @@
 
 pub mod cli;
 pub mod fake;
+pub mod plain;
 pub mod poll;
 pub mod server;

@@ -5,6 +5,7 @@ pub mod card;
 pub mod client;
 pub mod conformance;
 pub mod demo;
+pub mod gateway;
 pub mod init;
 pub mod interface;
 pub mod io;

@@ -1,0 +1,119 @@
+//! `skillgate gateway`: serve a governed front for an existing A2A 1.0 agent (see
+//! `skillgate_gateway`).
+
+use anyhow::Context;
+use clap::Args;
+use skillgate_client::ClientConfig;
+use skillgate_gateway::{Supervisor, Upstream};
+use skillgate_transport::Secret;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::io::read_input;
+use super::serve::{run_server, Served, ServerFlags};
+
+/// Arguments of `gateway`. No `Debug`: it holds the upstream token.
+#[derive(Args)]
+#[command(after_help = "examples:
+  skillgate gateway --upstream http://127.0.0.1:9999 --config gateway.toml --listen 127.0.0.1:7420
+  SKILLGATE_UPSTREAM_TOKEN=... skillgate gateway --upstream https://agent.internal --config gateway.toml")]
+pub struct GatewayArgs {
+    /// The upstream A2A 1.0 agent: its base URL or Agent Card URL (https, or http to a
+    /// loopback host unless --upstream-allow-http).
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// The gateway.toml naming each governed skill, its Skill Interface Document and where
+    /// its output is read from upstream; SIGHUP re-reads it (and the upstream card).
+    #[arg(long, value_name = "GATEWAY.TOML")]
+    pub config: PathBuf,
+    /// Bearer token for the upstream agent (default: $SKILLGATE_UPSTREAM_TOKEN); never the
+    /// gateway's own callers' tokens, which are not passed on.
+    #[arg(long, value_name = "TOKEN")]
+    pub upstream_token: Option<String>,
+    /// Time limit of each upstream request, in seconds (a call's own limit is the document's
+    /// max_duration_ms or the config's timeout_ms).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub upstream_timeout: f64,
+    /// Permit plain http:// to an upstream that is not on loopback.
+    #[arg(long)]
+    pub upstream_allow_http: bool,
+    /// Also trust the root certificates in this PEM file (repeatable) for the upstream.
+    #[arg(long, value_name = "PEM_FILE")]
+    pub upstream_cacert: Vec<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerFlags,
+}
+
+impl GatewayArgs {
+    fn upstream(&self) -> anyhow::Result<Upstream> {
+        if !(self.upstream_timeout.is_finite() && (0.001..=3600.0).contains(&self.upstream_timeout))
+        {
+            anyhow::bail!("--upstream-timeout is in seconds, from 0.001 to 3600");
+        }
+        let timeout = Duration::from_secs_f64(self.upstream_timeout);
+        let mut ca_certificates = Vec::new();
+        for path in &self.upstream_cacert {
+            ca_certificates.push(
+                read_input(&path.to_string_lossy())
+                    .with_context(|| format!("--upstream-cacert {}", path.display()))?,
+            );
+        }
+        let token = self
+            .upstream_token
+            .clone()
+            .or_else(|| std::env::var("SKILLGATE_UPSTREAM_TOKEN").ok())
+            .filter(|t| !t.is_empty())
+            .map(Secret::from);
+        let d = ClientConfig::default();
+        Ok(Upstream {
+            url: self.upstream.clone(),
+            client: ClientConfig {
+                connect_timeout: d.connect_timeout.min(timeout),
+                read_timeout: timeout,
+                timeout,
+                allow_http: self.upstream_allow_http,
+                token,
+                ca_certificates,
+                ..d
+            },
+        })
+    }
+}
+
+/// `skillgate gateway`: builds the gateway (the config, every document and the upstream card
+/// must check out, else start-up stops with the reason), then serves it like `serve`.
+pub fn run(a: GatewayArgs) -> anyhow::Result<u8> {
+    let upstream = a.upstream()?;
+    let path = a.config;
+    run_server(a.server, move || async move {
+        let gateway = skillgate_gateway::reload(&path, &upstream).await?;
+        errln!(
+            "skillgate: gateway in front of {} ({} governed skill(s))",
+            skillgate_transport::redact_str(&upstream.url),
+            gateway.agent.skill_ids().count()
+        );
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        // Installed before the address is printed: an early SIGHUP must reload, not kill.
+        let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .context("cannot listen for SIGHUP")?;
+        let supervisor = Supervisor {
+            config: path,
+            upstream,
+            watch: gateway.watch,
+        };
+        Ok(Served {
+            agent: gateway.agent,
+            config_url: None,
+            reload: Some(Box::new(move |swap| {
+                tokio::spawn(async move {
+                    while hup.recv().await.is_some() {
+                        if tx.send(()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+                tokio::spawn(supervisor.run(swap, rx, |line| errln!("skillgate: {line}")));
+            })),
+        })
+    })
+}

@@ -1,0 +1,282 @@
+//! `gateway.toml`: which upstream skills the gateway governs, with which Skill Interface
+//! Document, and how arguments and results travel between the two.
+//!
+//! ```toml
+//! [gateway]
+//! refresh = "60s"        # how often the upstream Agent Card is re-read (default 60s)
+//!
+//! [[skills]]
+//! interface = "interfaces/latency.json" # its skill_id is the id clients call
+//! upstream_skill = "latency"            # default: the document's skill_id
+//! arguments = "data"                    # "data": one Data Part (default); "text": JSON text
+//! output = { artifact = "result", part = 0 }
+//! records = { sample = { artifact = "samples", part = 0 } }
+//! max_concurrency = 8
+//! timeout_ms = 30000
+//! ```
+//!
+//! Where results are read from the upstream task, by default: a record of kind `K` is part 0
+//! of every artifact named `K`; the output is part 0 of the first artifact no record kind
+//! reads (of the reply's parts when the upstream answers with a Message). A Data Part is the
+//! value itself; a Text Part must hold JSON text.
+
+use serde::Deserialize;
+use skillgate_agent::config::{Checker, ConfigError, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT};
+use skillgate_core::document::ValidatedDocument;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use toml::Spanned;
+
+/// How often the upstream card is re-read when the config does not say.
+pub const DEFAULT_REFRESH: Duration = Duration::from_secs(60);
+/// The shortest refresh period accepted: re-reading faster only loads the upstream agent.
+pub const MIN_REFRESH: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawGateway {
+    refresh: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    artifact: Option<String>,
+    #[serde(default)]
+    part: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSkill {
+    interface: Spanned<String>,
+    upstream_skill: Option<String>,
+    arguments: Option<Spanned<String>>,
+    output: Option<RawSource>,
+    #[serde(default)]
+    records: BTreeMap<String, Spanned<RawSource>>,
+    max_concurrency: Option<Spanned<usize>>,
+    timeout_ms: Option<Spanned<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    gateway: RawGateway,
+    #[serde(default)]
+    skills: Vec<Spanned<RawSkill>>,
+}
+
+/// How the validated arguments travel upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentsAs {
+    /// One Data Part whose data is the arguments object.
+    Data,
+    /// One Text Part holding the arguments as JSON text (for agents that read text only).
+    Text,
+}
+
+/// Where a value is read from in the upstream answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The artifact's name; `None`: the default of the module docs.
+    pub artifact: Option<String>,
+    /// The part's index within the artifact (or the reply message).
+    pub part: usize,
+}
+
+/// One checked `[[skills]]` table.
+#[derive(Debug, Clone)]
+pub struct GovernedSkill {
+    /// The Skill Interface Document clients are governed by.
+    pub document: ValidatedDocument,
+    /// The document's path (resolved).
+    pub interface_path: PathBuf,
+    /// 1-based line of the table, for findings against the upstream card.
+    pub line: usize,
+    /// The upstream skill's id.
+    pub upstream_skill: String,
+    /// How arguments travel upstream.
+    pub arguments: ArgumentsAs,
+    /// Where the output is read from.
+    pub output: Source,
+    /// Where each record kind is read from (every kind the document declares).
+    pub records: BTreeMap<String, Source>,
+    /// Invocations that may run at once; one more is refused (`resource_limit_exceeded`).
+    pub max_concurrency: usize,
+    /// Time limit of one invocation: the smaller of the document's `max_duration_ms` and
+    /// `timeout_ms`, else the default.
+    pub timeout: Duration,
+}
+
+/// A checked `gateway.toml`.
+#[derive(Debug, Clone)]
+pub struct GatewayConfig {
+    /// The config file.
+    pub file: PathBuf,
+    /// How often the upstream card is re-read.
+    pub refresh: Duration,
+    /// The governed skills, in file order.
+    pub skills: Vec<GovernedSkill>,
+}
+
+/// Reads and checks `path`: the TOML and every document.
+pub fn load(path: &Path) -> Result<GatewayConfig, ConfigError> {
+    let bytes = skillgate_agent::config::read_bounded(path)?;
+    let text = String::from_utf8(bytes).map_err(|_| ConfigError::Invalid {
+        file: path.to_owned(),
+        line: None,
+        message: "the config is not UTF-8".into(),
+    })?;
+    parse(path, &text)
+}
+
+/// Checks the text of a config read from `path` (paths resolve against its directory).
+pub fn parse(path: &Path, text: &str) -> Result<GatewayConfig, ConfigError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+        file: path.to_owned(),
+        line: e
+            .span()
+            .map(|s| skillgate_agent::config::line_of(text, s.start)),
+        message: e.message().trim().to_owned(),
+    })?;
+    let cx = Checker::new(path, text);
+    let refresh = match raw.gateway.refresh {
+        None => DEFAULT_REFRESH,
+        Some(r) => {
+            let d = humantime::parse_duration(r.get_ref()).map_err(|e| {
+                cx.invalid(
+                    &r.span(),
+                    format!("refresh {:?}: {e} (e.g. \"60s\")", r.get_ref()),
+                )
+            })?;
+            if d < MIN_REFRESH {
+                return Err(cx.invalid(&r.span(), "refresh must be at least 1s"));
+            }
+            d
+        }
+    };
+    let mut skills: Vec<GovernedSkill> = Vec::new();
+    for s in raw.skills {
+        let span = s.span();
+        let skill = skill(&cx, text, s.into_inner(), span.clone())?;
+        let id = skill.document.skill_id();
+        if skills.iter().any(|k| k.document.skill_id() == id) {
+            return Err(cx.invalid(&span, format!("skill `{id}` is declared twice")));
+        }
+        skills.push(skill);
+    }
+    if skills.is_empty() {
+        return Err(cx.invalid(
+            &(0..0),
+            "no [[skills]] table: a gateway governs at least one upstream skill",
+        ));
+    }
+    Ok(GatewayConfig {
+        file: path.to_owned(),
+        refresh,
+        skills,
+    })
+}
+
+fn skill(
+    cx: &Checker<'_>,
+    text: &str,
+    s: RawSkill,
+    span: Range<usize>,
+) -> Result<GovernedSkill, ConfigError> {
+    let (document, interface_path) = cx.document(&s.interface)?;
+    let id = document.skill_id().to_owned();
+    let arguments = match s.arguments {
+        None => ArgumentsAs::Data,
+        Some(a) => match a.get_ref().as_str() {
+            "data" => ArgumentsAs::Data,
+            "text" => ArgumentsAs::Text,
+            other => {
+                return Err(cx.invalid(
+                    &a.span(),
+                    format!("arguments = {other:?}: expected \"data\" (one Data Part) or \"text\" (JSON text)"),
+                ))
+            }
+        },
+    };
+    let kinds: Vec<String> = document
+        .document()
+        .supporting_record_schemas
+        .keys()
+        .cloned()
+        .collect();
+    let mut records = BTreeMap::new();
+    for (kind, src) in s.records {
+        if !kinds.contains(&kind) {
+            return Err(cx.invalid(
+                &src.span(),
+                format!(
+                    "records.{kind}: the document of `{id}` declares no record kind `{kind}` (it declares: {})",
+                    if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") }
+                ),
+            ));
+        }
+        let src = src.into_inner();
+        records.insert(
+            kind,
+            Source {
+                artifact: src.artifact,
+                part: src.part,
+            },
+        );
+    }
+    for kind in kinds {
+        records.entry(kind).or_insert(Source {
+            artifact: None,
+            part: 0,
+        });
+    }
+    let max_concurrency = match s.max_concurrency {
+        Some(m) if *m.get_ref() == 0 => {
+            return Err(cx.invalid(&m.span(), "max_concurrency must be at least 1"))
+        }
+        Some(m) => m.into_inner(),
+        None => DEFAULT_MAX_CONCURRENCY,
+    };
+    let declared = document
+        .document()
+        .constraints
+        .max_duration_ms
+        .map(Duration::from_millis);
+    let configured = match s.timeout_ms {
+        Some(t) if *t.get_ref() == 0 => {
+            return Err(cx.invalid(&t.span(), "timeout_ms must be at least 1"))
+        }
+        Some(t) => Some(Duration::from_millis(t.into_inner())),
+        None => None,
+    };
+    let timeout = match (declared, configured) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => DEFAULT_TIMEOUT,
+    };
+    Ok(GovernedSkill {
+        upstream_skill: s.upstream_skill.unwrap_or_else(|| id.clone()),
+        document,
+        interface_path,
+        line: skillgate_agent::config::line_of(text, span.start),
+        arguments,
+        output: s.output.map_or(
+            Source {
+                artifact: None,
+                part: 0,
+            },
+            |o| Source {
+                artifact: o.artifact,
+                part: o.part,
+            },
+        ),
+        records,
+        max_concurrency,
+        timeout,
+    })
+}

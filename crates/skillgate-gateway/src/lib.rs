@@ -1,0 +1,314 @@
+//! skillgate-gateway: skillgate in front of an existing A2A 1.0 agent that knows nothing of
+//! the schema-interface draft (an a2a-sdk agent, say). A `gateway.toml` ([`config`]) maps each
+//! governed skill to an upstream skill and a Skill Interface Document; the gateway serves its
+//! own Agent Card (the upstream's identity, the governed skills, the extension advertisement
+//! and describe_skill) and runs every call through the runtime's gate: mismatches and invalid
+//! input are refused before anything reaches the upstream agent, and the upstream output and
+//! records are validated before completion is reported (`output_invalid` otherwise).
+//!
+//! Task ids: each call is a task of the gateway, whose history names the upstream task
+//! (`upstream task ID accepted`, then the upstream status messages, relayed as they arrive);
+//! GetTask, CancelTask (which cancels the upstream task too) and SubscribeToTask work on the
+//! gateway's id. Upstream skills not in the config are not exposed.
+//!
+//! The upstream card is re-read every `refresh` ([`Supervisor`]): a governed skill that
+//! changed upstream (or vanished) is reported on stderr and refused (`execution_failed`)
+//! until the gateway is reloaded (SIGHUP), never served silently.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod upstream;
+
+use config::{GatewayConfig, GovernedSkill};
+use skillgate_a2a::{AgentCard, AgentSkill};
+use skillgate_agent::config::ConfigError;
+use skillgate_agent::{limited, LoadError};
+use skillgate_client::a2a::A2aConn;
+use skillgate_client::http::Http;
+use skillgate_client::{ClientConfig, ClientError};
+use skillgate_server::{Agent, AgentSwap, Skill};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use upstream::UpstreamSkill;
+
+/// Why a gateway could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The config or a document is invalid (file, line, finding).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A document would not be served as written, or the runtime refused the agent.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The upstream agent's card could not be read.
+    #[error("upstream agent {url}: {source}")]
+    Upstream {
+        /// The upstream URL (credentials removed).
+        url: String,
+        /// What went wrong.
+        source: ClientError,
+    },
+    /// A governed skill is not in the upstream card.
+    #[error("{}:{line}: upstream skill `{skill}` is not in the Agent Card of {url} (it lists: {available})", file.display())]
+    MissingSkill {
+        /// The config file.
+        file: PathBuf,
+        /// The skill table's line.
+        line: usize,
+        /// The upstream skill id.
+        skill: String,
+        /// The upstream URL (credentials removed).
+        url: String,
+        /// The skill ids the upstream card lists.
+        available: String,
+    },
+}
+
+/// The upstream agent and how to reach it.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    /// Its base URL or card URL.
+    pub url: String,
+    /// Token, timeouts, size limits and TLS roots for every upstream request.
+    pub client: ClientConfig,
+}
+
+impl Upstream {
+    fn shown(&self) -> String {
+        skillgate_transport::redact_str(&self.url)
+    }
+
+    async fn card(&self, http: &Http) -> Result<skillgate_client::steps::Target, GatewayError> {
+        skillgate_client::steps::step1_fetch_card(http, &self.url)
+            .await
+            .map_err(|source| GatewayError::Upstream {
+                url: self.shown(),
+                source,
+            })
+    }
+}
+
+/// A built gateway: the agent to serve and what the card refresh watches.
+pub struct Gateway {
+    /// The runtime's agent.
+    pub agent: Agent,
+    /// The governed upstream skills as they were when the agent was built.
+    pub watch: Watch,
+}
+
+/// The upstream skills a running gateway serves, with their card entries at build time.
+pub struct Watch {
+    http: Http,
+    upstream: Upstream,
+    refresh: Duration,
+    skills: Vec<Watched>,
+}
+
+struct Watched {
+    upstream_skill: String,
+    entry: String,
+    drifted: Arc<AtomicBool>,
+}
+
+/// The card entry of a skill, as compared between refreshes.
+fn entry_of(s: &AgentSkill) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// Reads `config`, fetches the upstream card and builds the gateway's agent.
+pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway, GatewayError> {
+    let http = Http::new(upstream.client.clone()).map_err(|source| GatewayError::Upstream {
+        url: upstream.shown(),
+        source,
+    })?;
+    let target = upstream.card(&http).await?;
+    let card = &target.card;
+    let stream = card.capabilities.streaming == Some(true);
+    let mut builder = Agent::builder(&card.name, &card.description, &card.version);
+    if let Some(p) = &card.provider {
+        builder = builder.provider(&p.organization, &p.url);
+    }
+    let mut watched = Vec::new();
+    for g in &config.skills {
+        let up = upstream_skill(&config, g, card, &upstream)?;
+        let drifted = Arc::new(AtomicBool::new(false));
+        watched.push(Watched {
+            upstream_skill: g.upstream_skill.clone(),
+            entry: entry_of(up),
+            drifted: Arc::clone(&drifted),
+        });
+        let conn = A2aConn::new(http.clone(), target.interface.clone());
+        builder = builder.skill(skill(&config, g, up, conn, stream, &upstream, drifted)?);
+    }
+    let agent = builder.build().map_err(|source| LoadError::Startup {
+        file: config.file.clone(),
+        source,
+    })?;
+    Ok(Gateway {
+        agent,
+        watch: Watch {
+            http,
+            upstream,
+            refresh: config.refresh,
+            skills: watched,
+        },
+    })
+}
+
+fn upstream_skill<'c>(
+    config: &GatewayConfig,
+    g: &GovernedSkill,
+    card: &'c AgentCard,
+    upstream: &Upstream,
+) -> Result<&'c AgentSkill, GatewayError> {
+    card.skills
+        .iter()
+        .find(|s| s.id == g.upstream_skill)
+        .ok_or_else(|| GatewayError::MissingSkill {
+            file: config.file.clone(),
+            line: g.line,
+            skill: g.upstream_skill.clone(),
+            url: upstream.shown(),
+            available: card
+                .skills
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// The runtime skill of one governed skill: the document, the upstream skill's card fields,
+/// and the upstream handler under the skill's concurrency limit.
+fn skill(
+    config: &GatewayConfig,
+    g: &GovernedSkill,
+    up: &AgentSkill,
+    conn: A2aConn,
+    stream: bool,
+    upstream: &Upstream,
+    drifted: Arc<AtomicBool>,
+) -> Result<Skill, GatewayError> {
+    let id = g.document.skill_id().to_owned();
+    let b = skillgate_agent::declare(&config.file, &g.interface_path, &g.document)?
+        .name(&up.name)
+        .description(&up.description)
+        .tags(up.tags.clone())
+        .examples(up.examples.clone());
+    let h = UpstreamSkill::new(g.clone(), conn, stream, upstream.shown(), drifted);
+    let timeout = g.timeout;
+    Ok(b.handler(limited(&id, g.max_concurrency, move |args, ctx| {
+        let h = h.clone();
+        async move {
+            match tokio::time::timeout(timeout, h.call(args, ctx)).await {
+                Ok(r) => r,
+                Err(_) => Err(skillgate_server::SkillError::new(
+                    skillgate_core::ErrorCode::ResourceLimitExceeded,
+                    format!("upstream did not finish within {} ms", timeout.as_millis()),
+                )),
+            }
+        }
+    }))
+    .build())
+}
+
+impl Watch {
+    /// How often the upstream card is re-read.
+    pub fn refresh(&self) -> Duration {
+        self.refresh
+    }
+
+    /// Re-reads the upstream card once; every governed skill whose card entry changed (or
+    /// that vanished) is marked and refused from now on. Returns one line per new finding.
+    pub async fn check(&self) -> Vec<String> {
+        let target = match self.upstream.card(&self.http).await {
+            Ok(t) => t,
+            Err(e) => return vec![format!("cannot re-read the upstream card: {e}")],
+        };
+        let mut found = Vec::new();
+        for w in &self.skills {
+            let now = target.card.skills.iter().find(|s| s.id == w.upstream_skill);
+            let changed = match now {
+                None => Some("is no longer in the upstream card"),
+                Some(s) if entry_of(s) != w.entry => Some("changed in the upstream card"),
+                Some(_) => None,
+            };
+            if let Some(how) = changed {
+                if !w.drifted.swap(true, Ordering::Relaxed) {
+                    found.push(format!(
+                        "upstream skill `{}` {how}; calls to it are refused until the gateway is reloaded (SIGHUP)",
+                        w.upstream_skill
+                    ));
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Keeps a running gateway honest: re-reads the upstream card every `refresh`, and rebuilds
+/// the whole gateway (config, documents and upstream card) on each reload request; a rebuild
+/// that fails leaves the running gateway serving.
+pub struct Supervisor {
+    /// The config file.
+    pub config: PathBuf,
+    /// The upstream agent.
+    pub upstream: Upstream,
+    /// The running gateway's watch.
+    pub watch: Watch,
+}
+
+impl Supervisor {
+    /// Runs until `reloads` ends; `report` gets one line per event (findings, reloads).
+    pub async fn run(
+        mut self,
+        swap: AgentSwap,
+        mut reloads: tokio::sync::mpsc::Receiver<()>,
+        report: impl Fn(&str) + Send,
+    ) {
+        let mut tick = tokio::time::interval(self.watch.refresh);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    for line in self.watch.check().await {
+                        report(&line);
+                    }
+                }
+                r = reloads.recv() => {
+                    if r.is_none() {
+                        return;
+                    }
+                    match reload(&self.config, &self.upstream).await {
+                        Ok(g) => {
+                            let n = g.agent.skill_ids().count();
+                            swap.replace(g.agent);
+                            self.watch = g.watch;
+                            report(&format!("reloaded {}: {n} skill(s)", self.config.display()));
+                        }
+                        Err(e) => report(&format!(
+                            "reload refused, the previous configuration keeps serving: {e}"
+                        )),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads the config (off the async workers: files and schema compilation) and builds.
+pub async fn reload(path: &std::path::Path, upstream: &Upstream) -> Result<Gateway, GatewayError> {
+    let p = path.to_owned();
+    let config = tokio::task::spawn_blocking(move || config::load(&p))
+        .await
+        .map_err(|e| ConfigError::Invalid {
+            file: path.to_owned(),
+            line: None,
+            message: format!("reading the config failed: {e}"),
+        })??;
+    build(config, upstream.clone()).await
+}
