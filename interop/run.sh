@@ -3,7 +3,8 @@
 #   (a) the SDK's client against our netops agent (`skillgate serve`);
 #   (b) our client (`skillgate call` / `describe` / `conformance`) against a2a-sdk servers,
 #       one without the schema-interface extension (must be refused, nothing delegated) and one
-#       implementing it by hand with our Appendix B document (must succeed).
+#       implementing it by hand with our Appendix B document (must succeed);
+#   (c) `skillgate gateway` in front of a plain a2a-sdk agent, driven by our client and the SDK's.
 # Creates a venv (INTEROP_VENV, default target/interop-venv), installs interop/requirements.txt,
 # builds `skillgate`, runs every scenario and exits non-zero if any failed.
 set -euo pipefail
@@ -43,6 +44,7 @@ run sdk_client_vs_skillgate interop/sdk_client_vs_skillgate.py "$SKILLGATE"
 run sdk_server_plain interop/sdk_server_plain.py "$SKILLGATE"
 run sdk_server_extension interop/sdk_server_extension.py "$SKILLGATE" \
     "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
+run gateway_vs_sdk interop/gateway_vs_sdk.py "$SKILLGATE"
 
 if [ ${#failed[@]} -gt 0 ]; then
     echo "interop: FAILED: ${failed[*]}" >&2
