@@ -37,6 +37,9 @@ pub struct ClientConfig {
     /// Extra trusted root certificates (PEM), added to the platform's roots, for agents
     /// behind a private CA.
     pub ca_certificates: Vec<Vec<u8>>,
+    /// Keys the agent's card must be signed with (`--trust-jwks`): step 1 refuses an unsigned
+    /// or badly signed card before anything else is requested. `None`: not checked.
+    pub trusted_keys: Option<skillgate_sign::TrustedKeys>,
 }
 
 impl Default for ClientConfig {
@@ -52,11 +55,29 @@ impl Default for ClientConfig {
             token: None,
             cache_dir: None,
             ca_certificates: Vec::new(),
+            trusted_keys: None,
         }
     }
 }
 
 impl ClientConfig {
+    /// The client configuration of a transport configuration (what the command-line flags
+    /// describe), with an interface cache in `cache_dir`.
+    pub fn from_transport(t: TransportConfig, cache_dir: Option<PathBuf>) -> Self {
+        Self {
+            card_limit: t.card_limit,
+            response_limit: t.response_limit,
+            connect_timeout: t.connect_timeout,
+            read_timeout: t.read_timeout,
+            timeout: t.timeout,
+            allow_http: t.allow_http,
+            token: t.token,
+            cache_dir,
+            ca_certificates: t.ca_certificates,
+            trusted_keys: t.trusted_keys,
+        }
+    }
+
     /// The transport half of the configuration.
     pub fn transport(&self) -> TransportConfig {
         TransportConfig {
@@ -68,6 +89,7 @@ impl ClientConfig {
             allow_http: self.allow_http,
             token: self.token.clone(),
             ca_certificates: self.ca_certificates.clone(),
+            trusted_keys: self.trusted_keys.clone(),
             ..TransportConfig::default()
         }
     }

@@ -53,6 +53,9 @@ pub struct ServerConfig {
     /// Skip the `Host` check (default `false`: a request must name the bound address,
     /// `localhost`, an IP address or the host of `public_url`, which defeats DNS rebinding).
     pub allow_any_host: bool,
+    /// Signs the served Agent Card (once per agent, reloads included); `None` serves it
+    /// unsigned.
+    pub card_signer: Option<Arc<skillgate_sign::SigningKey>>,
 }
 
 impl Default for ServerConfig {
@@ -74,6 +77,7 @@ impl Default for ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             allowed_origins: Vec::new(),
             allow_any_host: false,
+            card_signer: None,
         }
     }
 }

@@ -68,6 +68,9 @@ pub struct TransportConfig {
     pub ca_certificates: Vec<Vec<u8>>,
     /// `User-Agent` of every request.
     pub user_agent: String,
+    /// Keys an Agent Card must be signed with: every card fetched is refused unless one of its
+    /// signatures verifies with one of them (`None`: cards are not checked).
+    pub trusted_keys: Option<skillgate_sign::TrustedKeys>,
 }
 
 impl Default for TransportConfig {
@@ -83,6 +86,7 @@ impl Default for TransportConfig {
             token: None,
             ca_certificates: Vec::new(),
             user_agent: concat!("skillgate/", env!("CARGO_PKG_VERSION")).to_owned(),
+            trusted_keys: None,
         }
     }
 }

@@ -40,6 +40,14 @@ pub enum TransportError {
         /// The redacted URL.
         url: String,
     },
+    /// The card is not signed by a trusted key (`trusted_keys` is set).
+    #[error("the Agent Card at {url} is not trusted: {reason}")]
+    Untrusted {
+        /// The redacted URL.
+        url: String,
+        /// Why no signature verified.
+        reason: String,
+    },
     /// Anything else reqwest reported while sending or reading.
     #[error("{reason} ({url})")]
     Http {
@@ -73,6 +81,7 @@ impl TransportError {
             TransportError::Timeout { .. } => "timeout",
             TransportError::Redirect { .. } => "redirect_refused",
             TransportError::TooLarge { .. } => "too_large",
+            TransportError::Untrusted { .. } => "card_untrusted",
             TransportError::Http { .. } => "http_failed",
         }
     }

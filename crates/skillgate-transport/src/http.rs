@@ -303,16 +303,29 @@ impl Transport {
         })
     }
 
-    /// `GET` an Agent Card within the card limit (the extension is not activated).
+    /// `GET` an Agent Card within the card limit (the extension is not activated). With
+    /// `trusted_keys`, a card (a successful JSON answer) must carry a signature one of them
+    /// verifies, else it is refused here, before any caller reads it.
     pub async fn get_card(&self, url: &Url) -> Result<Reply, TransportError> {
         let req = self
             .client
             .get(url.clone())
             .headers(self.headers(skillgate_a2a::MEDIA_TYPE_JSON, false));
-        self.open(url, req, self.config.card_limit)
+        let reply = self
+            .open(url, req, self.config.card_limit)
             .await?
             .rest()
-            .await
+            .await?;
+        if let (Some(keys), true) = (&self.config.trusted_keys, reply.status.is_success()) {
+            // A body that is not JSON is left to the caller, which refuses it anyway.
+            if let Ok(card) = skillgate_core::jcs::parse_strict(&reply.bytes) {
+                skillgate_sign::verify(&card, keys).map_err(|e| TransportError::Untrusted {
+                    url: crate::redact(url),
+                    reason: e.to_string(),
+                })?;
+            }
+        }
+        Ok(reply)
     }
 
     /// `GET` a resource and return the open response, bounded by the response limit.

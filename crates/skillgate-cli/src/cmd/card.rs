@@ -23,6 +23,12 @@ pub enum CardCommand {
     /// extension. Exit 0 without errors, 1 with errors, 2 when the input is unreadable or not
     /// JSON.
     Lint(LintArgs),
+    /// Sign an Agent Card (JWS over its RFC 8785 form, A2A 1.0 section 8.4): prints the card
+    /// with one more `signatures` entry.
+    Sign(super::signing::SignArgs),
+    /// Verify an Agent Card's signatures against your JWK set: exit 0 and the key that
+    /// verified, or exit 1 and why no signature did.
+    Verify(super::signing::VerifyArgs),
 }
 
 impl CardCommand {
@@ -30,6 +36,8 @@ impl CardCommand {
     pub fn json(&self) -> bool {
         match self {
             CardCommand::Lint(a) => matches!(a.format, Format::Json),
+            CardCommand::Verify(a) => a.format == super::signing::VerifyFormat::Json,
+            CardCommand::Sign(_) => false,
         }
     }
 }
@@ -82,6 +90,8 @@ fn parse_deadline(s: &str) -> Result<std::time::Duration, String> {
 pub fn run(cmd: CardCommand) -> Result<u8> {
     match cmd {
         CardCommand::Lint(args) => lint(args),
+        CardCommand::Sign(args) => super::signing::sign(args),
+        CardCommand::Verify(args) => super::signing::verify_card(args),
     }
 }
 
@@ -218,17 +228,7 @@ async fn remote(
             pointer: a.pointer,
         })
         .collect();
-    let client = ClientConfig {
-        card_limit: config.card_limit,
-        response_limit: config.response_limit,
-        connect_timeout: config.connect_timeout,
-        read_timeout: config.read_timeout,
-        timeout: config.timeout,
-        allow_http: config.allow_http,
-        token: config.token,
-        cache_dir: None,
-        ca_certificates: config.ca_certificates,
-    };
+    let client = ClientConfig::from_transport(config, None);
     let http = Http::new(client).map_err(|e| Unlintable::new("bad_config", e.to_string()))?;
     let findings = audit_card(&http, &args.input, &skills).await;
     Ok((bytes, findings))

@@ -69,17 +69,7 @@ impl ClientArgs {
             (None, false) => None,
         };
         let t = self.net.transport().map_err(ClientError::usage)?;
-        Ok(ClientConfig {
-            card_limit: t.card_limit,
-            response_limit: t.response_limit,
-            connect_timeout: t.connect_timeout,
-            read_timeout: t.read_timeout,
-            timeout: t.timeout,
-            allow_http: t.allow_http,
-            token: t.token,
-            cache_dir,
-            ca_certificates: t.ca_certificates,
-        })
+        Ok(ClientConfig::from_transport(t, cache_dir))
     }
 }
 

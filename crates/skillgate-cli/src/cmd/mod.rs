@@ -12,4 +12,5 @@ pub mod io;
 pub mod jcs;
 pub mod net;
 pub mod serve;
+pub mod signing;
 pub mod store;

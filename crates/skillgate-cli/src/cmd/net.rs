@@ -25,6 +25,10 @@ pub struct NetArgs {
     /// at most).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
+    /// Require the agent's card to be signed by a key of this JWK set: an unsigned or badly
+    /// signed card is refused before anything else is requested.
+    #[arg(long, value_name = "JWKS.json")]
+    trust_jwks: Option<PathBuf>,
 }
 
 /// Seconds, fractions allowed, from 0.001 (1 ms) to 3600.
@@ -57,6 +61,17 @@ impl NetArgs {
             let p = path.to_string_lossy();
             ca_certificates.push(read_input(&p).map_err(|e| format!("--cacert: {e:#}"))?);
         }
+        let trusted_keys = match &self.trust_jwks {
+            None => None,
+            Some(path) => {
+                let bytes = read_input(&path.to_string_lossy())
+                    .map_err(|e| format!("--trust-jwks: {e:#}"))?;
+                Some(
+                    skillgate_sign::TrustedKeys::from_json(&bytes)
+                        .map_err(|e| format!("--trust-jwks {}: {e}", path.display()))?,
+                )
+            }
+        };
         let defaults = TransportConfig::default();
         Ok(TransportConfig {
             connect_timeout: defaults.connect_timeout.min(self.timeout),
@@ -65,6 +80,7 @@ impl NetArgs {
             allow_http: self.allow_http,
             token: self.token(),
             ca_certificates,
+            trusted_keys,
             ..defaults
         })
     }

@@ -64,8 +64,33 @@ pub struct ServerFlags {
     /// finish, then the process exits 0 whatever clients still hold.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
+    /// Sign the Agent Card with this PEM (PKCS#8) private key (EC P-256/P-384, RSA or
+    /// Ed25519); the signature is made once per agent and served with the card.
+    #[arg(long, value_name = "KEY.pem", requires = "kid")]
+    pub signing_key: Option<PathBuf>,
+    /// Key id of --signing-key, as published in your JWK set.
+    #[arg(long, value_name = "ID", requires = "signing_key")]
+    pub kid: Option<String>,
+    /// JWS algorithm of --signing-key (default by key type: ES256, ES384, RS256, EdDSA).
+    #[arg(long, value_name = "ALG", requires = "signing_key")]
+    pub signing_alg: Option<String>,
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+impl ServerFlags {
+    /// The card signer of --signing-key, read before anything listens.
+    fn signer(&self) -> anyhow::Result<Option<std::sync::Arc<skillgate_sign::SigningKey>>> {
+        let (Some(path), Some(kid)) = (&self.signing_key, &self.kid) else {
+            return Ok(None);
+        };
+        let pem = std::fs::read(path)
+            .with_context(|| format!("--signing-key {}: cannot read", path.display()))?;
+        let key =
+            skillgate_sign::SigningKey::from_pem(&pem, kid, self.signing_alg.as_deref(), None)
+                .with_context(|| format!("--signing-key {}", path.display()))?;
+        Ok(Some(std::sync::Arc::new(key)))
+    }
 }
 
 /// `skillgate serve`: the declarative agent of `--config`, else netops; see [`run_server`].
@@ -184,6 +209,7 @@ where
         .as_deref()
         .map(TokenTable::from_file)
         .transpose()?;
+    let card_signer = a.signer()?;
     let mut served = load().await?;
     if let (Some(t), Some(path)) = (&tokens, &a.token_file) {
         t.check_skills(|s| served.agent.serves(s))
@@ -201,6 +227,7 @@ where
         shutdown_grace: a.shutdown_grace,
         allowed_origins: a.allow_origins,
         allow_any_host: a.allow_any_host,
+        card_signer,
         ..Default::default()
     };
     let listener = tokio::net::TcpListener::bind(&a.listen)

@@ -15,6 +15,7 @@ mod gateway;
 mod pipes;
 mod secrets;
 mod serve;
+mod signing;
 mod store;
 
 use skillgate_testkit::cli::Bin;

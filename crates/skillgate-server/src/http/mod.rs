@@ -30,6 +30,8 @@ pub const BEARER_SCHEME_NAME: &str = "bearer";
 /// Content type of every JSON response (see docs/design.md, "Server runtime").
 pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
 
+use skillgate_sign::SigningKey;
+
 /// The Agent Card as served: its bytes and the validators of HTTP caching.
 struct CardCache {
     bytes: bytes::Bytes,
@@ -40,12 +42,19 @@ struct CardCache {
 impl CardCache {
     /// The card of `agent` at `base_url`; assembled once per agent, its modification time is
     /// when that agent started being served.
-    fn of(agent: &Agent, base_url: &str, auth: bool) -> Self {
+    /// With `signer`, the card carries its signature (A2A 1.0 section 8.4), made once here.
+    fn of(agent: &Agent, base_url: &str, auth: bool, signer: Option<&SigningKey>) -> Self {
         let card = agent.card(base_url, auth);
-        let value = serde_json::to_value(&card).unwrap_or_default();
+        let mut value = serde_json::to_value(&card).unwrap_or_default();
+        if let Some(key) = signer {
+            // Signing a card the runtime built cannot fail (it is an object and the key was
+            // proven at load time); if it ever did, the card is served unsigned and a client
+            // that requires signatures refuses it, which is the safe direction.
+            let _ = key.sign(&mut value);
+        }
         let digest = skillgate_core::digest(&value).to_string();
         CardCache {
-            bytes: bytes::Bytes::from(serde_json::to_vec(&card).unwrap_or_default()),
+            bytes: bytes::Bytes::from(serde_json::to_vec(&value).unwrap_or_default()),
             etag: format!("\"{}\"", digest.trim_start_matches("sha256:")),
             last_modified: crate::time::now_http_date(),
         }
@@ -61,13 +70,19 @@ pub struct AgentSwap {
     card: Arc<std::sync::RwLock<Arc<CardCache>>>,
     base_url: Arc<str>,
     auth: bool,
+    signer: Option<Arc<SigningKey>>,
 }
 
 impl AgentSwap {
     /// Serves `agent` from now on. The card is held for writing while the agent is replaced,
     /// so no client can read the new card and still reach the old skills.
     pub fn replace(&self, agent: Agent) {
-        let cache = Arc::new(CardCache::of(&agent, &self.base_url, self.auth));
+        let cache = Arc::new(CardCache::of(
+            &agent,
+            &self.base_url,
+            self.auth,
+            self.signer.as_deref(),
+        ));
         let mut guard = match self.card.write() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
@@ -124,8 +139,12 @@ fn build_router(
     let browsers =
         browser::BrowserPolicy::new(config.allow_any_host, &urls, &config.allowed_origins);
     let auth = config.tokens.is_some();
+    let signer = config.card_signer.clone();
     let card = Arc::new(std::sync::RwLock::new(Arc::new(CardCache::of(
-        &agent, &base_url, auth,
+        &agent,
+        &base_url,
+        auth,
+        signer.as_deref(),
     ))));
     let service = A2aService::new(agent, &config);
     let swap = AgentSwap {
@@ -133,6 +152,7 @@ fn build_router(
         card: Arc::clone(&card),
         base_url: base_url.into(),
         auth,
+        signer,
     };
     let state = AppState {
         service,

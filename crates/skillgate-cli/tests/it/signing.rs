@@ -1,0 +1,168 @@
+//! Signed Agent Cards from the command line: `card sign`/`card verify` on files, `serve
+//! --signing-key` verified over HTTP, and `--trust-jwks` refusing an unsigned card before
+//! anything else is requested.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use skillgate_testkit::cli::{code, stderr, stdout, stdout_json};
+use skillgate_testkit::fake::{FakeAgent, SKILL};
+
+use super::skillgate;
+
+fn key(name: &str) -> String {
+    format!(
+        "{}/../skillgate-sign/tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn serve(extra: &[&str]) -> (Child, String) {
+    let mut child = skillgate()
+        .command()
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", "memory"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .to_owned();
+    (child, url)
+}
+
+fn stop(mut child: Child) {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn sign_then_verify_a_card_file_and_refuse_a_tampered_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.json");
+    std::fs::write(
+        &card,
+        r#"{"name": "a", "description": "d", "version": "1", "skills": []}"#,
+    )
+    .unwrap();
+    let jwks = key("jwks.json");
+    let unsigned = skillgate().run(&["card", "verify", card.to_str().unwrap(), "--jwks", &jwks]);
+    assert_eq!(code(&unsigned), 1);
+    assert!(
+        stdout(&unsigned).contains("not signed"),
+        "{}",
+        stdout(&unsigned)
+    );
+
+    let signed = skillgate().run(&[
+        "card",
+        "sign",
+        card.to_str().unwrap(),
+        "--key",
+        &key("eddsa.pem"),
+        "--kid",
+        "eddsa",
+    ]);
+    assert_eq!(code(&signed), 0, "{}", stderr(&signed));
+    let signed_path = dir.path().join("signed.json");
+    std::fs::write(&signed_path, stdout(&signed)).unwrap();
+    let ok = skillgate().run(&[
+        "card",
+        "verify",
+        signed_path.to_str().unwrap(),
+        "--jwks",
+        &jwks,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&ok), 0, "{}", stdout(&ok));
+    assert_eq!(stdout_json(&ok)["kid"], "eddsa");
+    assert_eq!(stdout_json(&ok)["alg"], "EdDSA");
+
+    let tampered = stdout(&signed).replace("\"name\": \"a\"", "\"name\": \"b\"");
+    std::fs::write(&signed_path, tampered).unwrap();
+    let bad = skillgate().run(&[
+        "card",
+        "verify",
+        signed_path.to_str().unwrap(),
+        "--jwks",
+        &jwks,
+    ]);
+    assert_eq!(code(&bad), 1);
+    assert!(stdout(&bad).contains("does not match"), "{}", stdout(&bad));
+
+    let no_key = skillgate().run(&[
+        "card",
+        "sign",
+        card.to_str().unwrap(),
+        "--key",
+        &jwks,
+        "--kid",
+        "x",
+    ]);
+    assert_eq!(code(&no_key), 2);
+    assert!(stderr(&no_key).contains("not a PEM"), "{}", stderr(&no_key));
+}
+
+#[test]
+fn a_served_signed_card_verifies_and_satisfies_trust_jwks() {
+    let (child, url) = serve(&["--signing-key", &key("es256.pem"), "--kid", "es256"]);
+    let jwks = key("jwks.json");
+    let v = skillgate().run(&["card", "verify", &url, "--jwks", &jwks]);
+    let d = skillgate().run(&[
+        "describe",
+        &url,
+        "evaluate_resource_condition",
+        "--trust-jwks",
+        &jwks,
+        "--format",
+        "json",
+    ]);
+    stop(child);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    assert!(stdout(&v).contains("\"es256\" (ES256)"), "{}", stdout(&v));
+    assert_eq!(code(&d), 0, "{}{}", stdout(&d), stderr(&d));
+}
+
+#[test]
+fn trust_jwks_refuses_an_unsigned_card_before_anything_else_is_requested() {
+    let fake = FakeAgent::start();
+    let out = skillgate().run(&[
+        "call",
+        &fake.base,
+        SKILL,
+        "--args",
+        r#"{"metric": "rx", "threshold": 1}"#,
+        "--trust-jwks",
+        &key("jwks.json"),
+    ]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("not trusted") && stderr(&out).contains("not signed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        fake.posts().is_empty(),
+        "a request followed the untrusted card"
+    );
+    // Without the flag the same call goes through: the refusal was the signature check.
+    let ok = skillgate().run(&[
+        "call",
+        &fake.base,
+        SKILL,
+        "--args",
+        r#"{"metric": "rx", "threshold": 1}"#,
+    ]);
+    assert_eq!(code(&ok), 0, "{}", stdout(&ok));
+}

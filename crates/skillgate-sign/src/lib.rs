@@ -1,0 +1,331 @@
+//! Signed A2A Agent Cards (A2A 1.0 section 8.4): the signing payload, JWS signatures made with
+//! a PEM private key, and verification against a JSON Web Key Set.
+//!
+//! The payload is the card without `signatures`, with the values ProtoJSON would not print
+//! removed ([`signing_payload`]), in RFC 8785 canonical form. A signature is a detached JWS
+//! (RFC 7515): `protected` is the base64url header (`alg`, `kid`, `typ: "JOSE"`, optional
+//! `jku`), `signature` the base64url signature over `protected || "." || base64url(payload)`.
+//!
+//! Only asymmetric algorithms are accepted (ES256, ES384, RS256/384/512, PS256/384/512,
+//! EdDSA): a card is verified by whoever reads it, so a shared HMAC secret would let every
+//! reader forge it, and `alg: none` is no signature at all.
+
+#![warn(missing_docs)]
+
+mod payload;
+
+pub use payload::signing_payload;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey};
+use serde_json::{json, Map, Value};
+use std::str::FromStr;
+
+/// Why signing could not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    /// The key is not a PEM private key of a supported kind.
+    #[error("the signing key is not a PEM (PKCS#8) EC P-256/P-384, RSA or Ed25519 private key")]
+    Key,
+    /// The algorithm named does not fit the key or is not supported.
+    #[error("algorithm {0}: {1}")]
+    Algorithm(String, String),
+    /// The card is not a JSON object.
+    #[error("an Agent Card must be a JSON object")]
+    NotACard,
+    /// The cryptographic operation failed.
+    #[error("signing failed: {0}")]
+    Crypto(String),
+}
+
+/// A private key ready to sign cards, with the header values every signature carries.
+pub struct SigningKey {
+    key: EncodingKey,
+    alg: Algorithm,
+    kid: String,
+    jku: Option<String>,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the key material.
+        f.debug_struct("SigningKey")
+            .field("alg", &self.alg)
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The algorithms a card signature may use.
+pub const ALGORITHMS: &[&str] = &[
+    "ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA",
+];
+
+/// The algorithm named `name`, if it is one a card signature may use.
+pub fn algorithm(name: &str) -> Result<Algorithm, String> {
+    if name == "none" {
+        return Err("`none` is no signature".into());
+    }
+    if !ALGORITHMS.contains(&name) {
+        return Err(format!(
+            "not an asymmetric JWS algorithm this verifier accepts ({})",
+            ALGORITHMS.join(", ")
+        ));
+    }
+    Algorithm::from_str(name).map_err(|e| e.to_string())
+}
+
+impl SigningKey {
+    /// Reads a PEM private key; `alg` defaults to the key's usual algorithm (ES256 for P-256,
+    /// ES384 for P-384, RS256 for RSA, EdDSA for Ed25519).
+    pub fn from_pem(
+        pem: &[u8],
+        kid: &str,
+        alg: Option<&str>,
+        jku: Option<String>,
+    ) -> Result<Self, SignError> {
+        // Each constructor checks its own key kind, so trying them in turn is safe.
+        let (key, default) = if let Ok(k) = EncodingKey::from_ed_pem(pem) {
+            (k, Algorithm::EdDSA)
+        } else if let Ok(k) = EncodingKey::from_rsa_pem(pem) {
+            (k, Algorithm::RS256)
+        } else if let Ok(k) = EncodingKey::from_ec_pem(pem) {
+            // The curve decides: the ES256 signer refuses a P-384 key.
+            let p256 = jsonwebtoken::crypto::sign(b"probe", &k, Algorithm::ES256).is_ok();
+            (
+                k,
+                if p256 {
+                    Algorithm::ES256
+                } else {
+                    Algorithm::ES384
+                },
+            )
+        } else {
+            return Err(SignError::Key);
+        };
+        let alg = match alg {
+            None => default,
+            Some(a) => algorithm(a).map_err(|e| SignError::Algorithm(a.to_owned(), e))?,
+        };
+        let key = Self {
+            key,
+            alg,
+            kid: kid.to_owned(),
+            jku,
+        };
+        // Proves at load time that the key and the algorithm go together.
+        key.sign_bytes(b"probe")?;
+        Ok(key)
+    }
+
+    /// The JWS `alg` this key signs with.
+    pub fn alg(&self) -> &'static str {
+        alg_name(self.alg)
+    }
+
+    fn sign_bytes(&self, input: &[u8]) -> Result<String, SignError> {
+        jsonwebtoken::crypto::sign(input, &self.key, self.alg)
+            .map_err(|e| SignError::Crypto(e.to_string()))
+    }
+
+    /// The `signatures[]` entry of `card` (any existing `signatures` are not signed over).
+    pub fn signature(&self, card: &Value) -> Result<Value, SignError> {
+        let payload = signing_payload(card).ok_or(SignError::NotACard)?;
+        let mut header = Map::new();
+        header.insert("alg".into(), json!(self.alg()));
+        header.insert("kid".into(), json!(self.kid));
+        header.insert("typ".into(), json!("JOSE"));
+        if let Some(j) = &self.jku {
+            header.insert("jku".into(), json!(j));
+        }
+        let protected = URL_SAFE_NO_PAD.encode(Value::Object(header).to_string());
+        let input = format!("{protected}.{}", URL_SAFE_NO_PAD.encode(payload));
+        let signature = self.sign_bytes(input.as_bytes())?;
+        Ok(json!({"protected": protected, "signature": signature}))
+    }
+
+    /// Appends this key's signature to `card.signatures`.
+    pub fn sign(&self, card: &mut Value) -> Result<(), SignError> {
+        let sig = self.signature(card)?;
+        let obj = card.as_object_mut().ok_or(SignError::NotACard)?;
+        match obj.get_mut("signatures") {
+            Some(Value::Array(a)) => a.push(sig),
+            _ => {
+                obj.insert("signatures".into(), Value::Array(vec![sig]));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn alg_name(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::ES256 => "ES256",
+        Algorithm::ES384 => "ES384",
+        Algorithm::RS256 => "RS256",
+        Algorithm::RS384 => "RS384",
+        Algorithm::RS512 => "RS512",
+        Algorithm::PS256 => "PS256",
+        Algorithm::PS384 => "PS384",
+        Algorithm::PS512 => "PS512",
+        Algorithm::EdDSA => "EdDSA",
+        Algorithm::HS256 => "HS256",
+        Algorithm::HS384 => "HS384",
+        Algorithm::HS512 => "HS512",
+    }
+}
+
+/// Why a JWK set could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("not a JSON Web Key Set: {0}")]
+pub struct JwksError(String);
+
+/// Public keys trusted to sign cards, by `kid`.
+#[derive(Clone)]
+pub struct TrustedKeys {
+    keys: Vec<(Option<String>, Jwk)>,
+}
+
+impl std::fmt::Debug for TrustedKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kids: Vec<&str> = self
+            .keys
+            .iter()
+            .map(|(k, _)| k.as_deref().unwrap_or("(no kid)"))
+            .collect();
+        f.debug_struct("TrustedKeys").field("kids", &kids).finish()
+    }
+}
+
+impl TrustedKeys {
+    /// Parses a JWK set (`{"keys": [...]}`) or a single JWK; private members, if any, are
+    /// ignored. Symmetric (`oct`) keys are refused.
+    pub fn from_json(bytes: &[u8]) -> Result<Self, JwksError> {
+        let value = skillgate_core::jcs::parse_strict(bytes)
+            .map_err(|e| JwksError(format!("{} at {}:{}", e.message, e.line, e.column)))?;
+        let set: JwkSet = if value.get("keys").is_some() {
+            serde_json::from_value(value).map_err(|e| JwksError(e.to_string()))?
+        } else {
+            JwkSet {
+                keys: vec![serde_json::from_value(value).map_err(|e| JwksError(e.to_string()))?],
+            }
+        };
+        if set.keys.is_empty() {
+            return Err(JwksError("it has no keys".into()));
+        }
+        let mut keys = Vec::new();
+        for k in set.keys {
+            if matches!(
+                k.algorithm,
+                jsonwebtoken::jwk::AlgorithmParameters::OctetKey(_)
+            ) {
+                return Err(JwksError(
+                    "it holds a symmetric (oct) key; card signatures are verified with public keys only".into(),
+                ));
+            }
+            keys.push((k.common.key_id.clone(), k));
+        }
+        Ok(Self { keys })
+    }
+}
+
+/// The signature that verified a card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// Its index in `signatures`.
+    pub index: usize,
+    /// The key id that verified it.
+    pub kid: String,
+    /// Its algorithm.
+    pub alg: String,
+}
+
+/// Why no signature verified a card: one reason per signature (none when there are none).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The card carries no `signatures`.
+    #[error("the Agent Card is not signed (no `signatures`)")]
+    Unsigned,
+    /// Every signature failed, for these reasons.
+    #[error("no signature of the Agent Card verified: {}", .0.join("; "))]
+    Invalid(Vec<String>),
+}
+
+/// The decoded protected header of one signature, or why it is malformed.
+pub fn protected_header(sig: &Value) -> Result<Map<String, Value>, String> {
+    let p = sig
+        .get("protected")
+        .and_then(Value::as_str)
+        .ok_or("`protected` is missing or not a string")?;
+    let bytes = URL_SAFE_NO_PAD
+        .decode(p)
+        .map_err(|_| "`protected` is not base64url (unpadded)".to_owned())?;
+    let header: Value = skillgate_core::jcs::parse_strict(&bytes)
+        .map_err(|e| format!("`protected` is not a JSON object ({})", e.message))?;
+    let Value::Object(h) = header else {
+        return Err("`protected` is not a JSON object".into());
+    };
+    Ok(h)
+}
+
+/// Verifies `card`: succeeds with the first signature that one of `keys` verifies.
+pub fn verify(card: &Value, keys: &TrustedKeys) -> Result<Verified, VerifyError> {
+    let sigs = match card.get("signatures") {
+        Some(Value::Array(a)) if !a.is_empty() => a,
+        _ => return Err(VerifyError::Unsigned),
+    };
+    let Some(payload) = signing_payload(card) else {
+        return Err(VerifyError::Invalid(vec![
+            "the card is not a JSON object".into()
+        ]));
+    };
+    let encoded = URL_SAFE_NO_PAD.encode(payload);
+    let mut reasons = Vec::new();
+    for (index, sig) in sigs.iter().enumerate() {
+        match verify_one(sig, &encoded, keys) {
+            Ok((kid, alg)) => return Ok(Verified { index, kid, alg }),
+            Err(why) => reasons.push(format!("signature {index}: {why}")),
+        }
+    }
+    Err(VerifyError::Invalid(reasons))
+}
+
+fn verify_one(sig: &Value, payload: &str, keys: &TrustedKeys) -> Result<(String, String), String> {
+    let header = protected_header(sig)?;
+    let alg_name = header
+        .get("alg")
+        .and_then(Value::as_str)
+        .ok_or("the protected header has no `alg`")?;
+    let alg = algorithm(alg_name).map_err(|e| format!("alg {alg_name}: {e}"))?;
+    let kid = header
+        .get("kid")
+        .and_then(Value::as_str)
+        .ok_or("the protected header has no `kid`")?;
+    let jwk = keys
+        .keys
+        .iter()
+        .find(|(k, _)| k.as_deref() == Some(kid))
+        .map(|(_, j)| j)
+        .ok_or_else(|| format!("no trusted key has kid {kid:?}"))?;
+    let key = DecodingKey::from_jwk(jwk).map_err(|e| format!("key {kid:?}: {e}"))?;
+    let signature = sig
+        .get("signature")
+        .and_then(Value::as_str)
+        .ok_or("`signature` is missing or not a string")?;
+    let protected = sig
+        .get("protected")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let input = format!("{protected}.{payload}");
+    match jsonwebtoken::crypto::verify(signature, input.as_bytes(), &key, alg) {
+        Ok(true) => Ok((kid.to_owned(), alg_name.to_owned())),
+        Ok(false) => Err(format!(
+            "the {alg_name} signature by {kid:?} does not match this card's canonical form"
+        )),
+        Err(e) => Err(format!(
+            "key {kid:?} cannot check an {alg_name} signature: {e}"
+        )),
+    }
+}
