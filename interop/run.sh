@@ -5,6 +5,7 @@
 #       one without the schema-interface extension (must be refused, nothing delegated) and one
 #       implementing it by hand with our Appendix B document (must succeed);
 #   (c) `skillgate gateway` in front of a plain a2a-sdk agent, driven by our client and the SDK's.
+#   (d) signed Agent Cards: the SDK verifies ours and we verify the SDK signer's, per algorithm.
 # Creates a venv (INTEROP_VENV, default target/interop-venv), installs interop/requirements.txt,
 # builds `skillgate`, runs every scenario and exits non-zero if any failed.
 set -euo pipefail
@@ -45,6 +46,7 @@ run sdk_server_plain interop/sdk_server_plain.py "$SKILLGATE"
 run sdk_server_extension interop/sdk_server_extension.py "$SKILLGATE" \
     "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
 run gateway_vs_sdk interop/gateway_vs_sdk.py "$SKILLGATE"
+run signing_vs_sdk interop/signing_vs_sdk.py "$SKILLGATE"
 
 if [ ${#failed[@]} -gt 0 ]; then
     echo "interop: FAILED: ${failed[*]}" >&2
