@@ -340,6 +340,31 @@ pub fn primary_interface_url(card: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// CARD-SIGN-004: adds a finding for every signature whose `kid` names one of `keys` but
+/// which does not verify with it (the card changed after signing, or was signed over another
+/// canonical form). Signatures by other keys are not judged: the linter cannot know them.
+pub fn check_signatures(
+    report: &mut Report,
+    card: &serde_json::Value,
+    keys: &skillgate_sign::TrustedKeys,
+) {
+    let Ok(results) = skillgate_sign::verify_each(card, keys) else {
+        return;
+    };
+    for (i, r) in results.into_iter().enumerate() {
+        if let Err(why) = r {
+            if skillgate_sign::is_mismatch(&why) {
+                extend_report(
+                    report,
+                    &rules::CARD_SIGN_004,
+                    format!("/signatures/{i}"),
+                    why,
+                );
+            }
+        }
+    }
+}
+
 /// Adds findings produced outside the linter (e.g. by `--deep`) and keeps the order.
 pub fn extend_report(report: &mut Report, rule: &'static Rule, path: String, message: String) {
     let position = common::position_in(&report.positions, &path);

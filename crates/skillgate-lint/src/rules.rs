@@ -194,6 +194,22 @@ rules! {
         "A signature lacks its protected header or signature value.",
         "AgentCardSignature.protected and .signature are REQUIRED; without them the JWS cannot be verified.",
         "Emit both members as base64url strings, or drop the signature.";
+    CARD_SIGN_001 = "CARD-SIGN-001", Error, "a2a-1.0",
+        "A signature's protected header is not base64url of a JSON object with `alg` and `kid`.",
+        "A2A 1.0 section 8.4.2: the protected header MUST name the algorithm and the key; a verifier cannot even pick a key without them.",
+        "Encode the header {\"alg\", \"kid\", \"typ\": \"JOSE\"} as unpadded base64url (skillgate card sign does).";
+    CARD_SIGN_002 = "CARD-SIGN-002", Error, "a2a-1.0",
+        "A signature declares `alg: none`.",
+        "An unsecured JWS (RFC 7515 appendix A.5) proves nothing; accepting it is the classic JOSE downgrade.",
+        "Sign with a real key (ES256, RS256, EdDSA, ...), or drop the signature.";
+    CARD_SIGN_003 = "CARD-SIGN-003", Error, "a2a-1.0",
+        "A signature uses an algorithm that is not an asymmetric JWS algorithm (HS256, an unknown name).",
+        "A card is verified by whoever reads it: an HMAC key would have to be shared with every reader, each of whom could then forge the card.",
+        "Use ES256, ES384, RS256/384/512, PS256/384/512 or EdDSA.";
+    CARD_SIGN_004 = "CARD-SIGN-004", Error, "a2a-1.0",
+        "A signature does not verify with the trusted key its `kid` names (checked with `card lint --jwks`).",
+        "The signature was made over a different canonical form (the card changed after signing, or the signer canonicalized differently): a verifying client refuses the card.",
+        "Re-sign the card as served (skillgate card sign), after the last change.";
 
     A2A_LEGACY_001 = "A2A-LEGACY-001", Error, "a2a-1.0",
         "Top-level url (the 0.3 endpoint) in a 1.0 card.",

@@ -272,6 +272,22 @@ pub fn protected_header(sig: &Value) -> Result<Map<String, Value>, String> {
 
 /// Verifies `card`: succeeds with the first signature that one of `keys` verifies.
 pub fn verify(card: &Value, keys: &TrustedKeys) -> Result<Verified, VerifyError> {
+    let results = verify_each(card, keys)?;
+    let mut reasons = Vec::new();
+    for (index, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(v) => return Ok(v),
+            Err(why) => reasons.push(format!("signature {index}: {why}")),
+        }
+    }
+    Err(VerifyError::Invalid(reasons))
+}
+
+/// Every signature of `card` checked on its own, in order (a linter reports each one).
+pub fn verify_each(
+    card: &Value,
+    keys: &TrustedKeys,
+) -> Result<Vec<Result<Verified, String>>, VerifyError> {
     let sigs = match card.get("signatures") {
         Some(Value::Array(a)) if !a.is_empty() => a,
         _ => return Err(VerifyError::Unsigned),
@@ -282,15 +298,22 @@ pub fn verify(card: &Value, keys: &TrustedKeys) -> Result<Verified, VerifyError>
         ]));
     };
     let encoded = URL_SAFE_NO_PAD.encode(payload);
-    let mut reasons = Vec::new();
-    for (index, sig) in sigs.iter().enumerate() {
-        match verify_one(sig, &encoded, keys) {
-            Ok((kid, alg)) => return Ok(Verified { index, kid, alg }),
-            Err(why) => reasons.push(format!("signature {index}: {why}")),
-        }
-    }
-    Err(VerifyError::Invalid(reasons))
+    Ok(sigs
+        .iter()
+        .enumerate()
+        .map(|(index, sig)| {
+            verify_one(sig, &encoded, keys).map(|(kid, alg)| Verified { index, kid, alg })
+        })
+        .collect())
 }
+
+/// Whether a failure reason of [`verify_each`] means the key was found and the signature
+/// does not match (as opposed to a malformed header or an unknown key).
+pub fn is_mismatch(reason: &str) -> bool {
+    reason.contains(MISMATCH)
+}
+
+const MISMATCH: &str = "does not match this card's canonical form";
 
 fn verify_one(sig: &Value, payload: &str, keys: &TrustedKeys) -> Result<(String, String), String> {
     let header = protected_header(sig)?;
@@ -321,9 +344,7 @@ fn verify_one(sig: &Value, payload: &str, keys: &TrustedKeys) -> Result<(String,
     let input = format!("{protected}.{payload}");
     match jsonwebtoken::crypto::verify(signature, input.as_bytes(), &key, alg) {
         Ok(true) => Ok((kid.to_owned(), alg_name.to_owned())),
-        Ok(false) => Err(format!(
-            "the {alg_name} signature by {kid:?} does not match this card's canonical form"
-        )),
+        Ok(false) => Err(format!("the {alg_name} signature by {kid:?} {MISMATCH}")),
         Err(e) => Err(format!(
             "key {kid:?} cannot check an {alg_name} signature: {e}"
         )),

@@ -73,6 +73,10 @@ pub struct LintArgs {
     /// seconds.
     #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = parse_deadline)]
     deadline: std::time::Duration,
+    /// Check every signature made by a key of this JWK set (CARD-SIGN-004 when one does not
+    /// verify); signatures by other keys are not judged.
+    #[arg(long, value_name = "JWKS.json")]
+    jwks: Option<String>,
     #[command(flatten)]
     net: NetArgs,
 }
@@ -245,8 +249,20 @@ fn lint(args: LintArgs) -> Result<u8> {
     } else {
         shown.as_str()
     };
+    let keys = match &args.jwks {
+        None => None,
+        Some(path) => Some(
+            skillgate_sign::TrustedKeys::from_json(&super::io::read_input(path)?)
+                .with_context(|| format!("--jwks {path}"))?,
+        ),
+    };
     let linted = obtain(&args).and_then(|(bytes, audit)| match lint_bytes(&bytes, choice) {
-        Ok(r) => Ok((r, audit)),
+        Ok(mut r) => {
+            if let (Some(keys), Ok(card)) = (&keys, skillgate_core::jcs::parse_strict(&bytes)) {
+                skillgate_lint::check_signatures(&mut r, &card, keys);
+            }
+            Ok((r, audit))
+        }
         Err(InputError::NotJson {
             message,
             line,

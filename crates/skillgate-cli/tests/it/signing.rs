@@ -101,6 +101,17 @@ fn sign_then_verify_a_card_file_and_refuse_a_tampered_one() {
     assert_eq!(code(&bad), 1);
     assert!(stdout(&bad).contains("does not match"), "{}", stdout(&bad));
 
+    // The linter names the signature that no longer matches, with the key set.
+    let lint =
+        |path: &str| skillgate().run(&["card", "lint", path, "--jwks", &jwks, "--format", "json"]);
+    let linted = stdout(&lint(signed_path.to_str().unwrap()));
+    assert!(
+        linted.contains("CARD-SIGN-004") && linted.contains("/signatures/0"),
+        "{linted}"
+    );
+    std::fs::write(&signed_path, stdout(&signed)).unwrap();
+    assert!(!stdout(&lint(signed_path.to_str().unwrap())).contains("CARD-SIGN-004"));
+
     let no_key = skillgate().run(&[
         "card",
         "sign",

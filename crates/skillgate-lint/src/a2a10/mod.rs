@@ -254,5 +254,39 @@ fn signatures(ctx: &mut Ctx, sigs: &[Value]) {
                 );
             }
         }
+        if s.get("protected")
+            .and_then(Value::as_str)
+            .is_some_and(|v| !v.is_empty())
+        {
+            protected(ctx, s, &p);
+        }
+    }
+}
+
+/// The protected header of one signature: decodable, naming a usable algorithm and a key.
+fn protected(ctx: &mut Ctx, sig: &Value, p: &str) {
+    let at = ptr(p, "protected");
+    let header = match skillgate_sign::protected_header(sig) {
+        Ok(h) => h,
+        Err(why) => return ctx.report(&rules::CARD_SIGN_001, at, why),
+    };
+    let Some(alg) = header.get("alg").and_then(Value::as_str) else {
+        return ctx.report(
+            &rules::CARD_SIGN_001,
+            at,
+            "the protected header has no string `alg`".into(),
+        );
+    };
+    if header.get("kid").and_then(Value::as_str).is_none() {
+        ctx.report(
+            &rules::CARD_SIGN_001,
+            at.clone(),
+            "the protected header has no string `kid`".into(),
+        );
+    }
+    if alg == "none" {
+        ctx.report(&rules::CARD_SIGN_002, at, "`alg` is \"none\"".into());
+    } else if let Err(why) = skillgate_sign::algorithm(alg) {
+        ctx.report(&rules::CARD_SIGN_003, at, format!("`alg` {alg:?}: {why}"));
     }
 }

@@ -55,7 +55,8 @@ fn every_rule_is_exercised_by_the_corpus() {
     let missing: Vec<&str> = rules::ALL
         .iter()
         .map(|r| r.id)
-        .filter(|id| !id.starts_with("SI-DEEP") && !used.contains(*id))
+        // SI-DEEP needs a live agent and CARD-SIGN-004 a key set: the CLI tests cover them.
+        .filter(|id| !id.starts_with("SI-DEEP") && *id != "CARD-SIGN-004" && !used.contains(*id))
         .collect();
     assert!(missing.is_empty(), "rules without a fixture: {missing:?}");
 }
