@@ -40,6 +40,10 @@ pub struct GatewayArgs {
     /// Also trust the root certificates in this PEM file (repeatable) for the upstream.
     #[arg(long, value_name = "PEM_FILE")]
     pub upstream_cacert: Vec<PathBuf>,
+    /// Require the upstream's card to be signed by a key of this JWK set, at start-up and at
+    /// every refresh.
+    #[arg(long, value_name = "JWKS.json")]
+    pub upstream_trust_jwks: Option<PathBuf>,
     #[command(flatten)]
     pub server: ServerFlags,
 }
@@ -64,6 +68,13 @@ impl GatewayArgs {
             .or_else(|| std::env::var("SKILLGATE_UPSTREAM_TOKEN").ok())
             .filter(|t| !t.is_empty())
             .map(Secret::from);
+        let trusted_keys = match &self.upstream_trust_jwks {
+            None => None,
+            Some(p) => Some(
+                skillgate_sign::TrustedKeys::from_json(&read_input(&p.to_string_lossy())?)
+                    .with_context(|| format!("--upstream-trust-jwks {}", p.display()))?,
+            ),
+        };
         let d = ClientConfig::default();
         Ok(Upstream {
             url: self.upstream.clone(),
@@ -74,6 +85,7 @@ impl GatewayArgs {
                 allow_http: self.upstream_allow_http,
                 token,
                 ca_certificates,
+                trusted_keys,
                 ..d
             },
         })

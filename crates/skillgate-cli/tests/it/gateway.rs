@@ -185,6 +185,29 @@ fn start_up_refuses_an_unknown_upstream_skill_and_an_unreachable_upstream() {
     );
     assert!(stdout(&out).is_empty(), "nothing listened");
 
+    // An upstream whose card is not signed by a trusted key is refused.
+    let good = write_config(dir.path(), "");
+    let jwks = format!(
+        "{}/../skillgate-sign/tests/data/jwks.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = skillgate().run(&[
+        "gateway",
+        "--upstream",
+        &up.base,
+        "--listen",
+        "127.0.0.1:0",
+        "--store",
+        "memory",
+        "--config",
+        good.to_str().unwrap(),
+        "--upstream-trust-jwks",
+        &jwks,
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("is not trusted"), "{}", stderr(&out));
+
+    let config = write_config(dir.path(), "upstream_skill = \"nope\"");
     up.stop();
     std::thread::sleep(Duration::from_millis(100));
     let out = args(&up.base);
