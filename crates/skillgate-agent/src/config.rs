@@ -105,6 +105,8 @@ struct RawSkill {
     timeout_ms: Option<Spanned<u64>>,
     env: Option<Spanned<Vec<String>>>,
     max_concurrency: Option<Spanned<usize>>,
+    #[serde(default)]
+    extended: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,6 +183,8 @@ pub struct SkillConfig {
     pub timeout: Duration,
     /// Invocations that may run at once; one more is refused (`resource_limit_exceeded`).
     pub max_concurrency: usize,
+    /// Listed only in the extended Agent Card, for authenticated callers allowed the skill.
+    pub extended: bool,
 }
 
 /// A checked `agent.toml`.
@@ -391,6 +395,7 @@ impl<'a> Checker<'a> {
             handler,
             timeout,
             max_concurrency,
+            extended: s.extended,
         })
     }
 

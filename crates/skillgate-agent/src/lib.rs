@@ -15,6 +15,7 @@
 //! tags = ["network"]
 //! env = ["PATH"]                          # all other variables are cleared
 //! max_concurrency = 4                     # one more invocation is refused
+//! # extended = true                       # listed in the extended card only (needs tokens)
 //! ```
 //!
 //! The handler protocol is in [`protocol`], the process rules in [`exec`], the HTTP rules in
@@ -187,6 +188,9 @@ fn skill(file: &Path, s: &SkillConfig) -> Result<Skill, LoadError> {
         b = b.description(d);
     }
     b = b.tags(s.tags.clone()).examples(s.examples.clone());
+    if s.extended {
+        b = b.extended_only();
+    }
     let max = s.max_concurrency;
     let b = match &s.handler {
         HandlerConfig::Exec(c) => {

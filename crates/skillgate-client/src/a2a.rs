@@ -282,6 +282,16 @@ impl A2aConn {
         check_task(step, task)
     }
 
+    /// `GetExtendedAgentCard`: the card this (authenticated) caller receives, as JSON.
+    pub async fn get_extended_card(&self, step: Step) -> Result<Value, ClientError> {
+        let sent = self
+            .endpoint
+            .get_extended_card()
+            .await
+            .map_err(|e| transport_error(step, e))?;
+        self.result(step, skillgate_a2a::methods::GET_EXTENDED_AGENT_CARD, &sent)
+    }
+
     /// `CancelTask`: asks the agent to cancel task `id`; the task as the agent answered.
     pub async fn cancel_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
         let sent = self

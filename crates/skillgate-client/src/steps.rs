@@ -143,11 +143,42 @@ pub async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientEr
         ClientError::protocol(Step::FetchCard, format!("not an A2A 1.0 Agent Card: {e}"))
     })?;
     let interface = select_interface(http, &card)?;
+    let card = match extended_card(http, &card, &interface).await? {
+        Some(extended) => extended,
+        None => card,
+    };
     Ok(Target {
         card_url,
         card,
         interface,
     })
+}
+
+/// The extended card, when the public one says there is one and the client authenticates:
+/// it lists the skills this caller may use that the public card does not. A failure to get it
+/// keeps the public card (the skills it lists are still callable); a card that fails
+/// `trusted_keys` is refused like the public one.
+async fn extended_card(
+    http: &Http,
+    card: &AgentCard,
+    interface: &SelectedInterface,
+) -> Result<Option<AgentCard>, ClientError> {
+    if card.capabilities.extended_agent_card != Some(true) || http.config().token.is_none() {
+        return Ok(None);
+    }
+    let conn = A2aConn::new(http.clone(), interface.clone());
+    let Ok(value) = conn.get_extended_card(Step::FetchCard).await else {
+        return Ok(None);
+    };
+    if let Some(keys) = &http.config().trusted_keys {
+        skillgate_sign::verify(&value, keys).map_err(|e| {
+            ClientError::transport(
+                Step::FetchCard,
+                format!("the extended Agent Card is not trusted: {e}"),
+            )
+        })?;
+    }
+    Ok(serde_json::from_value(value).ok())
 }
 
 /// The interface-selection half of step 1 (the transport's [`SelectedInterface::select`]:

@@ -94,6 +94,8 @@ pub(crate) struct HostedSkill {
     pub(crate) card_skill: a2a::AgentSkill,
     /// The describe_skill artifact, assembled once.
     pub(crate) describe_artifact: a2a::Artifact,
+    /// Listed only in the extended card.
+    pub(crate) extended: bool,
 }
 
 pub(crate) struct AgentInner {
@@ -161,8 +163,46 @@ impl Agent {
         skill_id == skillgate_core::wire::DESCRIBE_SKILL || self.0.skills.contains_key(skill_id)
     }
 
-    /// The Agent Card for an agent reachable at `base_url` (no trailing slash).
+    /// Whether `caller` may know of skill `skill_id` (every skill but an extended-only one,
+    /// which only an authenticated caller allowed to use it sees).
+    pub(crate) fn visible(&self, skill_id: &str, caller: Option<&crate::Caller>) -> bool {
+        match self.0.skills.get(skill_id) {
+            Some(h) if h.extended => caller.is_some_and(|c| c.allows(skill_id)),
+            _ => true,
+        }
+    }
+
+    /// Whether this agent has an extended Agent Card: some skills are extended-only and
+    /// callers authenticate (`auth`).
+    pub fn has_extended_card(&self, auth: bool) -> bool {
+        auth && self.0.skills.values().any(|h| h.extended)
+    }
+
+    /// The public Agent Card for an agent reachable at `base_url` (no trailing slash):
+    /// extended-only skills are not listed.
     pub fn card(&self, base_url: &str, auth: bool) -> a2a::AgentCard {
+        self.card_for(base_url, auth, &|h| !h.extended)
+    }
+
+    /// The extended Agent Card `caller` receives: the public card plus the extended-only
+    /// skills the caller's token allows, with their interface digests.
+    pub fn extended_card(
+        &self,
+        base_url: &str,
+        auth: bool,
+        caller: &crate::Caller,
+    ) -> a2a::AgentCard {
+        self.card_for(base_url, auth, &|h| {
+            !h.extended || caller.allows(h.gate.skill_id())
+        })
+    }
+
+    fn card_for(
+        &self,
+        base_url: &str,
+        auth: bool,
+        listed: &dyn Fn(&HostedSkill) -> bool,
+    ) -> a2a::AgentCard {
         let a = &self.0;
         let base = base_url.trim_end_matches('/');
         let params = ExtensionParams {
@@ -171,6 +211,7 @@ impl Agent {
                 .order
                 .iter()
                 .filter_map(|id| a.skills.get(id))
+                .filter(|s| listed(s))
                 .map(|s| AdvertisedSkill {
                     skill_id: s.gate.skill_id().to_string(),
                     skill_version: s.gate.skill_version().to_string(),
@@ -200,6 +241,7 @@ impl Agent {
             a.order
                 .iter()
                 .filter_map(|id| a.skills.get(id))
+                .filter(|s| listed(s))
                 .map(|s| s.card_skill.clone()),
         );
         let mut input_modes = vec![a2a::MEDIA_TYPE_JSON.to_string()];
@@ -250,7 +292,7 @@ impl Agent {
                     required: false,
                     params: Some(params),
                 }],
-                extended_agent_card: Some(false),
+                extended_agent_card: Some(self.has_extended_card(auth)),
             },
             security_schemes,
             security_requirements,
@@ -364,6 +406,7 @@ impl AgentBuilder {
                     handler,
                     card_skill,
                     describe_artifact,
+                    extended: s.extended,
                 },
             );
         }

@@ -31,6 +31,8 @@ pub struct Skill {
     pub(crate) tags: Vec<String>,
     pub(crate) examples: Vec<String>,
     pub(crate) handler: Option<Handler>,
+    /// Listed only in the extended Agent Card (see [`SkillBuilder::extended_only`]).
+    pub(crate) extended: bool,
 }
 
 impl std::fmt::Debug for Skill {
@@ -59,6 +61,7 @@ impl Skill {
             tags: Vec::new(),
             examples: Vec::new(),
             handler: None,
+            extended: false,
         })
     }
 
@@ -93,6 +96,13 @@ impl SkillBuilder {
             interface: f(interface),
             ..self.0
         })
+    }
+    /// Lists the skill only in the extended Agent Card (`GetExtendedAgentCard`), which
+    /// authenticated callers whose token allows the skill receive. To everyone else (the public
+    /// card, describe_skill, calls) it does not exist; without authentication nobody reaches it.
+    pub fn extended_only(mut self) -> Self {
+        self.0.extended = true;
+        self
     }
     /// Human-readable name for the Agent Card (default: the id).
     pub fn name(mut self, s: impl Into<String>) -> Self {

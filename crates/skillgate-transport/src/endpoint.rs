@@ -212,6 +212,21 @@ impl Endpoint {
         .await
     }
 
+    /// `GetExtendedAgentCard` (JSON-RPC `GetExtendedAgentCard`, HTTP+JSON `GET
+    /// extendedAgentCard`): the card an authenticated caller receives.
+    pub async fn get_extended_card(&self) -> Result<Sent, TransportError> {
+        let params = serde_json::json!({});
+        let rest = (Verb::Get, &["extendedAgentCard"][..]);
+        self.unary(
+            methods::GET_EXTENDED_AGENT_CARD,
+            params,
+            rest,
+            MEDIA_TYPE_A2A_JSON,
+            false,
+        )
+        .await
+    }
+
     /// `SubscribeToTask` of task `id`: the open event stream.
     pub async fn subscribe(
         &self,

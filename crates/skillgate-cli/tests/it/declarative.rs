@@ -241,3 +241,77 @@ fn sighup_reloads_a_valid_config_and_keeps_serving_on_an_invalid_one() {
     assert_eq!(code(&conf), 0, "{}", stdout(&conf));
     stop(child);
 }
+
+#[test]
+fn an_extended_skill_is_reached_through_the_extended_card_with_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("agent");
+    assert_eq!(
+        code(&skillgate().run(&["init", target.to_str().unwrap()])),
+        0
+    );
+    let config = target.join("agent.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("env = [\"PATH\"]", "env = [\"PATH\"]\nextended = true"),
+    )
+    .unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(&tokens, "operator-secret-0123456789\n").unwrap();
+    let mut child = skillgate()
+        .command()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--token-file",
+        ])
+        .arg(&tokens)
+        .arg("--config")
+        .arg(&config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_owned();
+    let args = r#"{"host": "localhost", "samples": 1}"#;
+    let hidden = skillgate().run(&[
+        "call",
+        &url,
+        "echo_latency",
+        "--args",
+        args,
+        "--format",
+        "json",
+    ]);
+    let shown = skillgate()
+        .env("SKILLGATE_TOKEN", "operator-secret-0123456789")
+        .run(&[
+            "call",
+            &url,
+            "echo_latency",
+            "--args",
+            args,
+            "--format",
+            "json",
+        ]);
+    stop(child);
+    assert_eq!(code(&hidden), 1, "{}", stdout(&hidden));
+    assert!(
+        stdout(&hidden).contains("skill_not_advertised"),
+        "{}",
+        stdout(&hidden)
+    );
+    assert_eq!(code(&shown), 0, "{}{}", stdout(&shown), stderr(&shown));
+}

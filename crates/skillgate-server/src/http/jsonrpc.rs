@@ -191,9 +191,7 @@ async fn dispatch(
         m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc
             .push_notification_config()
             .map(|()| ok(id.clone(), &Value::Null)),
-        methods::GET_EXTENDED_AGENT_CARD => svc
-            .extended_agent_card()
-            .map(|()| ok(id.clone(), &Value::Null)),
+        methods::GET_EXTENDED_AGENT_CARD => st.extended_card(ctx).map(|card| ok(id.clone(), &card)),
         other => Err(ServiceError::new(
             A2aError::MethodNotFound,
             format!("method {other:?} not found"),

@@ -102,8 +102,31 @@ pub(crate) struct AppState {
     pub(crate) max_depth: usize,
     pub(crate) request_timeout: Duration,
     tokens: Option<Arc<TokenTable>>,
+    /// What the extended card needs that the service does not know: where the agent is
+    /// served, whether callers authenticate, and the card signer.
+    base_url: Arc<str>,
+    signer: Option<Arc<SigningKey>>,
     /// Cancelled when the server shuts down: every open event stream ends.
     pub(crate) streams_end: tokio_util::sync::CancellationToken,
+}
+
+impl AppState {
+    /// The extended Agent Card for the request's caller, signed like the public card.
+    pub(crate) fn extended_card(
+        &self,
+        ctx: &crate::service::RequestContext,
+    ) -> Result<serde_json::Value, crate::service::ServiceError> {
+        let card = self.service.extended_agent_card(
+            ctx.caller.as_ref(),
+            &self.base_url,
+            self.tokens.is_some(),
+        )?;
+        let mut value = serde_json::to_value(&card).unwrap_or_default();
+        if let Some(key) = &self.signer {
+            let _ = key.sign(&mut value);
+        }
+        Ok(value)
+    }
 }
 
 /// The protocol version a request asked for, when this server does not serve it.
@@ -162,6 +185,8 @@ fn build_router(
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
         tokens: config.tokens.map(Arc::new),
+        base_url: Arc::clone(&swap.base_url),
+        signer: swap.signer.clone(),
         streams_end,
     };
     let app = routes(state, browsers);

@@ -228,9 +228,11 @@ pub(crate) async fn push_not_supported(State(st): State<AppState>) -> Result<Res
 }
 
 /// `GET /extendedAgentCard`.
-pub(crate) async fn extended_card(State(st): State<AppState>) -> Result<Response, ApiError> {
-    st.service.extended_agent_card()?;
-    Ok(json_response(StatusCode::OK, &Value::Null))
+pub(crate) async fn extended_card(
+    State(st): State<AppState>,
+    Ctx(ctx): Ctx,
+) -> Result<Response, ApiError> {
+    Ok(json_response(StatusCode::OK, &st.extended_card(&ctx)?))
 }
 
 /// The answer to a path that is no A2A endpoint.

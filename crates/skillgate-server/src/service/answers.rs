@@ -14,12 +14,21 @@ impl A2aService {
         ))
     }
 
-    /// `GetExtendedAgentCard`: refused, as the card advertises
-    /// `capabilities.extendedAgentCard: false`.
-    pub fn extended_agent_card(&self) -> Result<(), ServiceError> {
-        Err(ServiceError::new(
-            A2aError::UnsupportedOperation,
-            "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
-        ))
+    /// `GetExtendedAgentCard` for `caller` at `base_url`: the extended card when the agent
+    /// has one (`capabilities.extendedAgentCard: true`), else refused.
+    pub fn extended_agent_card(
+        &self,
+        caller: Option<&super::Caller>,
+        base_url: &str,
+        auth: bool,
+    ) -> Result<skillgate_a2a::AgentCard, ServiceError> {
+        let agent = self.agent();
+        match caller {
+            Some(c) if agent.has_extended_card(auth) => Ok(agent.extended_card(base_url, auth, c)),
+            _ => Err(ServiceError::new(
+                A2aError::UnsupportedOperation,
+                "this agent has no extended agent card (capabilities.extendedAgentCard is false)",
+            )),
+        }
     }
 }

@@ -74,10 +74,32 @@ impl A2aService {
                 job: Job::Settled,
             });
         };
-        let (job, cancelable) = if skill == wire::DESCRIBE_SKILL {
+        let caller = ctx.caller.as_ref();
+        let described = data
+            .get(names::ARGUMENTS)
+            .and_then(|a| a.get(names::SKILL_ID))
+            .and_then(Value::as_str);
+        let (job, cancelable) = if skill == wire::DESCRIBE_SKILL
+            && described.is_some_and(|id| !agent.visible(id, caller))
+        {
+            // An extended-only skill is unknown to callers who may not see it.
+            let id = described.unwrap_or_default();
+            let unserved = ErrorObject::new(
+                ErrorCode::InterfaceUnavailable,
+                format!(
+                    "no Skill Interface Document for skill {id:?}: it is not served by this agent"
+                ),
+            );
+            (Job::Refuse(Rejection::admission(unserved)), false)
+        } else if skill == wire::DESCRIBE_SKILL {
             let args = data.get(names::ARGUMENTS).cloned().unwrap_or(Value::Null);
             (Job::Describe(agent, args), false)
-        } else if let Some(h) = agent.0.skills.get(&skill) {
+        } else if let Some(h) = agent
+            .0
+            .skills
+            .get(&skill)
+            .filter(|_| agent.visible(&skill, caller))
+        {
             let cancelable = h.gate.cancelable();
             (Job::Domain(agent.clone(), skill.clone(), data), cancelable)
         } else {
