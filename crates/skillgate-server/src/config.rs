@@ -53,6 +53,10 @@ pub struct ServerConfig {
     /// Skip the `Host` check (default `false`: a request must name the bound address,
     /// `localhost`, an IP address or the host of `public_url`, which defeats DNS rebinding).
     pub allow_any_host: bool,
+    /// Count requests, gate outcomes, skill durations, tasks, connections and streams, and
+    /// serve them at `GET /metrics` (default `false`: the path is a 404 like any unknown one).
+    /// With `tokens` set, `/metrics` takes the same bearer tokens as the agent.
+    pub metrics: bool,
 }
 
 impl Default for ServerConfig {
@@ -74,6 +78,7 @@ impl Default for ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             allowed_origins: Vec::new(),
             allow_any_host: false,
+            metrics: false,
         }
     }
 }
