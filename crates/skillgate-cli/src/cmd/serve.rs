@@ -64,8 +64,68 @@ pub struct ServerFlags {
     /// finish, then the process exits 0 whatever clients still hold.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
+    /// Logs on stderr: `text` lines or `json` objects, one per line. RUST_LOG filters them
+    /// (default `info`: start-up, one access line per request, failures; `debug` adds every
+    /// task's end; `skillgate::access=off` drops the access lines).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Count requests, gate outcomes, skill durations, tasks, open connections and streams,
+    /// and serve them at GET /metrics (OpenMetrics text, for Prometheus); with --token-file
+    /// the scrape needs one of the tokens. Off by default (/metrics is a 404).
+    #[arg(long)]
+    pub metrics: bool,
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+/// The format of the server's log lines (`--log-format`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines: time, level, span fields, message, event fields.
+    Text,
+    /// One JSON object per line (`timestamp`, `level`, `target`, the event's fields at the top
+    /// level, `span` and `spans` with the fields of the request and task spans).
+    Json,
+}
+
+/// Sends the `tracing` events of the server to stderr in `format`, filtered by `RUST_LOG`
+/// (default `info`). An unreadable `RUST_LOG` falls back to `info` and says so.
+fn init_logs(format: LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    let (filter, bad) = match EnvFilter::try_from_default_env() {
+        Ok(f) => (f, None),
+        Err(e) => {
+            let bad = std::env::var_os(EnvFilter::DEFAULT_ENV).map(|_| e.to_string());
+            (EnvFilter::new("info"), bad)
+        }
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // A second server in one process (tests) keeps the subscriber already installed.
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+    if let Some(e) = bad {
+        tracing::warn!(error = %e, "RUST_LOG is not a valid filter; logging at info");
+    }
+}
+
+/// Logs every skill of `agent` with its version and interface digest.
+fn log_skills(agent: &skillgate_server::Agent) {
+    for id in agent.skill_ids() {
+        if let Some(g) = agent.gate(id) {
+            tracing::info!(
+                skill = id,
+                version = g.skill_version(),
+                interface_digest = g.interface_digest_str(),
+                "skill"
+            );
+        }
+    }
 }
 
 /// `skillgate serve`: the declarative agent of `--config`, else netops; see [`run_server`].
@@ -130,6 +190,7 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Served>>,
 {
+    init_logs(flags.log_format);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -190,7 +251,8 @@ where
             .with_context(|| format!("token file {}", path.display()))?;
     }
     let store = a.store.open().await?;
-    errln!("skillgate: task store {}", store.describe());
+    tracing::info!(store = %store.describe(), "task store");
+    log_skills(&served.agent);
     let config = ServerConfig {
         tokens,
         public_url: a.public_url.or(served.config_url.take()),
@@ -201,6 +263,7 @@ where
         shutdown_grace: a.shutdown_grace,
         allowed_origins: a.allow_origins,
         allow_any_host: a.allow_any_host,
+        metrics: a.metrics,
         ..Default::default()
     };
     let listener = tokio::net::TcpListener::bind(&a.listen)
@@ -217,6 +280,16 @@ where
     let mut out = std::io::stdout();
     writeln!(out, "listening on http://{addr}")?;
     out.flush()?;
+    tracing::info!(
+        address = %addr,
+        url = %config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}")),
+        metrics = a.metrics,
+        auth = config.tokens.is_some(),
+        "listening"
+    );
     Ok((served, listener, config))
 }
 
@@ -243,13 +316,15 @@ impl Reload {
             match loaded {
                 Ok(Ok(declared)) => {
                     let n = declared.agent.skill_ids().count();
+                    log_skills(&declared.agent);
                     swap.replace(declared.agent);
-                    errln!("skillgate: reloaded {}: {n} skill(s)", self.path.display());
+                    tracing::info!(config = %self.path.display(), skills = n, "reloaded");
                 }
-                Ok(Err(e)) => errln!(
-                    "skillgate: reload refused, the previous configuration keeps serving: {e}"
+                Ok(Err(e)) => tracing::warn!(
+                    error = %e,
+                    "reload refused, the previous configuration keeps serving"
                 ),
-                Err(e) => errln!("skillgate: reload failed: {e}"),
+                Err(e) => tracing::error!(error = %e, "reload failed"),
             }
         }
     }
