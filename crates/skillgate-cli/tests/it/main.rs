@@ -11,6 +11,7 @@ mod conformance_cli;
 mod contract;
 mod core_cli;
 mod declarative;
+mod logs;
 mod pipes;
 mod secrets;
 mod serve;

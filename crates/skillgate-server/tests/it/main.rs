@@ -8,6 +8,7 @@ mod connections;
 mod hardening;
 mod hostile_bodies;
 mod jsonrpc;
+mod metrics;
 mod plain_tasks;
 mod rest_card_auth;
 mod store_bounds;
