@@ -180,9 +180,10 @@ pub struct Served {
     pub reload: Option<Box<dyn FnOnce(skillgate_server::AgentSwap) + Send>>,
 }
 
-/// Runs an A2A server: `load` builds the agent (a signal meanwhile ends start-up with exit
-/// 0: the handlers are installed before anything else), the task store opens, `listening on
-/// http://HOST:PORT` is printed first on stdout (the store in use goes to stderr), then it
+/// Runs an A2A server: the log subscriber is installed (`--log-format`, `RUST_LOG`), `load`
+/// builds the agent (a signal meanwhile ends start-up with exit 0: the handlers are installed
+/// before anything else), the task store opens, `listening on http://HOST:PORT` is printed
+/// first on stdout (the store, the skills and the address are logged on stderr), then it
 /// serves until SIGINT or SIGTERM, ending open streams and finishing in-flight requests within
 /// `--shutdown-grace`.
 pub fn run_server<F, Fut>(flags: ServerFlags, load: F) -> anyhow::Result<u8>
