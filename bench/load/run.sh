@@ -119,7 +119,8 @@ fresh_db() { # sets DB (not in a subshell, so that cleanup knows every database)
 wait_listening() { # $1 stdout file, $2 stderr file
     local i
     for i in $(seq 1 300); do
-        URL=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$1" | head -1)
+        # The server's shell may not have created the file yet (set -e must not end here).
+        URL=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$1" 2>/dev/null | head -1 || true)
         [ -n "$URL" ] && return 0
         kill -0 "$SERVER_PID" 2>/dev/null || break
         sleep 0.1

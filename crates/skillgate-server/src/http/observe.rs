@@ -122,9 +122,10 @@ pub(crate) async fn layer(State(metrics): State<Metrics>, req: Request, next: Ne
         code = Empty,
         error = Empty,
     );
-    // Cheap clones (shared bytes): the request itself moves into the router.
-    let http_method = req.method().clone();
-    let uri = req.uri().clone();
+    // The request moves into the router; what the line needs is kept only when it is
+    // written (a URI's first clone may copy it).
+    let logged = tracing::enabled!(target: ACCESS_TARGET, tracing::Level::INFO)
+        .then(|| (req.method().clone(), req.uri().clone()));
     let resp = next.run(req).instrument(span.clone()).await;
     let method = resp.extensions().get::<RpcMethod>().map_or(method, |m| m.0);
     let status = resp.status().as_u16();
@@ -135,17 +136,19 @@ pub(crate) async fn layer(State(metrics): State<Metrics>, req: Request, next: Ne
     if let Some(e) = resp.extensions().get::<ErrorReason>() {
         span.record("error", display(e.0));
     }
-    let took = start.elapsed();
-    span.in_scope(|| {
-        tracing::info!(
-            target: ACCESS_TARGET,
-            http_method = %http_method,
-            path = %uri.path(),
-            status,
-            duration_ms = millis(took),
-            "request"
-        );
-    });
+    if let Some((http_method, uri)) = logged {
+        let took = start.elapsed();
+        span.in_scope(|| {
+            tracing::info!(
+                target: ACCESS_TARGET,
+                http_method = %http_method,
+                path = %uri.path(),
+                status,
+                duration_ms = millis(took),
+                "request"
+            );
+        });
+    }
     resp
 }
 

@@ -42,18 +42,13 @@ async fn complete(m: &Metrics, entry: &TaskHandle, artifacts: Vec<Artifact>) {
     match entry.finish(artifacts, TaskState::Completed, None).await {
         Ok(()) => m.task_ended(TaskState::Completed),
         Err(Refused::OverBudget(size, budget)) => {
-            refuse(
-            m,
-            entry,
-            Rejection::processing(ErrorObject::new(
-                ErrorCode::ResourceLimitExceeded,
-                format!(
-                    "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
-                ),
-            )),
-        )
-        .await;
+            let message = format!(
+                "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
+            );
+            let error = ErrorObject::new(ErrorCode::ResourceLimitExceeded, message);
+            refuse(m, entry, Rejection::processing(error)).await;
         }
+        // Terminal already (a cancel won the race) or a store failure: nothing was written.
         Err(_) => {}
     }
 }
@@ -99,13 +94,23 @@ impl A2aService {
 }
 
 /// The task's end, in its span: a failure (the agent's fault, or its skill's) at `info`,
-/// anything else at `debug`.
+/// anything else at `debug`. The task is copied for its error code only when the event is
+/// written.
 async fn log_end(entry: &TaskHandle, started: Instant) {
+    let state = entry.state().await;
+    let failed = state == TaskState::Failed;
+    let wanted = if failed {
+        tracing::enabled!(tracing::Level::INFO)
+    } else {
+        tracing::enabled!(tracing::Level::DEBUG)
+    };
+    if !wanted {
+        return;
+    }
     let task = entry.snapshot().await;
-    let state = task.status.state;
     let code = refusal_code(&task);
     let ms = crate::http::millis(started.elapsed());
-    if state == TaskState::Failed {
+    if failed {
         tracing::info!(state = %state, code, duration_ms = ms, "task ended");
     } else {
         tracing::debug!(state = %state, code, duration_ms = ms, "task ended");
