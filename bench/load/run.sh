@@ -25,6 +25,8 @@ usage: bench/load/run.sh [options]
   --connections N                 wrk -c                      (BENCH_CONNECTIONS, default 64)
   --threads N                     wrk -t                      (BENCH_THREADS, default 2)
   --rss-requests N                SendMessage calls per RSS run (BENCH_RSS_REQUESTS, default 100000)
+  --serve-args "ARGS"             extra arguments of every `skillgate serve`, e.g. "--metrics"
+                                  (BENCH_SERVE_ARGS, default none); RUST_LOG passes through
   --no-build                      use target/release/skillgate as it is
 Other environment: BENCH_PG (default postgres://postgres@127.0.0.1:5432; databases
 sgbench_* are created and dropped there), BENCH_VENV (default target/bench-venv),
@@ -42,6 +44,7 @@ CONNS=${BENCH_CONNECTIONS:-64}
 THREADS=${BENCH_THREADS:-2}
 RSS_REQUESTS=${BENCH_RSS_REQUESTS:-100000}
 WARMUP=${BENCH_WARMUP:-2}
+SERVE_ARGS=${BENCH_SERVE_ARGS:-}
 BUILD=1
 PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
 VENV=${BENCH_VENV:-target/bench-venv}
@@ -58,6 +61,7 @@ while [ $# -gt 0 ]; do
         --connections) CONNS=$2; shift 2 ;;
         --threads) THREADS=$2; shift 2 ;;
         --rss-requests) RSS_REQUESTS=$2; shift 2 ;;
+        --serve-args) SERVE_ARGS=$2; shift 2 ;;
         --no-build) BUILD=0; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -115,7 +119,8 @@ fresh_db() { # sets DB (not in a subshell, so that cleanup knows every database)
 wait_listening() { # $1 stdout file, $2 stderr file
     local i
     for i in $(seq 1 300); do
-        URL=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$1" | head -1)
+        # The server's shell may not have created the file yet (set -e must not end here).
+        URL=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$1" 2>/dev/null | head -1 || true)
         [ -n "$URL" ] && return 0
         kill -0 "$SERVER_PID" 2>/dev/null || break
         sleep 0.1
@@ -141,7 +146,8 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
     if [ "$kind" = sdk ]; then
         "$VENV/bin/python" bench/load/sdk_peer.py --db "$STORE_DESC" --listen 127.0.0.1:0 >"$out" 2>"$err" &
     else
-        "$BIN" serve --listen 127.0.0.1:0 --store "$STORE_DESC" >"$out" 2>"$err" &
+        # shellcheck disable=SC2086 # SERVE_ARGS is a list of words
+        "$BIN" serve --listen 127.0.0.1:0 --store "$STORE_DESC" $SERVE_ARGS >"$out" 2>"$err" &
     fi
     SERVER_PID=$!
     wait_listening "$out" "$err"
@@ -289,7 +295,7 @@ fi
 
 # --- report ------------------------------------------------------------------------------
 echo
-echo "wrk -t$THREADS -c$CONNS; $(nproc) cores; $(uname -sr); skillgate $(git rev-parse --short HEAD)"
+echo "wrk -t$THREADS -c$CONNS; $(nproc) cores; $(uname -sr); skillgate $(git rev-parse --short HEAD); serve args: ${SERVE_ARGS:-none}; RUST_LOG=${RUST_LOG:-unset}"
 if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
     echo
     echo "SendMessage, ${DURATION} s per run after ${WARMUP} s warm-up, median of $REPEAT runs:"

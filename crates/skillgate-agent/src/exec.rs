@@ -123,11 +123,12 @@ impl ExecHandler {
 
     fn log(&self, ctx: &SkillContext, what: &str, stderr: &Mutex<Vec<u8>>) {
         let err = stderr.lock().map(|e| e.clone()).unwrap_or_default();
-        eprintln!(
-            "skillgate: skill {} task {}: {what}; stderr: \"{}\"",
-            self.skill_id,
-            ctx.task_id(),
-            excerpt(&err, LOG_EXCERPT_BYTES)
+        // In the task's span (task id, and the request that started it) when served.
+        tracing::warn!(
+            skill = %self.skill_id,
+            task_id = ctx.task_id(),
+            stderr = %excerpt(&err, LOG_EXCERPT_BYTES),
+            "exec skill: {what}"
         );
     }
 

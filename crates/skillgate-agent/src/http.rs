@@ -61,11 +61,11 @@ impl HttpHandler {
     }
 
     fn failed(&self, ctx: &SkillContext, why: &str) -> SkillError {
-        eprintln!(
-            "skillgate: skill {} task {}: {} {why}",
-            self.skill_id,
-            ctx.task_id(),
-            self.url
+        tracing::warn!(
+            skill = %self.skill_id,
+            task_id = ctx.task_id(),
+            url = %self.url,
+            "http skill: {why}"
         );
         SkillError::execution_failed(format!(
             "skill {} failed; the agent's log has the reason",

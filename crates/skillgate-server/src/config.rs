@@ -56,6 +56,10 @@ pub struct ServerConfig {
     /// Signs the served Agent Card (once per agent, reloads included); `None` serves it
     /// unsigned.
     pub card_signer: Option<Arc<skillgate_sign::SigningKey>>,
+    /// Count requests, gate outcomes, skill durations, tasks, connections and streams, and
+    /// serve them at `GET /metrics` (default `false`: the path is a 404 like any unknown one).
+    /// With `tokens` set, `/metrics` takes the same bearer tokens as the agent.
+    pub metrics: bool,
 }
 
 impl Default for ServerConfig {
@@ -78,6 +82,7 @@ impl Default for ServerConfig {
             allowed_origins: Vec::new(),
             allow_any_host: false,
             card_signer: None,
+            metrics: false,
         }
     }
 }

@@ -46,6 +46,7 @@ pub mod agent;
 pub mod config;
 pub mod gate;
 mod http;
+mod metrics;
 pub mod service;
 pub mod skill;
 mod store;

@@ -74,6 +74,16 @@ pub struct ServerFlags {
     /// JWS algorithm of --signing-key (default by key type: ES256, ES384, RS256, EdDSA).
     #[arg(long, value_name = "ALG", requires = "signing_key")]
     pub signing_alg: Option<String>,
+    /// Logs on stderr: `text` lines or `json` objects, one per line. RUST_LOG filters them
+    /// (default `info`: start-up, one access line per request, failures; `debug` adds every
+    /// task's end; `skillgate::access=off` drops the access lines).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Count requests, gate outcomes, skill durations, tasks, open connections and streams,
+    /// and serve them at GET /metrics (OpenMetrics text, for Prometheus); with --token-file
+    /// the scrape needs one of the tokens. Off by default (/metrics is a 404).
+    #[arg(long)]
+    pub metrics: bool,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -90,6 +100,56 @@ impl ServerFlags {
             skillgate_sign::SigningKey::from_pem(&pem, kid, self.signing_alg.as_deref(), None)
                 .with_context(|| format!("--signing-key {}", path.display()))?;
         Ok(Some(std::sync::Arc::new(key)))
+    }
+}
+
+/// The format of the server's log lines (`--log-format`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines: time, level, span fields, message, event fields.
+    Text,
+    /// One JSON object per line (`timestamp`, `level`, `target`, the event's fields at the top
+    /// level, `span` and `spans` with the fields of the request and task spans).
+    Json,
+}
+
+/// Sends the `tracing` events of the server to stderr in `format`, filtered by `RUST_LOG`
+/// (default `info`). An unreadable `RUST_LOG` falls back to `info` and says so.
+fn init_logs(format: LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    let (filter, bad) = match EnvFilter::try_from_default_env() {
+        Ok(f) => (f, None),
+        Err(e) => {
+            let bad = std::env::var_os(EnvFilter::DEFAULT_ENV).map(|_| e.to_string());
+            (EnvFilter::new("info"), bad)
+        }
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // A second server in one process (tests) keeps the subscriber already installed.
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+    if let Some(e) = bad {
+        tracing::warn!(error = %e, "RUST_LOG is not a valid filter; logging at info");
+    }
+}
+
+/// Logs every skill of `agent` with its version and interface digest.
+fn log_skills(agent: &skillgate_server::Agent) {
+    for id in agent.skill_ids() {
+        if let Some(g) = agent.gate(id) {
+            tracing::info!(
+                skill = id,
+                version = g.skill_version(),
+                interface_digest = g.interface_digest_str(),
+                "skill"
+            );
+        }
     }
 }
 
@@ -145,9 +205,10 @@ pub struct Served {
     pub reload: Option<Box<dyn FnOnce(skillgate_server::AgentSwap) + Send>>,
 }
 
-/// Runs an A2A server: `load` builds the agent (a signal meanwhile ends start-up with exit
-/// 0: the handlers are installed before anything else), the task store opens, `listening on
-/// http://HOST:PORT` is printed first on stdout (the store in use goes to stderr), then it
+/// Runs an A2A server: the log subscriber is installed (`--log-format`, `RUST_LOG`), `load`
+/// builds the agent (a signal meanwhile ends start-up with exit 0: the handlers are installed
+/// before anything else), the task store opens, `listening on http://HOST:PORT` is printed
+/// first on stdout (the store, the skills and the address are logged on stderr), then it
 /// serves until SIGINT or SIGTERM, ending open streams and finishing in-flight requests within
 /// `--shutdown-grace`.
 pub fn run_server<F, Fut>(flags: ServerFlags, load: F) -> anyhow::Result<u8>
@@ -155,6 +216,7 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Served>>,
 {
+    init_logs(flags.log_format);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -216,7 +278,8 @@ where
             .with_context(|| format!("token file {}", path.display()))?;
     }
     let store = a.store.open().await?;
-    errln!("skillgate: task store {}", store.describe());
+    tracing::info!(store = %store.describe(), "task store");
+    log_skills(&served.agent);
     let config = ServerConfig {
         tokens,
         public_url: a.public_url.or(served.config_url.take()),
@@ -228,6 +291,7 @@ where
         allowed_origins: a.allow_origins,
         allow_any_host: a.allow_any_host,
         card_signer,
+        metrics: a.metrics,
         ..Default::default()
     };
     let listener = tokio::net::TcpListener::bind(&a.listen)
@@ -244,6 +308,16 @@ where
     let mut out = std::io::stdout();
     writeln!(out, "listening on http://{addr}")?;
     out.flush()?;
+    tracing::info!(
+        address = %addr,
+        url = %config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}")),
+        metrics = a.metrics,
+        auth = config.tokens.is_some(),
+        "listening"
+    );
     Ok((served, listener, config))
 }
 
@@ -270,13 +344,15 @@ impl Reload {
             match loaded {
                 Ok(Ok(declared)) => {
                     let n = declared.agent.skill_ids().count();
+                    log_skills(&declared.agent);
                     swap.replace(declared.agent);
-                    errln!("skillgate: reloaded {}: {n} skill(s)", self.path.display());
+                    tracing::info!(config = %self.path.display(), skills = n, "reloaded");
                 }
-                Ok(Err(e)) => errln!(
-                    "skillgate: reload refused, the previous configuration keeps serving: {e}"
+                Ok(Err(e)) => tracing::warn!(
+                    error = %e,
+                    "reload refused, the previous configuration keeps serving"
                 ),
-                Err(e) => errln!("skillgate: reload failed: {e}"),
+                Err(e) => tracing::error!(error = %e, "reload failed"),
             }
         }
     }

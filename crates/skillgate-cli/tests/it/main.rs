@@ -12,6 +12,7 @@ mod contract;
 mod core_cli;
 mod declarative;
 mod gateway;
+mod logs;
 mod pipes;
 mod secrets;
 mod serve;

@@ -30,6 +30,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
+use crate::metrics::{GaugeGuard, Metrics};
+
 /// The connection limits of [`crate::ServerConfig`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
@@ -54,6 +56,7 @@ pub(crate) async fn run(
     limits: Limits,
     shutdown: impl std::future::Future<Output = ()>,
     streams: CancellationToken,
+    metrics: Metrics,
 ) -> io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
@@ -70,7 +73,8 @@ pub(crate) async fn run(
         let tcp = match accepted {
             Ok((tcp, _peer)) => tcp,
             Err(e) if is_peer_error(&e) => continue,
-            Err(_) => {
+            Err(e) => {
+                tracing::debug!(error = %e, "accept failed; retrying");
                 // EMFILE and the like: the kernel queue keeps the clients; retry shortly.
                 tokio::select! {
                     _ = &mut shutdown => break,
@@ -80,9 +84,18 @@ pub(crate) async fn run(
         };
         match slots.clone().try_acquire_owned() {
             Ok(permit) => {
-                conns.spawn(connection(tcp, app.clone(), limits, stop.clone(), permit));
+                let open = metrics.connection();
+                conns.spawn(connection(
+                    tcp,
+                    app.clone(),
+                    limits,
+                    stop.clone(),
+                    (permit, open),
+                ));
             }
             Err(_) => {
+                metrics.connection_refused();
+                tracing::debug!("connection refused: --max-connections reached");
                 if let Ok(p) = refusals.clone().try_acquire_owned() {
                     tokio::spawn(refuse(tcp, p));
                 }
@@ -144,7 +157,7 @@ async fn connection(
     app: Router,
     limits: Limits,
     stop: CancellationToken,
-    _permit: OwnedSemaphorePermit,
+    _held: (OwnedSemaphorePermit, GaugeGuard),
 ) {
     let clock = Arc::new(Clock::new());
     let io = TokioIo::new(Watched {

@@ -1,6 +1,7 @@
 //! The JSON-RPC 2.0 binding at the interface URL: a thin adapter over the service.
 
 use super::body::{is_json_content_type, parse, read_bytes, BodyError};
+use super::observe::{rpc_method_label, ErrorReason, RpcMethod};
 use super::{request_context, sse, version_message, AppState, VersionRejected, JSON_CONTENT_TYPE};
 use crate::service::{RequestContext, ServiceError};
 use axum::extract::{Request, State};
@@ -21,10 +22,16 @@ fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
 }
 
 fn error(id: JsonRpcId, kind: A2aError, message: &str) -> Response {
-    reply(
-        StatusCode::OK,
+    error_with_status(StatusCode::OK, id, kind, message)
+}
+
+fn error_with_status(status: StatusCode, id: JsonRpcId, kind: A2aError, message: &str) -> Response {
+    let mut r = reply(
+        status,
         &JsonRpcResponse::error(id, kind.to_jsonrpc(message)),
-    )
+    );
+    r.extensions_mut().insert(ErrorReason(kind.reason()));
+    r
 }
 
 fn service_error(id: JsonRpcId, e: ServiceError) -> Response {
@@ -97,12 +104,11 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
     let (value, bytes) = match read {
         Ok(v) => v,
         Err(e @ BodyError::TooLarge(_)) => {
-            return reply(
+            return error_with_status(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                &JsonRpcResponse::error(
-                    JsonRpcId::Null,
-                    A2aError::InvalidRequest.to_jsonrpc(e.message()),
-                ),
+                JsonRpcId::Null,
+                A2aError::InvalidRequest,
+                &e.message(),
             )
         }
         Err(e @ BodyError::Parse(_)) => {
@@ -139,7 +145,10 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
         return error(id, A2aError::VersionNotSupported, &version_message(v));
     }
     let ctx = request_context(&parts.extensions);
-    dispatch(&st, id, rpc, &ctx).await
+    let method = RpcMethod(rpc_method_label(&rpc.method));
+    let mut resp = dispatch(&st, id, rpc, &ctx).await;
+    resp.extensions_mut().insert(method);
+    resp
 }
 
 async fn dispatch(
@@ -159,7 +168,7 @@ async fn dispatch(
             Ok(p) => svc
                 .send_streaming_message(p, ctx)
                 .await
-                .map(|s| sse::jsonrpc(id.clone(), s, st.streams_end.clone())),
+                .map(|s| sse::jsonrpc(id.clone(), s, st)),
             Err(e) => Err(e),
         },
         methods::GET_TASK => match params::<a2a::GetTaskRequest>(rpc.params) {
@@ -185,7 +194,7 @@ async fn dispatch(
             Ok(p) => svc
                 .subscribe_to_task(&p, ctx)
                 .await
-                .map(|s| sse::jsonrpc(id.clone(), s, st.streams_end.clone())),
+                .map(|s| sse::jsonrpc(id.clone(), s, st)),
             Err(e) => Err(e),
         },
         m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc

@@ -5,11 +5,15 @@ mod body;
 mod browser;
 mod conn;
 mod jsonrpc;
+mod observe;
 mod rest;
 mod sse;
 
+pub(crate) use observe::millis;
+
 use crate::agent::Agent;
 use crate::config::{ServerConfig, TokenTable};
+use crate::metrics::Metrics;
 use crate::service::{A2aService, Caller};
 use axum::body::Body;
 use axum::extract::{FromRequestParts, Request, State};
@@ -108,6 +112,8 @@ pub(crate) struct AppState {
     signer: Option<Arc<SigningKey>>,
     /// Cancelled when the server shuts down: every open event stream ends.
     pub(crate) streams_end: tokio_util::sync::CancellationToken,
+    /// Counters of this server (a no-op unless [`ServerConfig::metrics`]).
+    pub(crate) metrics: Metrics,
 }
 
 impl AppState {
@@ -148,7 +154,16 @@ pub fn router_with_swap(
     config: ServerConfig,
     base_url: String,
 ) -> (Router, AgentSwap) {
-    build_router(agent, config, base_url, Default::default())
+    let metrics = metrics_of(&config);
+    build_router(agent, config, base_url, Default::default(), metrics)
+}
+
+fn metrics_of(config: &ServerConfig) -> Metrics {
+    if config.metrics {
+        Metrics::enabled()
+    } else {
+        Metrics::disabled()
+    }
 }
 
 fn build_router(
@@ -156,6 +171,7 @@ fn build_router(
     config: ServerConfig,
     base_url: String,
     streams_end: tokio_util::sync::CancellationToken,
+    metrics: Metrics,
 ) -> (Router, AgentSwap) {
     let mut urls = vec![base_url.as_str()];
     urls.extend(config.public_url.as_deref());
@@ -169,7 +185,7 @@ fn build_router(
         auth,
         signer.as_deref(),
     ))));
-    let service = A2aService::new(agent, &config);
+    let service = A2aService::with_metrics(agent, &config, metrics.clone());
     let swap = AgentSwap {
         service: service.clone(),
         card: Arc::clone(&card),
@@ -188,13 +204,18 @@ fn build_router(
         base_url: Arc::clone(&swap.base_url),
         signer: swap.signer.clone(),
         streams_end,
+        metrics,
     };
     let app = routes(state, browsers);
     (app, swap)
 }
 
 fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
-    Router::new()
+    let mut router = Router::new();
+    if state.metrics.is_enabled() {
+        router = router.route(observe::METRICS_PATH, get(metrics_scrape));
+    }
+    router
         .route(a2a::AGENT_CARD_PATH, get(agent_card))
         .route("/", post(jsonrpc::handle))
         .route("/message:send", post(rest::send_message))
@@ -220,6 +241,10 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
         .layer(middleware::from_fn(extensions_layer))
         .layer(middleware::from_fn_with_state(browsers, browser::layer))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(middleware::from_fn_with_state(
+            state.metrics.clone(),
+            observe::layer,
+        ))
         .with_state(state)
 }
 
@@ -271,13 +296,25 @@ pub async fn serve_swappable(
         shutdown_grace: config.shutdown_grace,
     };
     let streams_end = tokio_util::sync::CancellationToken::new();
-    let (app, swap) = build_router(agent, config, base, streams_end.clone());
+    let metrics = metrics_of(&config);
+    let (app, swap) = build_router(agent, config, base, streams_end.clone(), metrics.clone());
     with_swap(swap);
-    conn::run(listener, app, limits, shutdown, streams_end).await
+    conn::run(listener, app, limits, shutdown, streams_end, metrics).await
 }
 
 fn is_jsonrpc_path(path: &str) -> bool {
     path == "/"
+}
+
+/// `GET /metrics` (routed only when the metrics are on; behind the bearer check like every
+/// path but the card).
+async fn metrics_scrape(State(st): State<AppState>) -> Response {
+    let mut r = Response::new(Body::from(st.metrics.encode().unwrap_or_default()));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
+    );
+    r
 }
 
 async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response {
@@ -341,7 +378,8 @@ fn version_supported(v: &str) -> bool {
 }
 
 async fn version_layer(mut req: Request, next: Next) -> Response {
-    if req.uri().path() == a2a::AGENT_CARD_PATH {
+    // The card and the scrape are read by clients that speak no A2A version.
+    if req.uri().path() == a2a::AGENT_CARD_PATH || req.uri().path() == observe::METRICS_PATH {
         return next.run(req).await;
     }
     let v = requested_version(&req);

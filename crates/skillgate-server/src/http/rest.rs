@@ -3,6 +3,7 @@
 //! body built by `skillgate_a2a`.
 
 use super::body::{BodyError, OptionalJson, StrictJson};
+use super::observe::ErrorReason;
 use super::{sse, AppState, Ctx, JSON_CONTENT_TYPE};
 use crate::service::ServiceError;
 use axum::extract::{FromRequest, Path, Query, Request, State};
@@ -58,13 +59,18 @@ impl From<BodyError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body: RestErrorBody = match self {
-            Self::A2a(kind, message) => kind.to_rest(message),
-            Self::Refused(refusal, message) => A2aError::refusal_to_rest(refusal, message),
+        let (body, reason): (RestErrorBody, _) = match self {
+            Self::A2a(kind, message) => (kind.to_rest(message), kind.reason()),
+            Self::Refused(refusal, message) => (
+                A2aError::refusal_to_rest(refusal, message),
+                refusal.grpc_status(),
+            ),
         };
         // An unknown code cannot come out of the two tables above; 400 keeps the answer valid.
         let status = StatusCode::from_u16(body.error.code).unwrap_or(StatusCode::BAD_REQUEST);
-        json_response(status, &body)
+        let mut r = json_response(status, &body);
+        r.extensions_mut().insert(ErrorReason(reason));
+        r
     }
 }
 
@@ -86,7 +92,7 @@ pub(crate) async fn send_streaming_message(
 ) -> Result<Response, ApiError> {
     Ok(sse::rest(
         st.service.send_streaming_message(p, &ctx).await?,
-        st.streams_end.clone(),
+        &st,
     ))
 }
 
@@ -120,10 +126,7 @@ async fn subscribe(
         id: task_id.to_string(),
         ..Default::default()
     };
-    Ok(sse::rest(
-        st.service.subscribe_to_task(&p, ctx).await?,
-        st.streams_end.clone(),
-    ))
+    Ok(sse::rest(st.service.subscribe_to_task(&p, ctx).await?, st))
 }
 
 /// `GET /tasks/{id}` and `GET /tasks/{id}:subscribe`.

@@ -1,5 +1,7 @@
-//! Server-sent event responses over a service [`EventStream`].
+//! Server-sent event responses over a service [`EventStream`]. Each holds one unit of the
+//! open-streams gauge until its body is dropped (the stream ended or the client went away).
 
+use super::AppState;
 use crate::service::EventStream;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -22,15 +24,20 @@ fn event(data: String) -> Result<Event, Infallible> {
 }
 
 /// REST: each event is `data: <StreamResponse>`.
-pub(crate) fn rest(stream: EventStream, end: CancellationToken) -> Response {
-    let s = until(stream, end)
-        .map(|ev: StreamResponse| event(serde_json::to_string(&ev).unwrap_or_default()));
+pub(crate) fn rest(stream: EventStream, st: &AppState) -> Response {
+    let open = st.metrics.stream();
+    let s = until(stream, st.streams_end.clone()).map(move |ev: StreamResponse| {
+        let _open = &open;
+        event(serde_json::to_string(&ev).unwrap_or_default())
+    });
     Sse::new(s).keep_alive(KeepAlive::default()).into_response()
 }
 
 /// JSON-RPC: each event is `data: {"jsonrpc":"2.0","id":..,"result":<StreamResponse>}`.
-pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream, end: CancellationToken) -> Response {
-    let s = until(stream, end).map(move |ev: StreamResponse| {
+pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream, st: &AppState) -> Response {
+    let open = st.metrics.stream();
+    let s = until(stream, st.streams_end.clone()).map(move |ev: StreamResponse| {
+        let _open = &open;
         let result = serde_json::to_value(&ev).unwrap_or_default();
         event(
             serde_json::to_string(&JsonRpcResponse::result(id.clone(), result)).unwrap_or_default(),

@@ -7,6 +7,7 @@ use crate::store::TaskHandle;
 use skillgate_a2a::TaskState;
 use skillgate_core::wire::ErrorObject;
 use skillgate_core::ErrorCode;
+use skillgate_store::StoreError;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -31,48 +32,70 @@ impl A2aService {
 }
 
 async fn upkeep(weak: Weak<Inner>, period: Duration) {
+    // A store that is down fails every round: it is logged when it starts and when it ends,
+    // not once per round.
+    let mut failing = false;
     loop {
         let Some(inner) = weak.upgrade() else { return };
         let svc = A2aService(inner);
-        svc.round().await;
+        match svc.round().await {
+            Err(e) if !failing => {
+                tracing::warn!(error = %e, "task store upkeep failed; retrying every round");
+                failing = true;
+            }
+            Ok(()) if failing => {
+                tracing::info!("task store upkeep works again");
+                failing = false;
+            }
+            _ => {}
+        }
         drop(svc);
         tokio::time::sleep(period).await;
     }
 }
 
 impl A2aService {
-    /// One upkeep round. Store failures are left for the next round: nothing here may stop
-    /// the loop.
-    async fn round(&self) {
+    /// One upkeep round; every step is tried even when an earlier one failed, and the first
+    /// failure is returned for the log. Nothing here may stop the loop.
+    async fn round(&self) -> Result<(), StoreError> {
         let store = &self.0.store;
         let running_here = store.hub().running();
-        let _ = store.renew_leases(&running_here).await;
-        if let Ok(rows) = store.stale(STALE_BATCH).await {
-            for row in rows {
-                if running_here.contains(&row.id) {
-                    continue;
-                }
-                let message = if row.is_running() {
-                    "the agent stopped before the task finished"
-                } else {
-                    "no follow-up message arrived within the interrupted-task TTL"
-                };
-                // The row just read is the handle's starting point; a write that lost a race
-                // with its owner re-reads it anyway.
-                if let Ok(h) = TaskHandle::of_row(store, row) {
-                    fail(&h, message).await;
+        let mut first_error = store.renew_leases(&running_here).await.err();
+        let rows = store.stale(STALE_BATCH).await.unwrap_or_else(|e| {
+            first_error.get_or_insert(e);
+            Vec::new()
+        });
+        for row in rows {
+            if running_here.contains(&row.id) {
+                continue;
+            }
+            let message = if row.is_running() {
+                "the agent stopped before the task finished"
+            } else {
+                "no follow-up message arrived within the interrupted-task TTL"
+            };
+            // The row just read is the handle's starting point; a write that lost a race
+            // with its owner re-reads it anyway.
+            if let Ok(h) = TaskHandle::of_row(store, row) {
+                if fail(&h, message).await {
+                    self.0.metrics.task_ended(TaskState::Failed);
+                    tracing::info!(task_id = %h.id, reason = message, "stale task failed");
                 }
             }
         }
-        let _ = store.purge().await;
+        if let Err(e) = store.purge().await {
+            first_error.get_or_insert(e);
+        }
+        first_error.map_or(Ok(()), Err)
     }
 }
 
 /// Fails a task nobody will finish, with an `execution_failed` error object saying why. A
-/// lost race (another replica failed it first, or it finished) changes nothing.
-async fn fail(h: &TaskHandle, message: &str) {
+/// lost race (another replica failed it first, or it finished) changes nothing; `true` when
+/// this call failed it.
+async fn fail(h: &TaskHandle, message: &str) -> bool {
     let snap = h.snapshot().await;
     let error = ErrorObject::new(ErrorCode::ExecutionFailed, message);
     let msg = agent_message(&snap, vec![error_part(&error)]);
-    let _ = h.set_status(TaskState::Failed, Some(msg)).await;
+    h.set_status(TaskState::Failed, Some(msg)).await.is_ok()
 }

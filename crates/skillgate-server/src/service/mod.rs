@@ -18,11 +18,13 @@ mod stream;
 use crate::agent::{Agent, PlainReply};
 use crate::config::{ApprovalPolicy, ServerConfig};
 use crate::gate::Rejection;
+use crate::metrics::Metrics;
 use crate::store::TaskHandle;
 use plain::continuation_steps;
 use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
+    TaskState,
 };
 use skillgate_core::wire::ErrorObject;
 use skillgate_store::{StoreError, TaskStore};
@@ -89,6 +91,8 @@ struct Inner {
     approval: ApprovalPolicy,
     request_timeout: Duration,
     max_task_duration: Duration,
+    /// The server's counters (a no-op unless metrics are on).
+    metrics: Metrics,
 }
 
 /// The A2A service over one agent.
@@ -164,8 +168,14 @@ fn check_history_length(h: Option<i32>) -> Result<(), ServiceError> {
 }
 
 impl A2aService {
-    /// A service over an agent with the given configuration.
+    /// A service over an agent with the given configuration. It counts nothing: the server's
+    /// metrics come with [`crate::serve`] and [`crate::router`] (`ServerConfig::metrics`).
     pub fn new(agent: Agent, config: &ServerConfig) -> Self {
+        Self::with_metrics(agent, config, Metrics::disabled())
+    }
+
+    /// [`A2aService::new`], counting tasks, gate outcomes and skill durations in `metrics`.
+    pub(crate) fn with_metrics(agent: Agent, config: &ServerConfig, metrics: Metrics) -> Self {
         let store = config.store.clone().unwrap_or_else(|| {
             Arc::new(skillgate_store::MemoryStore::new(config.task_store.clone()))
         });
@@ -176,6 +186,7 @@ impl A2aService {
             approval: config.approval.clone(),
             request_timeout: config.request_timeout,
             max_task_duration: config.max_task_duration,
+            metrics,
         }))
     }
 
@@ -258,13 +269,30 @@ impl A2aService {
                 if !cfg.return_immediately {
                     entry.wait_done(self.0.request_timeout).await;
                 }
+                let task = entry.snapshot().await;
+                if let Some(code) = refusal_code(&task) {
+                    tracing::Span::current().record("code", tracing::field::display(code));
+                }
                 Ok(SendMessageResponse::Task(trim_history(
-                    entry.snapshot().await,
+                    task,
                     cfg.history_length,
                 )))
             }
         }
     }
+}
+
+/// The draft error code a refused or failed task carries in its status message (the error
+/// object of [`error_part`]), for the logs.
+pub(crate) fn refusal_code(task: &Task) -> Option<&str> {
+    if !matches!(task.status.state, TaskState::Rejected | TaskState::Failed) {
+        return None;
+    }
+    let m = task.status.message.as_ref()?;
+    skillgate_a2a::single_data(&m.parts)
+        .ok()?
+        .get("code")?
+        .as_str()
 }
 
 /// A store failure as the caller sees it: a refusal (caller limit, full store) is an A2A

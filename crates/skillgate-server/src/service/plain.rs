@@ -4,6 +4,7 @@
 use super::stream::ends_stream;
 use super::{agent_message, new_id, trim_history, A2aService, RequestContext, ServiceError};
 use crate::agent::{PlainContext, PlainReply, PlainStep};
+use crate::metrics::Metrics;
 use crate::store::TaskHandle;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageConfiguration, SendMessageResponse, TaskState,
@@ -64,12 +65,16 @@ impl A2aService {
                     .new_task(&mut message, context_id, Flags::default(), ctx)
                     .await?;
                 let snap = entry.snapshot().await;
-                let _ = entry
+                if entry
                     .set_status(
                         TaskState::Rejected,
                         Some(agent_message(&snap, vec![Part::text(text)])),
                     )
-                    .await;
+                    .await
+                    .is_ok()
+                {
+                    self.0.metrics.task_ended(TaskState::Rejected);
+                }
                 Ok(SendMessageResponse::Task(entry.snapshot().await))
             }
         }
@@ -99,7 +104,7 @@ impl A2aService {
         cfg: &SendMessageConfiguration,
     ) -> SendMessageResponse {
         let (_, version, mut events) = entry.subscribe().await;
-        play(entry.clone(), steps);
+        play(entry.clone(), steps, self.0.metrics.clone());
         if !cfg.return_immediately {
             settle(&entry, &mut events, version, self.0.request_timeout).await;
         }
@@ -149,16 +154,16 @@ async fn settle(entry: &TaskHandle, events: &mut Subscription, seen: i64, limit:
 }
 
 /// Plays a plain Task's steps in the background (a canceled task stops taking steps).
-pub(super) fn play(entry: Arc<TaskHandle>, steps: Vec<PlainStep>) {
+pub(super) fn play(entry: Arc<TaskHandle>, steps: Vec<PlainStep>, metrics: Metrics) {
     tokio::spawn(async move {
         let hub = entry.store().hub().clone();
         hub.run(&entry.id, entry.cancel.clone());
-        play_steps(&entry, steps).await;
+        play_steps(&entry, steps, &metrics).await;
         hub.finish(&entry.id);
     });
 }
 
-async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>) {
+async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>, metrics: &Metrics) {
     {
         let mut moved = false;
         for step in steps {
@@ -170,7 +175,11 @@ async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>) {
                         Some(agent_message(&entry.snapshot().await, parts))
                     };
                     moved = true;
-                    entry.set_status(state, msg).await.is_ok()
+                    let ok = entry.set_status(state, msg).await.is_ok();
+                    if ok {
+                        metrics.task_ended(state);
+                    }
+                    ok
                 }
                 PlainStep::Artifact {
                     artifact,

@@ -63,17 +63,22 @@ impl A2aService {
                         {\"skill\": ..., \"skill_version\": ..., \"interface_digest\": ..., \"arguments\": {...}}, \
                         or {\"skill\": \"describe_skill\", \"arguments\": {\"skill_id\": ...}}";
             let snap = entry.snapshot().await;
-            let _ = entry
+            if entry
                 .set_status(
                     TaskState::Rejected,
                     Some(agent_message(&snap, vec![Part::text(text)])),
                 )
-                .await;
+                .await
+                .is_ok()
+            {
+                self.0.metrics.task_ended(TaskState::Rejected);
+            }
             return Ok(Prepared::Task {
                 entry,
                 job: Job::Settled,
             });
         };
+        tracing::Span::current().record("skill", tracing::field::display(skill.as_str()));
         let caller = ctx.caller.as_ref();
         let described = data
             .get(names::ARGUMENTS)
@@ -175,8 +180,11 @@ impl A2aService {
             metadata: None,
         };
         let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
-        TaskHandle::create(&self.0.store, task, owner, flags)
+        let handle = TaskHandle::create(&self.0.store, task, owner, flags)
             .await
-            .map_err(store_error)
+            .map_err(store_error)?;
+        self.0.metrics.task_created();
+        tracing::Span::current().record("task_id", tracing::field::display(id.as_str()));
+        Ok(handle)
     }
 }

@@ -107,7 +107,7 @@ impl A2aService {
             ));
         }
         match e.set_status(TaskState::Canceled, None).await {
-            Ok(()) => {}
+            Ok(()) => self.0.metrics.task_ended(TaskState::Canceled),
             Err(Refused::Terminal(state)) => {
                 return Err(ServiceError::new(
                     A2aError::TaskNotCancelable,

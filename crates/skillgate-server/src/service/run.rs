@@ -3,9 +3,10 @@
 //! checked before any artifact is published. A finished task's artifacts and its COMPLETED
 //! status are written together, in one versioned write.
 
-use super::{agent_message, error_part, A2aService, Caller, Job, RequestContext};
+use super::{agent_message, error_part, refusal_code, A2aService, Caller, Job, RequestContext};
 use crate::agent::{Agent, HostedSkill};
-use crate::gate::{describe_args_invalid, Rejection, RESULT_ARTIFACT_ID};
+use crate::gate::{describe_args_invalid, Phase, Rejection, RESULT_ARTIFACT_ID};
+use crate::metrics::{GatePhase, Metrics};
 use crate::skill::SkillContext;
 use crate::store::{Refused, TaskHandle};
 use serde_json::Value;
@@ -14,32 +15,41 @@ use skillgate_core::wire::{names, ErrorObject};
 use skillgate_core::ErrorCode;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+use std::time::Instant;
+use tracing::Instrument;
 
 /// Ends a task with a refusal: its error object as the status message, in the state the
-/// code and the phase give.
-async fn refuse(entry: &TaskHandle, rejection: Rejection) {
+/// code and the phase give. Every draft error code a task gets passes here, so here it is
+/// counted.
+async fn refuse(m: &Metrics, entry: &TaskHandle, rejection: Rejection) {
+    let phase = match rejection.phase {
+        Phase::Admission => GatePhase::Admission,
+        Phase::Processing => GatePhase::Processing,
+    };
+    m.gate(phase, rejection.error.code.as_str());
     let snap = entry.snapshot().await;
     let msg = agent_message(&snap, vec![error_part(&rejection.error)]);
-    let _ = entry.set_status(rejection.task_state(), Some(msg)).await;
+    let state = rejection.task_state();
+    if entry.set_status(state, Some(msg)).await.is_ok() {
+        m.task_ended(state);
+    }
 }
 
 /// Completes a task with its result artifacts, in one write (artifact updates, then the
 /// COMPLETED status). A result that would take the task over its byte budget fails the task
 /// with `resource_limit_exceeded` instead, and none of its artifacts is kept.
-async fn complete(entry: &TaskHandle, artifacts: Vec<Artifact>) {
-    if let Err(Refused::OverBudget(size, budget)) =
-        entry.finish(artifacts, TaskState::Completed, None).await
-    {
-        refuse(
-            entry,
-            Rejection::processing(ErrorObject::new(
-                ErrorCode::ResourceLimitExceeded,
-                format!(
-                    "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
-                ),
-            )),
-        )
-        .await;
+async fn complete(m: &Metrics, entry: &TaskHandle, artifacts: Vec<Artifact>) {
+    match entry.finish(artifacts, TaskState::Completed, None).await {
+        Ok(()) => m.task_ended(TaskState::Completed),
+        Err(Refused::OverBudget(size, budget)) => {
+            let message = format!(
+                "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"
+            );
+            let error = ErrorObject::new(ErrorCode::ResourceLimitExceeded, message);
+            refuse(m, entry, Rejection::processing(error)).await;
+        }
+        // Terminal already (a cancel won the race) or a store failure: nothing was written.
+        Err(_) => {}
     }
 }
 
@@ -51,19 +61,24 @@ impl A2aService {
         }
         let svc = self.clone();
         let caller = ctx.caller.clone();
-        tokio::spawn(async move { svc.run(entry, job, caller).await });
+        // A child of the request's span: the task's logs name the request that started it,
+        // even when it runs on after the answer (returnImmediately).
+        let span = tracing::info_span!("task", task_id = %entry.id, skill = tracing::field::Empty);
+        tokio::spawn(async move { svc.run(entry, job, caller).await }.instrument(span));
     }
 
     /// Runs a job with the task registered as running here: its lease is renewed and a
     /// cancel from any replica fires its token. Afterwards the task is re-read so a waiter
     /// sees a state written elsewhere (a cancel).
     async fn run(&self, entry: Arc<TaskHandle>, job: Job, caller: Option<Caller>) {
+        let started = Instant::now();
+        let m = &self.0.metrics;
         let hub = entry.store().hub().clone();
         hub.run(&entry.id, entry.cancel.clone());
         match job {
             Job::Settled => {}
-            Job::Refuse(r) => refuse(&entry, r).await,
-            Job::Describe(agent, args) => describe(&agent, &entry, &args).await,
+            Job::Refuse(r) => refuse(m, &entry, r).await,
+            Job::Describe(agent, args) => describe(m, &agent, &entry, &args).await,
             Job::Domain(agent, skill, data) => {
                 if let Some(h) = agent.0.skills.get(&skill) {
                     self.run_domain(&entry, h, &data, caller).await;
@@ -74,13 +89,39 @@ impl A2aService {
         if !entry.state().await.is_terminal() {
             let _ = entry.refresh().await;
         }
+        log_end(&entry, started).await;
+    }
+}
+
+/// The task's end, in its span: a failure (the agent's fault, or its skill's) at `info`,
+/// anything else at `debug`. The task is copied for its error code only when the event is
+/// written.
+async fn log_end(entry: &TaskHandle, started: Instant) {
+    let state = entry.state().await;
+    let failed = state == TaskState::Failed;
+    let wanted = if failed {
+        tracing::enabled!(tracing::Level::INFO)
+    } else {
+        tracing::enabled!(tracing::Level::DEBUG)
+    };
+    if !wanted {
+        return;
+    }
+    let task = entry.snapshot().await;
+    let code = refusal_code(&task);
+    let ms = crate::http::millis(started.elapsed());
+    if failed {
+        tracing::info!(state = %state, code, duration_ms = ms, "task ended");
+    } else {
+        tracing::debug!(state = %state, code, duration_ms = ms, "task ended");
     }
 }
 
 /// `describe_skill`: the precomputed document artifact of a skill `agent` serves.
-async fn describe(agent: &Agent, entry: &TaskHandle, args: &Value) {
+async fn describe(m: &Metrics, agent: &Agent, entry: &TaskHandle, args: &Value) {
     let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
         return refuse(
+            m,
             entry,
             Rejection::admission(describe_args_invalid(
                 "describe_skill arguments must be an object with a string skill_id",
@@ -89,9 +130,10 @@ async fn describe(agent: &Agent, entry: &TaskHandle, args: &Value) {
         .await;
     };
     match agent.0.skills.get(id) {
-        Some(h) => complete(entry, vec![h.describe_artifact.clone()]).await,
+        Some(h) => complete(m, entry, vec![h.describe_artifact.clone()]).await,
         None => {
             refuse(
+                m,
                 entry,
                 Rejection::admission(ErrorObject::new(
                     ErrorCode::InterfaceUnavailable,
@@ -115,10 +157,13 @@ impl A2aService {
         caller: Option<Caller>,
     ) {
         let gate = &h.gate;
+        let m = &self.0.metrics;
+        tracing::Span::current().record("skill", tracing::field::display(gate.skill_id()));
         let admission = match gate.admit(data, caller.as_ref(), &self.0.approval) {
             Ok(a) => a,
-            Err(r) => return refuse(entry, r).await,
+            Err(r) => return refuse(m, entry, r).await,
         };
+        m.gate(GatePhase::Admission, "ok");
         if entry.set_status(TaskState::Working, None).await.is_err() {
             return;
         }
@@ -135,18 +180,22 @@ impl A2aService {
             d.min(self.0.max_task_duration)
         });
         // A separate task so a panicking handler becomes a JoinError, not a dead runtime thread.
-        let mut handle = tokio::spawn((h.handler)(admission.arguments, ctx));
+        let started = Instant::now();
+        let mut handle = tokio::spawn((h.handler)(admission.arguments, ctx).in_current_span());
         let outcome = tokio::select! {
             r = tokio::time::timeout(limit, &mut handle) => r,
             _ = entry.cancel.cancelled() => {
                 handle.abort();
+                m.skill_duration(gate.skill_id(), started.elapsed());
                 return;
             }
         };
+        m.skill_duration(gate.skill_id(), started.elapsed());
         let result = match outcome {
             Err(_) => {
                 handle.abort();
                 return refuse(
+                    m,
                     entry,
                     Rejection::processing(ErrorObject::new(
                         ErrorCode::ResourceLimitExceeded,
@@ -161,6 +210,7 @@ impl A2aService {
             }
             Ok(Err(_join)) => {
                 return refuse(
+                    m,
                     entry,
                     Rejection::processing(ErrorObject::new(
                         ErrorCode::ExecutionFailed,
@@ -175,6 +225,7 @@ impl A2aService {
             Ok(o) => o,
             Err(e) => {
                 return refuse(
+                    m,
                     entry,
                     Rejection::processing(ErrorObject::new(e.code, e.message)),
                 )
@@ -182,8 +233,9 @@ impl A2aService {
             }
         };
         if let Err(r) = gate.check_output(&out) {
-            return refuse(entry, r).await;
+            return refuse(m, entry, r).await;
         }
+        m.gate(GatePhase::Processing, "ok");
         // The records, then the primary artifact, then COMPLETED: one write.
         let mut artifacts: Vec<Artifact> = out
             .records
@@ -201,6 +253,6 @@ impl A2aService {
             parts: vec![Part::data(out.output)],
             ..Default::default()
         });
-        complete(entry, artifacts).await;
+        complete(m, entry, artifacts).await;
     }
 }

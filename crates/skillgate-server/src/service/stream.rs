@@ -39,7 +39,7 @@ impl A2aService {
                         version,
                         events,
                     );
-                    play(entry, steps);
+                    play(entry, steps, self.0.metrics.clone());
                     return Ok(rx);
                 }
                 let (tx, rx) = mpsc::channel(1);
@@ -64,7 +64,7 @@ impl A2aService {
                     version,
                     events,
                 );
-                play(entry, steps);
+                play(entry, steps, self.0.metrics.clone());
                 Ok(rx)
             }
             Prepared::Task { entry, job } => {

@@ -9,6 +9,7 @@ mod extended_card;
 mod hardening;
 mod hostile_bodies;
 mod jsonrpc;
+mod metrics;
 mod plain_tasks;
 mod rest_card_auth;
 mod store_bounds;
