@@ -38,8 +38,8 @@ pub enum Mode {
 /// answer interpreted strictly.
 #[derive(Debug, Clone)]
 pub struct A2aConn {
-    http: Http,
-    endpoint: Endpoint,
+    pub(crate) http: Http,
+    pub(crate) endpoint: Endpoint,
 }
 
 fn not_a2a(step: Step, body: &Reply, what: &str) -> ClientError {
@@ -161,7 +161,12 @@ impl A2aConn {
     }
 
     /// The result of a unary exchange, judged strictly for the binding.
-    fn result(&self, step: Step, method: &str, sent: &Sent) -> Result<Value, ClientError> {
+    pub(crate) fn result(
+        &self,
+        step: Step,
+        method: &str,
+        sent: &Sent,
+    ) -> Result<Value, ClientError> {
         match &sent.request_id {
             Some(id) => self.rpc_result(step, method, id, &sent.reply),
             None => self.rest_result(step, &sent.reply),
@@ -235,7 +240,7 @@ impl A2aConn {
         parse_body(step, body, "the HTTP+JSON response")
     }
 
-    async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
+    pub(crate) async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
         let sent = self
             .endpoint
             .get_task(id)
@@ -279,16 +284,29 @@ impl A2aConn {
         skill_request: &SkillRequest,
     ) -> Result<Task, ClientError> {
         let req = self.request(skill_request, true)?;
-        let (id, mut open) = self
+        let (id, open) = self
             .endpoint
             .stream_message(&req, true)
             .await
             .map_err(|e| transport_error(step, e))?;
+        self.follow(step, "SendStreamingMessage", id, open).await
+    }
+
+    /// Reads an opened event stream to its end, handing each event to the configured sink
+    /// and assembling the task from them; a plain body instead of a stream is the agent's
+    /// refusal (or a protocol error).
+    pub(crate) async fn follow(
+        &self,
+        step: Step,
+        method: &str,
+        id: Option<JsonRpcId>,
+        mut open: skillgate_transport::Streaming,
+    ) -> Result<Task, ClientError> {
         let url = skillgate_transport::redact(&open.url);
         if !open.is_event_stream() {
             // An error detected before streaming starts comes back as a plain JSON body.
             let body = open.rest().await.map_err(|e| transport_error(step, e))?;
-            return Err(self.not_a_stream(step, id.as_ref(), &url, &body));
+            return Err(self.not_a_stream(step, method, id.as_ref(), &url, &body));
         }
         if !open.status.is_success() {
             return Err(ClientError::transport(
@@ -300,6 +318,9 @@ impl A2aConn {
         while let Some(events) = open.events().await.map_err(|e| transport_error(step, e))? {
             for event in events {
                 let stream_response = self.decode_event(step, id.as_ref(), &event)?;
+                if let Some(sink) = &self.http.config().events {
+                    sink.emit(&stream_response);
+                }
                 assembler.apply(step, stream_response)?;
             }
         }
@@ -308,9 +329,10 @@ impl A2aConn {
 
     /// The error for a streaming request answered with a plain body: the agent's own error if
     /// the body carries one, else "expected an event stream".
-    fn not_a_stream(
+    pub(crate) fn not_a_stream(
         &self,
         step: Step,
+        method: &str,
         id: Option<&JsonRpcId>,
         url: &str,
         body: &Reply,
@@ -335,7 +357,7 @@ impl A2aConn {
                         return ClientError::protocol(
                             step,
                             format!(
-                                "SendStreamingMessage failed: JSON-RPC error {}: {}",
+                                "{method} failed: JSON-RPC error {}: {}",
                                 e.code,
                                 bounded_text(&e.message)
                             ),
@@ -367,7 +389,7 @@ impl A2aConn {
         )
     }
 
-    fn decode_event(
+    pub(crate) fn decode_event(
         &self,
         step: Step,
         id: Option<&JsonRpcId>,
@@ -441,7 +463,7 @@ fn http_failure(body: &Reply, url: &Url) -> String {
     s
 }
 
-fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
+pub(crate) fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
     if task.id.is_empty() {
         return Err(ClientError::protocol(
             step,

@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use skillgate_transport::{Reply, Secret, Transport, TransportConfig, TransportError};
+use skillgate_a2a::StreamResponse;
+use skillgate_transport::{
+    Binding, ExtraHeader, Reply, Secret, Tracer, Transport, TransportConfig, TransportError,
+};
 use url::Url;
 
 use crate::error::{ClientError, Step};
@@ -37,6 +40,37 @@ pub struct ClientConfig {
     /// Extra trusted root certificates (PEM), added to the platform's roots, for agents
     /// behind a private CA.
     pub ca_certificates: Vec<Vec<u8>>,
+    /// Use only this binding of the card (`None`: the card's first supported interface).
+    pub binding: Option<Binding>,
+    /// Headers added to every request (`--header`); values never shown.
+    pub headers: Vec<ExtraHeader>,
+    /// Told about every request, for a `--verbose` trace.
+    pub trace: Option<Tracer>,
+    /// Told about every event of a stream as it arrives (`call --stream`), before the
+    /// client assembles the task from them.
+    pub events: Option<EventSink>,
+}
+
+/// Receives each decoded stream event as it arrives. Cheap to clone.
+#[derive(Clone)]
+pub struct EventSink(std::sync::Arc<dyn Fn(&StreamResponse) + Send + Sync>);
+
+impl EventSink {
+    /// A sink calling `f` for each event.
+    pub fn new(f: impl Fn(&StreamResponse) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    /// Hands `event` to the sink.
+    pub fn emit(&self, event: &StreamResponse) {
+        (self.0)(event)
+    }
+}
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
 }
 
 impl Default for ClientConfig {
@@ -52,6 +86,10 @@ impl Default for ClientConfig {
             token: None,
             cache_dir: None,
             ca_certificates: Vec::new(),
+            binding: None,
+            headers: Vec::new(),
+            trace: None,
+            events: None,
         }
     }
 }
@@ -68,7 +106,27 @@ impl ClientConfig {
             allow_http: self.allow_http,
             token: self.token.clone(),
             ca_certificates: self.ca_certificates.clone(),
+            headers: self.headers.clone(),
+            trace: self.trace.clone(),
             ..TransportConfig::default()
+        }
+    }
+
+    /// The client configuration with the bounds, policy, credentials, headers and trace of
+    /// `t` (no cache, the card's first interface, no event sink).
+    pub fn from_transport(t: TransportConfig) -> Self {
+        Self {
+            card_limit: t.card_limit,
+            response_limit: t.response_limit,
+            connect_timeout: t.connect_timeout,
+            read_timeout: t.read_timeout,
+            timeout: t.timeout,
+            allow_http: t.allow_http,
+            token: t.token,
+            ca_certificates: t.ca_certificates,
+            headers: t.headers,
+            trace: t.trace,
+            ..Self::default()
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod chain;
 pub mod client;
 pub mod error;
 pub mod http;
+pub mod ops;
 pub mod output;
 pub mod steps;
 
@@ -40,5 +41,6 @@ pub use cache::{Cache, CacheHit, CacheKey};
 pub use chain::{run_chain, ChainEvent, ChainFailure, ChainReport, Plan};
 pub use client::{Client, InterfaceSource, Observer, Resolved};
 pub use error::{ClientError, Step, Where};
-pub use http::{default_cache_dir, ClientConfig};
+pub use http::{default_cache_dir, ClientConfig, EventSink};
+pub use ops::{skills, Content, SkillSummary};
 pub use steps::{Record, SkillResult};

@@ -153,7 +153,8 @@ pub async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientEr
 /// The interface-selection half of step 1 (the transport's [`SelectedInterface::select`]:
 /// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, scheme policy applied).
 pub fn select_interface(http: &Http, card: &AgentCard) -> Result<SelectedInterface, ClientError> {
-    SelectedInterface::select(card, None, http.config().allow_http).map_err(|e| match e {
+    let c = http.config();
+    SelectedInterface::select(card, c.binding, c.allow_http).map_err(|e| match e {
         NoInterface::Refused { .. } => ClientError::transport(Step::FetchCard, e.to_string()),
         other => ClientError::protocol(Step::FetchCard, other.to_string()),
     })

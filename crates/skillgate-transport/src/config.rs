@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::{ExtraHeader, Tracer};
+
 /// Default limit on an Agent Card body (1 MiB).
 pub const DEFAULT_CARD_LIMIT: usize = 1024 * 1024;
 /// Default limit on any other response body, a whole event stream included (4 MiB).
@@ -68,6 +70,11 @@ pub struct TransportConfig {
     pub ca_certificates: Vec<Vec<u8>>,
     /// `User-Agent` of every request.
     pub user_agent: String,
+    /// Headers added to every request (after the transport's own, replacing one of the same
+    /// name: an `Authorization` here wins over `token`).
+    pub headers: Vec<ExtraHeader>,
+    /// Told about every request (method, redacted URL, status, time), for `--verbose`.
+    pub trace: Option<Tracer>,
 }
 
 impl Default for TransportConfig {
@@ -83,6 +90,8 @@ impl Default for TransportConfig {
             token: None,
             ca_certificates: Vec::new(),
             user_agent: concat!("skillgate/", env!("CARGO_PKG_VERSION")).to_owned(),
+            headers: Vec::new(),
+            trace: None,
         }
     }
 }

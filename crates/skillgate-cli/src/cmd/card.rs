@@ -218,17 +218,7 @@ async fn remote(
             pointer: a.pointer,
         })
         .collect();
-    let client = ClientConfig {
-        card_limit: config.card_limit,
-        response_limit: config.response_limit,
-        connect_timeout: config.connect_timeout,
-        read_timeout: config.read_timeout,
-        timeout: config.timeout,
-        allow_http: config.allow_http,
-        token: config.token,
-        cache_dir: None,
-        ca_certificates: config.ca_certificates,
-    };
+    let client = ClientConfig::from_transport(config);
     let http = Http::new(client).map_err(|e| Unlintable::new("bad_config", e.to_string()))?;
     let findings = audit_card(&http, &args.input, &skills).await;
     Ok((bytes, findings))

@@ -18,7 +18,7 @@ use skillgate_client::{
 use skillgate_core::wire::ErrorDetail;
 
 use super::io::{read_input, read_json};
-use super::net::NetArgs;
+use super::net::{BindingArg, NetArgs};
 use crate::exit;
 
 /// Output format of the client commands.
@@ -43,6 +43,9 @@ pub struct ClientArgs {
     /// Keep validated interfaces on disk in DIR (as --cache does in the default directory).
     #[arg(long, value_name = "DIR", value_parser = parse_cache_dir)]
     cache_dir: Option<PathBuf>,
+    /// Use this binding of the card (default: the card's first supported interface).
+    #[arg(long, value_enum)]
+    binding: Option<BindingArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -70,15 +73,9 @@ impl ClientArgs {
         };
         let t = self.net.transport().map_err(ClientError::usage)?;
         Ok(ClientConfig {
-            card_limit: t.card_limit,
-            response_limit: t.response_limit,
-            connect_timeout: t.connect_timeout,
-            read_timeout: t.read_timeout,
-            timeout: t.timeout,
-            allow_http: t.allow_http,
-            token: t.token,
             cache_dir,
-            ca_certificates: t.ca_certificates,
+            binding: self.binding.map(Into::into),
+            ..ClientConfig::from_transport(t)
         })
     }
 }
@@ -144,7 +141,8 @@ pub struct ChainArgs {
     common: ClientArgs,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+/// A current-thread runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -223,8 +221,21 @@ fn fail(format: Format, e: &ClientError) -> u8 {
     code
 }
 
+/// A failure of a plain A2A command (`skills`, `task`, `send`): as [`fail`], without the
+/// step of the eleven (these commands run none of them after the card).
+pub fn fail_plain(format: Format, e: &ClientError) -> u8 {
+    let code = exit::client(e.outcome());
+    if format == Format::Json {
+        let mut out = e.output();
+        out.step = None;
+        outln!("{}", json_line(&out));
+    }
+    one_line(e);
+    code
+}
+
 /// One JSON document on one line; output structs hold only JSON-representable data.
-fn json_line<T: serde::Serialize>(v: &T) -> String {
+pub fn json_line<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"ok\":false,\"message\":\"{e}\"}}"))
 }
 
@@ -320,20 +331,21 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// Reads `--args`: inline JSON or `@FILE` (`@-` = stdin), strictly parsed.
-fn read_arguments(spec: &str) -> Result<Value, ClientError> {
+/// Reads a JSON flag (`--args`, `--data`): inline JSON or `@FILE` (`@-` = stdin), strictly
+/// parsed.
+pub fn read_json_arg(flag: &str, spec: &str) -> Result<Value, ClientError> {
     if let Some(path) = spec.strip_prefix('@') {
-        return read_json(path).map_err(|e| ClientError::usage(format!("--args: {e:#}")));
+        return read_json(path).map_err(|e| ClientError::usage(format!("{flag}: {e:#}")));
     }
     skillgate_core::jcs::parse_strict(spec.as_bytes()).map_err(|e| {
         // `--args args.json` meant the file.
         if std::path::Path::new(spec).is_file() {
             return ClientError::usage(format!(
-                "--args takes inline JSON or @FILE: to read the file {spec}, write --args @{spec}"
+                "{flag} takes inline JSON or @FILE: to read the file {spec}, write {flag} @{spec}"
             ));
         }
         ClientError::usage(format!(
-            "--args is not valid I-JSON: {} at line {}, column {}",
+            "{flag} is not valid I-JSON: {} at line {}, column {}",
             e.message, e.line, e.column
         ))
     })
@@ -344,7 +356,7 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
     let mode = if a.stream { Mode::Stream } else { Mode::Sync };
     let result = (|| {
-        let arguments = read_arguments(&a.args)?;
+        let arguments = read_json_arg("--args", &a.args)?;
         let client = Client::new(a.common.config()?)?;
         let mut obs = text_observer(format);
         runtime()?.block_on(client.call(&a.url, &a.skill_id, &arguments, mode, &mut obs))

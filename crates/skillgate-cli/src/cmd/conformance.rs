@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use skillgate_conformance::{Binding, Fatal, Options, Outcome, ProbeConfig, Report, Verdict};
 
-use super::net::NetArgs;
+use super::net::{BindingArg, NetArgs};
 use crate::exit;
 use skillgate_transport::redact_text;
 
@@ -16,15 +16,6 @@ pub enum Format {
     Text,
     /// The whole report as one JSON object.
     Json,
-}
-
-/// Binding to probe.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum BindingArg {
-    /// JSON-RPC 2.0.
-    Jsonrpc,
-    /// HTTP+JSON (REST).
-    HttpJson,
 }
 
 /// Arguments of `conformance`.
@@ -106,12 +97,11 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
             token: transport.token,
             allow_http: transport.allow_http,
             ca_certificates: transport.ca_certificates,
+            headers: transport.headers,
+            trace: transport.trace,
             ..Default::default()
         },
-        binding: a.binding.map(|b| match b {
-            BindingArg::Jsonrpc => Binding::JsonRpc,
-            BindingArg::HttpJson => Binding::HttpJson,
-        }),
+        binding: a.binding.map(Binding::from),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -7,6 +7,7 @@
 mod authoring;
 mod card_lint;
 mod client_cli;
+mod commands;
 mod conformance_cli;
 mod contract;
 mod core_cli;
