@@ -153,13 +153,14 @@ impl SkillsArgs {
     }
 }
 
-fn table(rows: &[Vec<String>]) {
+/// Prints `rows` (the first is the header) as left-aligned columns, each line after `indent`.
+pub fn table(indent: &str, rows: &[Vec<String>]) {
     let cols = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..cols)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     for r in rows {
-        let mut line = String::new();
+        let mut line = indent.to_owned();
         for (c, cell) in r.iter().enumerate() {
             if c + 1 == cols {
                 line.push_str(cell);
@@ -215,7 +216,7 @@ pub fn skills(a: SkillsArgs) -> anyhow::Result<u8> {
                     },
                 ]);
             }
-            table(&rows);
+            table("", &rows);
         }
     }
     Ok(exit::OK)

@@ -63,6 +63,20 @@ fn parse_cache_dir(s: &str) -> Result<PathBuf, String> {
 }
 
 impl ClientArgs {
+    /// Whether the steps are printed as they pass (text mode without `--quiet`).
+    fn steps_shown(&self) -> bool {
+        self.format == Format::Text && !self.net.quiet
+    }
+
+    /// The client configuration; with `stream_events`, each stream event is printed as it
+    /// arrives.
+    fn config_with(&self, stream_events: bool) -> Result<ClientConfig, ClientError> {
+        Ok(ClientConfig {
+            events: stream_events.then(|| super::agent::event_printer(self.format)),
+            ..self.config()?
+        })
+    }
+
     fn config(&self) -> Result<ClientConfig, ClientError> {
         let cache_dir = match (&self.cache_dir, self.cache) {
             (Some(d), _) => Some(d.clone()),
@@ -94,6 +108,9 @@ pub struct DescribeArgs {
     url: String,
     /// The skill whose interface to retrieve and validate.
     skill_id: String,
+    /// Print only the validated Skill Interface Document (JSON) on stdout, no steps.
+    #[arg(long, conflicts_with = "format")]
+    document: bool,
     #[command(flatten)]
     common: ClientArgs,
 }
@@ -279,9 +296,9 @@ pub fn print_result_text(indent: &str, r: &SkillResult) {
     }
 }
 
-fn text_observer(format: Format) -> impl FnMut(Step, &str) {
+fn text_observer(show: bool) -> impl FnMut(Step, &str) {
     move |step, summary| {
-        if format == Format::Text {
+        if show {
             print_step("", step, summary)
         }
     }
@@ -313,22 +330,92 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
     let result = (|| {
         let client = Client::new(a.common.config()?)?;
-        let mut obs = text_observer(format);
+        let mut obs = text_observer(a.common.steps_shown() && !a.document);
         runtime()?.block_on(client.resolve(&a.url, &a.skill_id, &mut obs))
     })();
     Ok(match result {
         Ok(r) => {
             match format {
                 Format::Json => outln!("{}", describe_json(&r)),
-                Format::Text => {
-                    outln!("interface digest: {}", r.document.interface_digest());
-                    outln!("{}", pretty(r.document.value()));
-                }
+                Format::Text if a.document => outln!("{}", pretty(r.document.value())),
+                Format::Text => print_interface_summary(&r, &a.url),
             }
             exit::OK
         }
         Err(e) => fail(format, &e),
     })
+}
+
+/// The text form of a resolved interface: digest, a field table of the arguments, the
+/// card's examples, and where the document itself is.
+fn print_interface_summary(r: &Resolved, url: &str) {
+    let doc = r.document.document();
+    outln!(
+        "{} {} (interface {})",
+        r.document.skill_id(),
+        r.document.skill_version(),
+        r.document.interface_digest()
+    );
+    outln!(
+        "arguments ({} {}):",
+        doc.input_schema.schema_uri,
+        doc.input_schema.version
+    );
+    let fields = skillgate_client::fields::argument_fields(&doc.input_schema.resolution.schema);
+    if fields.is_empty() {
+        outln!("  (no named fields; see the document)");
+    } else {
+        let mut rows = vec![
+            ["NAME", "TYPE", "REQUIRED", "ENUM", "BOUNDS", "DESCRIPTION"]
+                .map(str::to_owned)
+                .to_vec(),
+        ];
+        let dash = |s: String| if s.is_empty() { "-".to_owned() } else { s };
+        for f in fields {
+            let allowed: Vec<String> = f.allowed.iter().map(Value::to_string).collect();
+            rows.push(vec![
+                f.name,
+                f.ty,
+                if f.required { "yes" } else { "no" }.to_owned(),
+                dash(allowed.join(",")),
+                dash(f.bounds),
+                dash(bounded_text(&f.description)),
+            ]);
+        }
+        super::agent::table("  ", &rows);
+    }
+    outln!(
+        "output: {} {}; records: {}",
+        doc.output_schema.schema_uri,
+        doc.output_schema.version,
+        if doc.supporting_record_schemas.is_empty() {
+            "none".to_owned()
+        } else {
+            doc.supporting_record_schemas
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let examples = r
+        .target
+        .card
+        .skills
+        .iter()
+        .find(|s| s.id == r.document.skill_id())
+        .map(|s| s.examples.as_slice())
+        .unwrap_or_default();
+    if !examples.is_empty() {
+        outln!("examples (from the card):");
+        for e in examples {
+            outln!("  {}", bounded_text(e));
+        }
+    }
+    outln!(
+        "the document: skillgate describe {url} {} --document (or --format json)",
+        r.document.skill_id()
+    );
 }
 
 /// Reads a JSON flag (`--args`, `--data`): inline JSON or `@FILE` (`@-` = stdin), strictly
@@ -357,8 +444,8 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     let mode = if a.stream { Mode::Stream } else { Mode::Sync };
     let result = (|| {
         let arguments = read_json_arg("--args", &a.args)?;
-        let client = Client::new(a.common.config()?)?;
-        let mut obs = text_observer(format);
+        let client = Client::new(a.common.config_with(a.stream)?)?;
+        let mut obs = text_observer(a.common.steps_shown());
         runtime()?.block_on(client.call(&a.url, &a.skill_id, &arguments, mode, &mut obs))
     })();
     Ok(match result {
@@ -438,8 +525,9 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
         Ok(t) => t,
         Err(e) => return Ok(fail(format, &e)),
     };
+    let show = a.common.steps_shown();
     let mut obs = |e: ChainEvent<'_>| {
-        if format == Format::Text {
+        if show {
             print_chain_event(e)
         }
     };
