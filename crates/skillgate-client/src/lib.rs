@@ -35,6 +35,7 @@ pub mod http;
 pub mod ops;
 pub mod output;
 pub mod steps;
+pub mod suggest;
 
 pub use a2a::{Binding, Mode};
 pub use audit::{audit_card, AuditFinding, AuditKind, AuditedSkill};

@@ -236,6 +236,11 @@ fn lint(args: LintArgs) -> Result<u8> {
         shown.as_str()
     };
     let linted = obtain(&args).and_then(|(bytes, audit)| match lint_bytes(&bytes, choice) {
+        _ if super::io::is_blank(&bytes) => Err(Unlintable {
+            code: "not_json",
+            message: super::io::EMPTY.to_owned(),
+            position: Some((1, 1)),
+        }),
         Ok(r) => Ok((r, audit)),
         Err(InputError::NotJson {
             message,

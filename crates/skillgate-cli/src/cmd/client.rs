@@ -424,18 +424,15 @@ pub fn read_json_arg(flag: &str, spec: &str) -> Result<Value, ClientError> {
     if let Some(path) = spec.strip_prefix('@') {
         return read_json(path).map_err(|e| ClientError::usage(format!("{flag}: {e:#}")));
     }
-    skillgate_core::jcs::parse_strict(spec.as_bytes()).map_err(|e| {
+    if !super::io::is_blank(spec.as_bytes()) && std::path::Path::new(spec).is_file() {
         // `--args args.json` meant the file.
-        if std::path::Path::new(spec).is_file() {
-            return ClientError::usage(format!(
+        if skillgate_core::jcs::parse_strict(spec.as_bytes()).is_err() {
+            return Err(ClientError::usage(format!(
                 "{flag} takes inline JSON or @FILE: to read the file {spec}, write {flag} @{spec}"
-            ));
+            )));
         }
-        ClientError::usage(format!(
-            "{flag} is not valid I-JSON: {} at line {}, column {}",
-            e.message, e.line, e.column
-        ))
-    })
+    }
+    super::io::parse_json(flag, spec.as_bytes()).map_err(ClientError::usage)
 }
 
 /// `skillgate call URL SKILL_ID --args JSON|@FILE`
@@ -511,12 +508,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
     let mode = if a.stream { Mode::Stream } else { Mode::Sync };
     let setup = (|| {
         let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
-        let value = skillgate_core::jcs::parse_strict(&bytes).map_err(|e| {
-            ClientError::usage(format!(
-                "{} is not valid I-JSON: {} at line {}, column {}",
-                a.plan, e.message, e.line, e.column
-            ))
-        })?;
+        let value = super::io::parse_json(&a.plan, &bytes).map_err(ClientError::usage)?;
         let plan = Plan::from_value(value).map_err(ClientError::usage)?;
         let client = Client::new(a.common.config()?)?;
         Ok::<_, ClientError>((plan, client, runtime()?))

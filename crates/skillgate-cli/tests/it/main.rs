@@ -12,6 +12,7 @@ mod conformance_cli;
 mod contract;
 mod core_cli;
 mod declarative;
+mod messages;
 mod net_flags;
 mod pipes;
 mod secrets;
