@@ -457,24 +457,26 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// Prints one chain event in text form.
-pub fn print_chain_event(e: ChainEvent<'_>) {
+/// Prints one chain event in text form, each line after `indent`.
+pub fn print_chain_event(indent: &str, e: ChainEvent<'_>) {
     match e {
         ChainEvent::Step {
             name,
             step,
             summary,
-        } => print_step(&format!("[{name}] "), step, summary),
+        } => print_step(&format!("{indent}[{name}] "), step, summary),
         ChainEvent::Composes {
             upstream,
             downstream,
             schema,
-        } => outln!("✓ {upstream} -> {downstream} composes directly: {schema}"),
+        } => outln!("{indent}✓ {upstream} -> {downstream} composes directly: {schema}"),
         ChainEvent::Ready => {
-            outln!("✓ every interface resolved and every link composes; delegating")
+            outln!("{indent}✓ every interface resolved and every link composes; delegating")
         }
         ChainEvent::Correlated(c) => outln!(
-            "↳ correlation: {} ({}) -> {} ({})",
+            "{indent}↳ correlation {} -> {}: {} ({}) -> {} ({})",
+            c.upstream.step,
+            c.downstream.step,
             c.upstream.task_id,
             c.upstream.interface_url,
             c.downstream.task_id,
@@ -483,11 +485,15 @@ pub fn print_chain_event(e: ChainEvent<'_>) {
     }
 }
 
-/// Prints a chain's per-step results in text form.
-pub fn print_chain_report(report: &ChainReport) {
+/// Prints a chain's per-step results in text form; the correlations too unless the events
+/// already showed them as they happened (`correlations_shown`).
+pub fn print_chain_report(report: &ChainReport, correlations_shown: bool) {
     for s in &report.steps {
         outln!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
         print_result_text("  ", &s.result);
+    }
+    if correlations_shown {
+        return;
     }
     for c in &report.correlations {
         outln!(
@@ -520,7 +526,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
     let show = a.common.steps_shown();
     let mut obs = |e: ChainEvent<'_>| {
         if show {
-            print_chain_event(e)
+            print_chain_event("", e)
         }
     };
     Ok(
@@ -528,7 +534,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
             Ok(report) => {
                 match format {
                     Format::Json => outln!("{}", json_line(&report.output(None))),
-                    Format::Text => print_chain_report(&report),
+                    Format::Text => print_chain_report(&report, show),
                 }
                 exit::OK
             }
@@ -536,7 +542,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                 match format {
                     Format::Json => outln!("{}", json_line(&report.output(Some(&failure)))),
                     Format::Text => {
-                        print_chain_report(&report);
+                        print_chain_report(&report, show);
                         match &failure {
                             ChainFailure::NotComposable { .. } => {
                                 outln!("✗ {failure}; nothing was delegated")

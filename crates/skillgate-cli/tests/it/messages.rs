@@ -122,3 +122,65 @@ fn empty_input_has_one_wording_everywhere() {
         );
     }
 }
+
+#[test]
+fn demo_shows_the_correlation_once_in_lines_of_at_most_100_characters() {
+    let o = run(&["demo"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+    }
+    assert_eq!(out.matches("correlation").count(), 1, "{out}");
+}
+
+#[test]
+fn card_lint_small_items() {
+    let fixtures = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../skillgate-lint/tests/fixtures"
+    );
+    // SARIF points at no placeholder host.
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{fixtures}/a2a-0.3/insecure-and-old.json"),
+        "--format",
+        "sarif",
+    ]);
+    assert!(!stdout(&o).contains("example.invalid"), "{}", stdout(&o));
+    // The 0.3 -> 1.0 migration hint proposes 1.0 binding names only.
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{fixtures}/a2a-0.3/insecure-and-old.json"),
+        "--format",
+        "json",
+    ]);
+    let v = stdout_json(&o);
+    let hints: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["hint"].as_str())
+        .filter(|h| h.contains("supportedInterfaces") || h.contains("1.0 list"))
+        .collect();
+    assert!(!hints.is_empty(), "{v}");
+    for h in hints {
+        assert!(!h.contains(r#""protocolBinding":"rest""#), "{h}");
+        assert!(h.contains(r#""protocolBinding":"HTTP+JSON""#), "{h}");
+    }
+    // A card of no recognisable profile is linted as A2A 1.0, not "detected" as it.
+    let o = run(&[
+        "card",
+        "lint",
+        &format!("{fixtures}/mixed/undetectable.json"),
+    ]);
+    let text = stdout(&o);
+    assert!(text.contains("CARD-006"), "{text}");
+    assert!(!text.contains("(detected)"), "{text}");
+}
