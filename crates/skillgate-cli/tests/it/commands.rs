@@ -341,36 +341,76 @@ fn completions_man_and_version() {
     assert!(v.contains("A2A protocol: 1.0"), "{v}");
 }
 
+/// Every command a user can run (the leaves of `skillgate --help`).
+const COMMANDS: &[&[&str]] = &[
+    &["canonicalize"],
+    &["digest"],
+    &["interface", "check"],
+    &["interface", "compose"],
+    &["interface", "new"],
+    &["interface", "validate"],
+    &["interface", "fix"],
+    &["card", "lint"],
+    &["describe"],
+    &["call"],
+    &["chain"],
+    &["demo"],
+    &["serve"],
+    &["init"],
+    &["store", "migrate"],
+    &["conformance"],
+    &["skills"],
+    &["task", "get"],
+    &["task", "list"],
+    &["task", "cancel"],
+    &["task", "subscribe"],
+    &["send"],
+    &["completions"],
+    &["man"],
+];
+
+#[test]
+fn the_readme_command_table_names_every_command() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let table = readme
+        .split("## Commands")
+        .nth(1)
+        .and_then(|s| s.split("\n\n").find(|p| p.starts_with("| command")))
+        .unwrap();
+    for cmd in COMMANDS {
+        let name = cmd.join(" ");
+        // `task get|cancel|subscribe` share a row.
+        let row = format!("| `skillgate {name}");
+        let shared = name.starts_with("task ")
+            && table.contains("| `skillgate task get\\|cancel\\|subscribe");
+        assert!(
+            table.contains(&row) || shared,
+            "README command table lacks {name}"
+        );
+    }
+    // The top-level list agrees with the binary's.
+    let help = stdout(&run(&["--help"]));
+    let listed = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .count();
+    let top: std::collections::BTreeSet<&str> = COMMANDS.iter().map(|c| c[0]).collect();
+    assert_eq!(listed, top.len(), "{help}");
+}
+
 #[test]
 fn every_help_has_examples() {
     let top = stdout(&run(&["--help"]));
     assert!(top.contains("Examples:"), "{top}");
-    for cmd in [
-        &["canonicalize"][..],
-        &["digest"],
-        &["interface", "check"],
-        &["interface", "compose"],
-        &["interface", "new"],
-        &["interface", "validate"],
-        &["interface", "fix"],
-        &["card", "lint"],
-        &["describe"],
-        &["call"],
-        &["chain"],
-        &["demo"],
-        &["serve"],
-        &["init"],
-        &["store", "migrate"],
-        &["conformance"],
-        &["skills"],
-        &["task", "get"],
-        &["task", "list"],
-        &["task", "cancel"],
-        &["task", "subscribe"],
-        &["send"],
-        &["completions"],
-        &["man"],
-    ] {
+    for cmd in COMMANDS {
         let mut args = cmd.to_vec();
         args.push("--help");
         let o = run(&args);
