@@ -3,8 +3,6 @@
 //! per line with `--format json`, the one failure shape on exit 2). The formatting of tasks,
 //! messages and stream events shared with `task` lives here too.
 
-use std::sync::Arc;
-
 use clap::Args;
 use serde_json::{json, Value};
 use skillgate_a2a::{Message, Part, PartContent, SendMessageResponse, StreamResponse, Task};
@@ -50,8 +48,7 @@ impl PlainArgs {
 
 /// Prints each stream event as it arrives.
 pub fn event_printer(format: Format) -> EventSink {
-    let format = Arc::new(format);
-    EventSink::new(move |e| match *format {
+    EventSink::new(move |e| match format {
         Format::Json => outln!("{}", json_line(e)),
         Format::Text => outln!("{}", event_line(e)),
     })
