@@ -13,14 +13,25 @@ mod fail;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+/// `--version`: the package version, the commit it was built from, the draft revision and the
+/// A2A protocol version it implements (a unit test keeps the last in step with skillgate-a2a).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("SKILLGATE_GIT_COMMIT"),
+    ")\ndraft: draft-huang-ainetops-agent-schema-interfaces-00\nA2A protocol: 1.0"
+);
 
 /// Schema interfaces for A2A agent skills (draft-huang-ainetops-agent-schema-interfaces-00).
 #[derive(Parser)]
-#[command(name = "skillgate", version, about, long_about = None)]
+#[command(name = "skillgate", version = VERSION, about, long_about = None)]
 #[command(
     after_help = "Exit codes: 0 ok/valid, 1 invalid or a draft error code, \
-2 usage error, unreadable input, transport or protocol failure."
+2 usage error, unreadable input, transport or protocol failure.\n\n\
+Examples:\n  skillgate demo\n  skillgate skills http://127.0.0.1:7420\n  \
+skillgate call http://127.0.0.1:7420 collect_interface_counters --args '{\"interface\":\"lo\"}'"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -61,6 +72,17 @@ enum Command {
     Store(cmd::store::StoreCommand),
     /// Probe an agent for the schema-interface draft: every check with an id, verdict and evidence.
     Conformance(cmd::conformance::ConformanceArgs),
+    /// List an agent's skills: id, version, interface digest, modes, tags.
+    Skills(cmd::agent::SkillsArgs),
+    /// Read, list, cancel or follow an agent's tasks.
+    #[command(subcommand)]
+    Task(cmd::task::TaskCommand),
+    /// Send a plain A2A message (no schema governance), for agents without the extension.
+    Send(cmd::agent::SendArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell).
+    Completions(cmd::docs::CompletionsArgs),
+    /// Print the man page (roff), every command included.
+    Man,
 }
 
 impl Command {
@@ -73,6 +95,9 @@ impl Command {
             Command::Call(a) => a.json(),
             Command::Chain(a) => a.json(),
             Command::Conformance(a) => a.json(),
+            Command::Skills(a) => a.json(),
+            Command::Task(c) => c.json(),
+            Command::Send(a) => a.json(),
             _ => false,
         }
     }
@@ -103,8 +128,16 @@ fn clap_one_line(e: &clap::Error) -> String {
     parts.join(" ")
 }
 
+/// The clap definition of every command, with the examples of each `--help`.
+fn command() -> clap::Command {
+    cmd::examples::apply(Cli::command())
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
@@ -137,6 +170,11 @@ fn main() -> ExitCode {
         Command::Init(a) => cmd::init::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
         Command::Store(c) => cmd::store::run(c),
+        Command::Skills(a) => cmd::agent::skills(a),
+        Command::Task(c) => cmd::task::run(c),
+        Command::Send(a) => cmd::agent::send(a),
+        Command::Completions(a) => cmd::docs::completions(a, command()),
+        Command::Man => cmd::docs::man(command()),
     };
     let code = match result {
         Ok(code) => code,
@@ -156,5 +194,44 @@ fn main() -> ExitCode {
             errln!("skillgate: cannot write to stdout: {e}");
             ExitCode::from(exit::USAGE)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every command a user can run has an `Examples:` section in its `--help`.
+    #[test]
+    fn every_command_has_examples() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let subs: Vec<_> = cmd
+                .get_subcommands()
+                .filter(|s| s.get_name() != "help")
+                .collect();
+            if subs.is_empty() {
+                let has = cmd
+                    .get_after_help()
+                    .is_some_and(|h| h.to_string().contains("Examples:"));
+                if !has {
+                    missing.push(path.to_owned());
+                }
+            }
+            for s in subs {
+                walk(s, &format!("{path} {}", s.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&command(), "skillgate", &mut missing);
+        assert!(missing.is_empty(), "no examples: {missing:?}");
+        command().debug_assert();
+    }
+
+    #[test]
+    fn version_names_the_a2a_version_of_the_wire_layer() {
+        assert!(VERSION.contains(&format!(
+            "A2A protocol: {}",
+            skillgate_a2a::PROTOCOL_VERSION
+        )));
     }
 }

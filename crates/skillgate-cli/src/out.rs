@@ -21,6 +21,70 @@ enum State {
 
 static STDOUT: Mutex<State> = Mutex::new(State::Open);
 
+/// Width stdout lines are wrapped at (0: no wrapping).
+static WRAP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Wraps every later stdout line wider than `width` characters at spaces, continuing with the
+/// line's indent plus four spaces (a word longer than the width is cut). For text read in a
+/// terminal (the demo), never for output a program parses.
+pub fn wrap_at(width: usize) {
+    WRAP.store(width, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `text` with each line wrapped at `width` characters.
+fn wrapped(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        wrap_line(line, width, &mut out);
+    }
+    out
+}
+
+fn wrap_line(line: &str, width: usize, out: &mut String) {
+    if line.chars().count() <= width {
+        out.push_str(line);
+        return;
+    }
+    let indent_len = line.len() - line.trim_start_matches(' ').len();
+    let cont = format!("{}    ", &line[..indent_len]);
+    let mut cur = line[..indent_len].to_owned();
+    let mut cur_len = indent_len;
+    let mut fresh = true;
+    for word in line[indent_len..].split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let sep = usize::from(!fresh);
+            if cur_len + sep + word.len() <= width {
+                if !fresh {
+                    cur.push(' ');
+                }
+                cur.extend(word.iter());
+                cur_len += sep + word.len();
+                fresh = false;
+                break;
+            }
+            if fresh {
+                // Wider than a whole line: cut it.
+                let fit = width.saturating_sub(cur_len).clamp(1, word.len());
+                cur.extend(word[..fit].iter());
+                word.drain(..fit);
+            }
+            out.push_str(&cur);
+            out.push('\n');
+            cur.clone_from(&cont);
+            cur_len = cont.len();
+            fresh = true;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    out.push_str(&cur);
+}
+
 fn record(st: &mut State, e: &io::Error) {
     *st = if e.kind() == io::ErrorKind::BrokenPipe {
         State::Closed
@@ -35,7 +99,15 @@ pub fn stdout(args: fmt::Arguments<'_>) {
     if !matches!(*st, State::Open) {
         return;
     }
-    if let Err(e) = io::stdout().lock().write_fmt(args) {
+    let width = WRAP.load(std::sync::atomic::Ordering::Relaxed);
+    let written = if width == 0 {
+        io::stdout().lock().write_fmt(args)
+    } else {
+        io::stdout()
+            .lock()
+            .write_all(wrapped(&args.to_string(), width).as_bytes())
+    };
+    if let Err(e) = written {
         record(&mut st, &e);
     }
 }
@@ -85,4 +157,35 @@ macro_rules! out {
 /// `eprintln!` through [`stderr`].
 macro_rules! errln {
     ($($arg:tt)*) => { $crate::out::stderr(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrapped;
+
+    #[test]
+    fn long_lines_wrap_at_spaces_with_a_deeper_indent() {
+        let line = format!(
+            "  ✓ 8 delegated with digest sha256:{} to task {}",
+            "a".repeat(64),
+            "b".repeat(30)
+        );
+        let w = wrapped(&line, 40);
+        for l in w.lines() {
+            assert!(l.chars().count() <= 40, "{l:?}");
+        }
+        assert!(
+            w.starts_with("  ✓ 8 delegated with digest\n      sha256:"),
+            "{w}"
+        );
+        assert_eq!(
+            w.replace("\n      ", " ").replace(' ', ""),
+            line.replace(' ', "")
+        );
+        assert_eq!(wrapped("short\n", 40), "short\n");
+        let l = "  [collect] ✓  5 document valid against the trusted skill-interface-v1 schema: interface_version 1.0, collect_interface_counters 1.0";
+        for part in wrapped(l, 100).lines() {
+            assert!(part.chars().count() <= 100, "{part:?}");
+        }
+    }
 }

@@ -38,8 +38,8 @@ pub enum Mode {
 /// answer interpreted strictly.
 #[derive(Debug, Clone)]
 pub struct A2aConn {
-    http: Http,
-    endpoint: Endpoint,
+    pub(crate) http: Http,
+    pub(crate) endpoint: Endpoint,
 }
 
 fn not_a2a(step: Step, body: &Reply, what: &str) -> ClientError {
@@ -191,7 +191,12 @@ impl A2aConn {
     }
 
     /// The result of a unary exchange, judged strictly for the binding.
-    fn result(&self, step: Step, method: &str, sent: &Sent) -> Result<Value, ClientError> {
+    pub(crate) fn result(
+        &self,
+        step: Step,
+        method: &str,
+        sent: &Sent,
+    ) -> Result<Value, ClientError> {
         match &sent.request_id {
             Some(id) => self.rpc_result(step, method, id, &sent.reply),
             None => self.rest_result(step, &sent.reply),
@@ -336,16 +341,52 @@ impl A2aConn {
         on_event: &mut (dyn FnMut(&StreamResponse) + Send),
     ) -> Result<Answer, ClientError> {
         let req = self.request(message, true);
-        let (id, mut open) = self
+        let (id, open) = self
             .endpoint
             .stream_message(&req, activate)
             .await
             .map_err(|e| transport_error(step, e))?;
+        self.follow_answer(step, "SendStreamingMessage", id, open, on_event)
+            .await
+    }
+
+    /// Reads an opened event stream to its end, handing each event to the configured sink
+    /// and assembling the task from them; a plain body instead of a stream is the agent's
+    /// refusal (or a protocol error).
+    pub(crate) async fn follow(
+        &self,
+        step: Step,
+        method: &str,
+        id: Option<JsonRpcId>,
+        open: skillgate_transport::Streaming,
+    ) -> Result<Task, ClientError> {
+        match self
+            .follow_answer(step, method, id, open, &mut |_| {})
+            .await?
+        {
+            Answer::Task(t) => Ok(t),
+            Answer::Message(_) => Err(ClientError::protocol(
+                step,
+                "the agent streamed a Message, not a Task; schema-governed skills run as tasks",
+            )),
+        }
+    }
+
+    /// Reads an event stream to its end: each event goes to `on_event` (and the configured
+    /// event sink) as it arrives; a stream that starts with a Message is a message answer.
+    async fn follow_answer(
+        &self,
+        step: Step,
+        method: &str,
+        id: Option<JsonRpcId>,
+        mut open: skillgate_transport::Streaming,
+        on_event: &mut (dyn FnMut(&StreamResponse) + Send),
+    ) -> Result<Answer, ClientError> {
         let url = skillgate_transport::redact(&open.url);
         if !open.is_event_stream() {
             // An error detected before streaming starts comes back as a plain JSON body.
             let body = open.rest().await.map_err(|e| transport_error(step, e))?;
-            return Err(self.not_a_stream(step, id.as_ref(), &url, &body));
+            return Err(self.not_a_stream(step, method, id.as_ref(), &url, &body));
         }
         if !open.status.is_success() {
             return Err(ClientError::transport(
@@ -358,6 +399,9 @@ impl A2aConn {
             for event in events {
                 let stream_response = self.decode_event(step, id.as_ref(), &event)?;
                 on_event(&stream_response);
+                if let Some(sink) = &self.http.config().events {
+                    sink.emit(&stream_response);
+                }
                 if let (StreamResponse::Message(m), true) = (&stream_response, assembler.is_empty())
                 {
                     // A message-only stream: the message is the whole answer.
@@ -371,9 +415,10 @@ impl A2aConn {
 
     /// The error for a streaming request answered with a plain body: the agent's own error if
     /// the body carries one, else "expected an event stream".
-    fn not_a_stream(
+    pub(crate) fn not_a_stream(
         &self,
         step: Step,
+        method: &str,
         id: Option<&JsonRpcId>,
         url: &str,
         body: &Reply,
@@ -398,7 +443,7 @@ impl A2aConn {
                         return ClientError::protocol(
                             step,
                             format!(
-                                "SendStreamingMessage failed: JSON-RPC error {}: {}",
+                                "{method} failed: JSON-RPC error {}: {}",
                                 e.code,
                                 bounded_text(&e.message)
                             ),
@@ -430,7 +475,7 @@ impl A2aConn {
         )
     }
 
-    fn decode_event(
+    pub(crate) fn decode_event(
         &self,
         step: Step,
         id: Option<&JsonRpcId>,
@@ -504,7 +549,7 @@ fn http_failure(body: &Reply, url: &Url) -> String {
     s
 }
 
-fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
+pub(crate) fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
     if task.id.is_empty() {
         return Err(ClientError::protocol(
             step,

@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use skillgate_transport::{Reply, Secret, Transport, TransportConfig, TransportError};
+use skillgate_a2a::StreamResponse;
+use skillgate_transport::{
+    Binding, ExtraHeader, Reply, Secret, Tracer, Transport, TransportConfig, TransportError,
+};
 use url::Url;
 
 use crate::error::{ClientError, Step};
@@ -40,6 +43,37 @@ pub struct ClientConfig {
     /// Keys the agent's card must be signed with (`--trust-jwks`): step 1 refuses an unsigned
     /// or badly signed card before anything else is requested. `None`: not checked.
     pub trusted_keys: Option<skillgate_sign::TrustedKeys>,
+    /// Use only this binding of the card (`None`: the card's first supported interface).
+    pub binding: Option<Binding>,
+    /// Headers added to every request (`--header`); values never shown.
+    pub headers: Vec<ExtraHeader>,
+    /// Told about every request, for a `--verbose` trace.
+    pub trace: Option<Tracer>,
+    /// Told about every event of a stream as it arrives (`call --stream`), before the
+    /// client assembles the task from them.
+    pub events: Option<EventSink>,
+}
+
+/// Receives each decoded stream event as it arrives. Cheap to clone.
+#[derive(Clone)]
+pub struct EventSink(std::sync::Arc<dyn Fn(&StreamResponse) + Send + Sync>);
+
+impl EventSink {
+    /// A sink calling `f` for each event.
+    pub fn new(f: impl Fn(&StreamResponse) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    /// Hands `event` to the sink.
+    pub fn emit(&self, event: &StreamResponse) {
+        (self.0)(event)
+    }
+}
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
 }
 
 impl Default for ClientConfig {
@@ -56,28 +90,15 @@ impl Default for ClientConfig {
             cache_dir: None,
             ca_certificates: Vec::new(),
             trusted_keys: None,
+            binding: None,
+            headers: Vec::new(),
+            trace: None,
+            events: None,
         }
     }
 }
 
 impl ClientConfig {
-    /// The client configuration of a transport configuration (what the command-line flags
-    /// describe), with an interface cache in `cache_dir`.
-    pub fn from_transport(t: TransportConfig, cache_dir: Option<PathBuf>) -> Self {
-        Self {
-            card_limit: t.card_limit,
-            response_limit: t.response_limit,
-            connect_timeout: t.connect_timeout,
-            read_timeout: t.read_timeout,
-            timeout: t.timeout,
-            allow_http: t.allow_http,
-            token: t.token,
-            cache_dir,
-            ca_certificates: t.ca_certificates,
-            trusted_keys: t.trusted_keys,
-        }
-    }
-
     /// The transport half of the configuration.
     pub fn transport(&self) -> TransportConfig {
         TransportConfig {
@@ -90,7 +111,28 @@ impl ClientConfig {
             token: self.token.clone(),
             ca_certificates: self.ca_certificates.clone(),
             trusted_keys: self.trusted_keys.clone(),
+            headers: self.headers.clone(),
+            trace: self.trace.clone(),
             ..TransportConfig::default()
+        }
+    }
+
+    /// The client configuration with the bounds, policy, credentials, headers and trace of
+    /// `t` (no cache, the card's first interface, no event sink).
+    pub fn from_transport(t: TransportConfig) -> Self {
+        Self {
+            card_limit: t.card_limit,
+            response_limit: t.response_limit,
+            connect_timeout: t.connect_timeout,
+            read_timeout: t.read_timeout,
+            timeout: t.timeout,
+            allow_http: t.allow_http,
+            token: t.token,
+            ca_certificates: t.ca_certificates,
+            headers: t.headers,
+            trace: t.trace,
+            trusted_keys: t.trusted_keys,
+            ..Self::default()
         }
     }
 }

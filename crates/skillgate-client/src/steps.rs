@@ -184,7 +184,8 @@ async fn extended_card(
 /// The interface-selection half of step 1 (the transport's [`SelectedInterface::select`]:
 /// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, scheme policy applied).
 pub fn select_interface(http: &Http, card: &AgentCard) -> Result<SelectedInterface, ClientError> {
-    SelectedInterface::select(card, None, http.config().allow_http).map_err(|e| match e {
+    let c = http.config();
+    SelectedInterface::select(card, c.binding, c.allow_http).map_err(|e| match e {
         NoInterface::Refused { .. } => ClientError::transport(Step::FetchCard, e.to_string()),
         other => ClientError::protocol(Step::FetchCard, other.to_string()),
     })
@@ -234,9 +235,17 @@ pub fn step2_select_skill(card: &AgentCard, skill_id: &str) -> Result<Selection,
     let entry = match checked.entry_of(skill_id) {
         Ok(e) => e,
         Err(0) => {
+            let known: Vec<&str> = checked.entries.iter().filter_map(|e| e.skill_id).collect();
             return Err(not_advertised(format!(
-                "skill {skill_id:?} is not in the card's schema-interface advertisement"
-            )))
+                "skill {skill_id:?} is not in the card's schema-interface advertisement;{} \
+                 advertised: {}",
+                crate::suggest::did_you_mean(skill_id, known.iter().copied()),
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            )));
         }
         Err(_) => {
             return Err(not_advertised(format!(
@@ -438,15 +447,29 @@ pub fn step7_validate_input(doc: &ValidatedDocument, arguments: &Value) -> Resul
     }
     doc.input_validator()
         .validate(arguments)
-        .map_err(|details| ClientError::Local {
+        .map_err(|details| {
+            // The user typed these arguments: a plainer sentence may show their values.
+            let schema = &doc.document().input_schema.resolution.schema;
+            let plain: Vec<String> = details
+                .iter()
+                .filter_map(|d| crate::suggest::explain(schema, arguments, d))
+                .collect();
+            (details, plain)
+        })
+        .map_err(|(details, plain)| ClientError::Local {
             step,
             code: ErrorCode::InputInvalid,
             message: format!(
-                "arguments do not satisfy {} {} ({} problem{}); nothing was sent",
+                "arguments do not satisfy {} {} ({} problem{}){}; nothing was sent",
                 doc.document().input_schema.schema_uri,
                 doc.document().input_schema.version,
                 details.len(),
-                if details.len() == 1 { "" } else { "s" }
+                if details.len() == 1 { "" } else { "s" },
+                if plain.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", plain.join("; "))
+                }
             ),
             details,
             task_id: None,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use skillgate_a2a as a2a;
 use skillgate_core::jcs::{parse_strict_with, ParseOptions};
 use skillgate_transport::{
-    fresh_id, Endpoint, Interface, Reply, Secret, Transport, TransportConfig,
+    fresh_id, Endpoint, ExtraHeader, Interface, Reply, Secret, Tracer, Transport, TransportConfig,
 };
 use url::Url;
 
@@ -39,6 +39,10 @@ pub struct ProbeConfig {
     pub allow_http: bool,
     /// Extra trusted root certificates (PEM bundles), added to the platform's roots.
     pub ca_certificates: Vec<Vec<u8>>,
+    /// Headers added to every request (values never shown by `Debug`).
+    pub headers: Vec<ExtraHeader>,
+    /// Told about every request, for a `--verbose` trace.
+    pub trace: Option<Tracer>,
 }
 
 impl Default for ProbeConfig {
@@ -53,6 +57,8 @@ impl Default for ProbeConfig {
             token: None,
             allow_http: false,
             ca_certificates: Vec::new(),
+            headers: Vec::new(),
+            trace: None,
         }
     }
 }
@@ -208,6 +214,8 @@ impl Prober {
             allow_http: config.allow_http,
             token: config.token.clone(),
             ca_certificates: config.ca_certificates.clone(),
+            headers: config.headers.clone(),
+            trace: config.trace.clone(),
             user_agent: concat!("skillgate-conformance/", env!("CARGO_PKG_VERSION")).to_owned(),
             ..TransportConfig::default()
         })

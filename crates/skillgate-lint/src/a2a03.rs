@@ -173,10 +173,26 @@ pub(crate) fn migrate(obj: &Map<String, Value>) -> Map<String, Value> {
     out
 }
 
+/// The A2A 1.0 `protocolBinding` for a 0.3 transport name: 0.3 cards wrote `rest`, `http`
+/// or `json-rpc` in any case, 1.0 knows only `JSONRPC`, `GRPC` and `HTTP+JSON`.
+fn binding_1_0(transport: &Value) -> Value {
+    let Some(t) = transport.as_str() else {
+        return transport.clone();
+    };
+    let name = match t.to_ascii_lowercase().as_str() {
+        "rest" | "http" | "http+json" | "http_json" | "httpjson" => "HTTP+JSON",
+        "jsonrpc" | "json-rpc" | "json_rpc" => "JSONRPC",
+        "grpc" => "GRPC",
+        _ => return transport.clone(),
+    };
+    Value::String(name.to_owned())
+}
+
 fn interfaces(obj: &Map<String, Value>) -> Vec<Value> {
     let mut list: Vec<Value> = Vec::new();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut push = |url: &Value, binding: &Value| {
+        let binding = binding_1_0(binding);
         if seen.insert(format!("{url}\u{0}{binding}")) {
             list.push(json!({"url": url, "protocolBinding": binding, "protocolVersion": "1.0"}));
         }

@@ -274,7 +274,8 @@ fn lint_with(card: &Value, choice: ProfileChoice, mut ctx: common::Ctx) -> Repor
                         "no profile's identifying members found".to_string(),
                     );
                 }
-                (Profile::A2a10, true)
+                // Assumed, not detected: the report must not claim otherwise.
+                (Profile::A2a10, false)
             }
         },
     };

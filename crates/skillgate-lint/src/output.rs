@@ -205,7 +205,6 @@ pub fn to_sarif(report: &Report, artifact_uri: &str) -> Value {
             "tool": {"driver": {
                 "name": "skillgate",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://example.invalid/skillgate/docs/lint-rules.md",
                 "rules": rules_json,
             }},
             "artifacts": [{"location": {"uri": artifact_uri}}],

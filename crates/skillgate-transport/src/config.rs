@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::{ExtraHeader, Tracer};
+
 /// Default limit on an Agent Card body (1 MiB).
 pub const DEFAULT_CARD_LIMIT: usize = 1024 * 1024;
 /// Default limit on any other response body, a whole event stream included (4 MiB).
@@ -71,6 +73,11 @@ pub struct TransportConfig {
     /// Keys an Agent Card must be signed with: every card fetched is refused unless one of its
     /// signatures verifies with one of them (`None`: cards are not checked).
     pub trusted_keys: Option<skillgate_sign::TrustedKeys>,
+    /// Headers added to every request (after the transport's own, replacing one of the same
+    /// name: an `Authorization` here wins over `token`).
+    pub headers: Vec<ExtraHeader>,
+    /// Told about every request (method, redacted URL, status, time), for `--verbose`.
+    pub trace: Option<Tracer>,
 }
 
 impl Default for TransportConfig {
@@ -87,6 +94,8 @@ impl Default for TransportConfig {
             ca_certificates: Vec::new(),
             user_agent: concat!("skillgate/", env!("CARGO_PKG_VERSION")).to_owned(),
             trusted_keys: None,
+            headers: Vec::new(),
+            trace: None,
         }
     }
 }

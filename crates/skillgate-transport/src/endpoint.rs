@@ -3,12 +3,13 @@
 //! JSON-RPC: one `POST` to the interface URL with a fresh string id. HTTP+JSON: the
 //! operation's path under the interface URL (and the tenant, when the card names one):
 //! `POST message:send`, `POST message:stream`, `GET tasks/{id}`, `POST tasks/{id}:cancel`,
-//! `GET tasks/{id}:subscribe`.
+//! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`.
 
 use serde::Serialize;
 use skillgate_a2a::{
-    methods, CancelTaskRequest, GetTaskRequest, JsonRpcId, JsonRpcRequest, SendMessageRequest,
-    SubscribeToTaskRequest, MEDIA_TYPE_A2A_JSON, MEDIA_TYPE_EVENT_STREAM, MEDIA_TYPE_JSON,
+    methods, CancelTaskRequest, GetTaskRequest, JsonRpcId, JsonRpcRequest, ListTasksRequest,
+    SendMessageRequest, SubscribeToTaskRequest, MEDIA_TYPE_A2A_JSON, MEDIA_TYPE_EVENT_STREAM,
+    MEDIA_TYPE_JSON,
 };
 use url::Url;
 
@@ -191,6 +192,47 @@ impl Endpoint {
         let rest = (Verb::Get, &["tasks", id][..]);
         self.unary(methods::GET_TASK, params, rest, MEDIA_TYPE_A2A_JSON, true)
             .await
+    }
+
+    /// `ListTasks`. HTTP+JSON puts the request's members in the query string of `GET tasks`
+    /// (the tenant in the path).
+    pub async fn list_tasks(&self, request: &ListTasksRequest) -> Result<Sent, TransportError> {
+        match self.interface.binding {
+            Binding::JsonRpc => {
+                let rest = (Verb::Get, &["tasks"][..]);
+                self.unary(
+                    methods::LIST_TASKS,
+                    request,
+                    rest,
+                    MEDIA_TYPE_A2A_JSON,
+                    true,
+                )
+                .await
+            }
+            Binding::HttpJson => {
+                let mut url = self.rest_url(&["tasks"])?;
+                let value = serde_json::to_value(request).map_err(|e| {
+                    TransportError::Config(format!("cannot encode the request: {e}"))
+                })?;
+                if let serde_json::Value::Object(members) = value {
+                    let mut q = url.query_pairs_mut();
+                    for (k, v) in members.iter().filter(|(k, _)| k.as_str() != "tenant") {
+                        match v {
+                            serde_json::Value::String(s) => q.append_pair(k, s),
+                            other => q.append_pair(k, &other.to_string()),
+                        };
+                    }
+                }
+                if url.query() == Some("") {
+                    url.set_query(None);
+                }
+                let open = self.transport.get(&url, MEDIA_TYPE_A2A_JSON, true).await?;
+                Ok(Sent {
+                    request_id: None,
+                    reply: open.rest().await?,
+                })
+            }
+        }
     }
 
     /// `CancelTask` of task `id`.

@@ -2,12 +2,15 @@
 //! and on every redirect, body limits enforced while the body streams in.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::redirect;
 use url::Url;
 
-use crate::{check_scheme, redact, SseEvent, SseParser, TransportConfig, TransportError};
+use crate::{
+    check_scheme, redact, SseEvent, SseParser, TraceEvent, TransportConfig, TransportError,
+};
 
 pub use reqwest::StatusCode;
 
@@ -270,17 +273,38 @@ impl Transport {
                 h.insert(AUTHORIZATION, v);
             }
         }
+        for extra in &self.config.headers {
+            h.remove(extra.parts().0);
+        }
+        for extra in &self.config.headers {
+            let (name, value) = extra.parts();
+            h.append(name.clone(), value.clone());
+        }
         h
     }
 
     async fn open(
         &self,
+        method: &'static str,
         url: &Url,
         request: reqwest::RequestBuilder,
         limit: usize,
     ) -> Result<Streaming, TransportError> {
         check_scheme(url, self.config.allow_http).map_err(TransportError::Refused)?;
-        let response = request.send().await.map_err(reqwest_error)?;
+        let started = Instant::now();
+        let sent = request.send().await.map_err(reqwest_error);
+        if let Some(trace) = &self.config.trace {
+            trace.emit(&TraceEvent {
+                method,
+                url: redact(url),
+                outcome: match &sent {
+                    Ok(r) => Ok(r.status().as_u16()),
+                    Err(e) => Err(e.to_string()),
+                },
+                elapsed: started.elapsed(),
+            });
+        }
+        let response = sent?;
         let final_url = response.url().clone();
         if let Some(len) = response.content_length() {
             if len > limit as u64 {
@@ -312,7 +336,7 @@ impl Transport {
             .get(url.clone())
             .headers(self.headers(skillgate_a2a::MEDIA_TYPE_JSON, false));
         let reply = self
-            .open(url, req, self.config.card_limit)
+            .open("GET", url, req, self.config.card_limit)
             .await?
             .rest()
             .await?;
@@ -339,7 +363,7 @@ impl Transport {
             .client
             .get(url.clone())
             .headers(self.headers(accept, activate));
-        self.open(url, req, self.config.response_limit).await
+        self.open("GET", url, req, self.config.response_limit).await
     }
 
     /// `POST` a body and return the open response, bounded by the response limit.
@@ -356,6 +380,7 @@ impl Transport {
             headers.insert(CONTENT_TYPE, v);
         }
         let req = self.client.post(url.clone()).headers(headers).body(body);
-        self.open(url, req, self.config.response_limit).await
+        self.open("POST", url, req, self.config.response_limit)
+            .await
     }
 }

@@ -16,6 +16,7 @@ mod binding;
 mod config;
 mod endpoint;
 mod error;
+mod extra;
 mod http;
 mod id;
 mod sse;
@@ -27,6 +28,7 @@ pub use config::{
 };
 pub use endpoint::{Endpoint, Sent};
 pub use error::TransportError;
+pub use extra::{ExtraHeader, TraceEvent, Tracer};
 pub use http::{Reply, StatusCode, Streaming, Transport};
 pub use id::fresh_id;
 pub use skillgate_a2a::url_policy::{check_scheme, is_loopback};

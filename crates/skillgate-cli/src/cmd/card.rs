@@ -232,7 +232,7 @@ async fn remote(
             pointer: a.pointer,
         })
         .collect();
-    let client = ClientConfig::from_transport(config, None);
+    let client = ClientConfig::from_transport(config);
     let http = Http::new(client).map_err(|e| Unlintable::new("bad_config", e.to_string()))?;
     let findings = audit_card(&http, &args.input, &skills).await;
     Ok((bytes, findings))
@@ -257,6 +257,11 @@ fn lint(args: LintArgs) -> Result<u8> {
         ),
     };
     let linted = obtain(&args).and_then(|(bytes, audit)| match lint_bytes(&bytes, choice) {
+        _ if super::io::is_blank(&bytes) => Err(Unlintable {
+            code: "not_json",
+            message: super::io::EMPTY.to_owned(),
+            position: Some((1, 1)),
+        }),
         Ok(mut r) => {
             if let (Some(keys), Ok(card)) = (&keys, skillgate_core::jcs::parse_strict(&bytes)) {
                 skillgate_lint::check_signatures(&mut r, &card, keys);

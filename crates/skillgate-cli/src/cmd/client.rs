@@ -18,7 +18,7 @@ use skillgate_client::{
 use skillgate_core::wire::ErrorDetail;
 
 use super::io::{read_input, read_json};
-use super::net::NetArgs;
+use super::net::{BindingArg, NetArgs};
 use crate::exit;
 
 /// Output format of the client commands.
@@ -43,6 +43,9 @@ pub struct ClientArgs {
     /// Keep validated interfaces on disk in DIR (as --cache does in the default directory).
     #[arg(long, value_name = "DIR", value_parser = parse_cache_dir)]
     cache_dir: Option<PathBuf>,
+    /// Use this binding of the card (default: the card's first supported interface).
+    #[arg(long, value_enum)]
+    binding: Option<BindingArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -60,6 +63,20 @@ fn parse_cache_dir(s: &str) -> Result<PathBuf, String> {
 }
 
 impl ClientArgs {
+    /// Whether the steps are printed as they pass (text mode without `--quiet`).
+    fn steps_shown(&self) -> bool {
+        self.format == Format::Text && !self.net.quiet
+    }
+
+    /// The client configuration; with `stream_events`, each stream event is printed as it
+    /// arrives.
+    fn config_with(&self, stream_events: bool) -> Result<ClientConfig, ClientError> {
+        Ok(ClientConfig {
+            events: stream_events.then(|| super::agent::event_printer(self.format)),
+            ..self.config()?
+        })
+    }
+
     fn config(&self) -> Result<ClientConfig, ClientError> {
         let cache_dir = match (&self.cache_dir, self.cache) {
             (Some(d), _) => Some(d.clone()),
@@ -69,7 +86,11 @@ impl ClientArgs {
             (None, false) => None,
         };
         let t = self.net.transport().map_err(ClientError::usage)?;
-        Ok(ClientConfig::from_transport(t, cache_dir))
+        Ok(ClientConfig {
+            cache_dir,
+            binding: self.binding.map(Into::into),
+            ..ClientConfig::from_transport(t)
+        })
     }
 }
 
@@ -87,6 +108,9 @@ pub struct DescribeArgs {
     url: String,
     /// The skill whose interface to retrieve and validate.
     skill_id: String,
+    /// Print only the validated Skill Interface Document (JSON) on stdout, no steps.
+    #[arg(long, conflicts_with = "format")]
+    document: bool,
     #[command(flatten)]
     common: ClientArgs,
 }
@@ -134,7 +158,8 @@ pub struct ChainArgs {
     common: ClientArgs,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+/// A current-thread runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -213,8 +238,21 @@ fn fail(format: Format, e: &ClientError) -> u8 {
     code
 }
 
+/// A failure of a plain A2A command (`skills`, `task`, `send`): as [`fail`], without the
+/// step of the eleven (these commands run none of them after the card).
+pub fn fail_plain(format: Format, e: &ClientError) -> u8 {
+    let code = exit::client(e.outcome());
+    if format == Format::Json {
+        let mut out = e.output();
+        out.step = None;
+        outln!("{}", json_line(&out));
+    }
+    one_line(e);
+    code
+}
+
 /// One JSON document on one line; output structs hold only JSON-representable data.
-fn json_line<T: serde::Serialize>(v: &T) -> String {
+pub fn json_line<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"ok\":false,\"message\":\"{e}\"}}"))
 }
 
@@ -258,9 +296,9 @@ pub fn print_result_text(indent: &str, r: &SkillResult) {
     }
 }
 
-fn text_observer(format: Format) -> impl FnMut(Step, &str) {
+fn text_observer(show: bool) -> impl FnMut(Step, &str) {
     move |step, summary| {
-        if format == Format::Text {
+        if show {
             print_step("", step, summary)
         }
     }
@@ -292,17 +330,15 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
     let result = (|| {
         let client = Client::new(a.common.config()?)?;
-        let mut obs = text_observer(format);
+        let mut obs = text_observer(a.common.steps_shown() && !a.document);
         runtime()?.block_on(client.resolve(&a.url, &a.skill_id, &mut obs))
     })();
     Ok(match result {
         Ok(r) => {
             match format {
                 Format::Json => outln!("{}", describe_json(&r)),
-                Format::Text => {
-                    outln!("interface digest: {}", r.document.interface_digest());
-                    outln!("{}", pretty(r.document.value()));
-                }
+                Format::Text if a.document => outln!("{}", pretty(r.document.value())),
+                Format::Text => print_interface_summary(&r, &a.url),
             }
             exit::OK
         }
@@ -310,23 +346,93 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// Reads `--args`: inline JSON or `@FILE` (`@-` = stdin), strictly parsed.
-fn read_arguments(spec: &str) -> Result<Value, ClientError> {
-    if let Some(path) = spec.strip_prefix('@') {
-        return read_json(path).map_err(|e| ClientError::usage(format!("--args: {e:#}")));
-    }
-    skillgate_core::jcs::parse_strict(spec.as_bytes()).map_err(|e| {
-        // `--args args.json` meant the file.
-        if std::path::Path::new(spec).is_file() {
-            return ClientError::usage(format!(
-                "--args takes inline JSON or @FILE: to read the file {spec}, write --args @{spec}"
-            ));
+/// The text form of a resolved interface: digest, a field table of the arguments, the
+/// card's examples, and where the document itself is.
+fn print_interface_summary(r: &Resolved, url: &str) {
+    let doc = r.document.document();
+    outln!(
+        "{} {} (interface {})",
+        r.document.skill_id(),
+        r.document.skill_version(),
+        r.document.interface_digest()
+    );
+    outln!(
+        "arguments ({} {}):",
+        doc.input_schema.schema_uri,
+        doc.input_schema.version
+    );
+    let fields = skillgate_client::fields::argument_fields(&doc.input_schema.resolution.schema);
+    if fields.is_empty() {
+        outln!("  (no named fields; see the document)");
+    } else {
+        let mut rows = vec![
+            ["NAME", "TYPE", "REQUIRED", "ENUM", "BOUNDS", "DESCRIPTION"]
+                .map(str::to_owned)
+                .to_vec(),
+        ];
+        let dash = |s: String| if s.is_empty() { "-".to_owned() } else { s };
+        for f in fields {
+            let allowed: Vec<String> = f.allowed.iter().map(Value::to_string).collect();
+            rows.push(vec![
+                f.name,
+                f.ty,
+                if f.required { "yes" } else { "no" }.to_owned(),
+                dash(allowed.join(",")),
+                dash(f.bounds),
+                dash(bounded_text(&f.description)),
+            ]);
         }
-        ClientError::usage(format!(
-            "--args is not valid I-JSON: {} at line {}, column {}",
-            e.message, e.line, e.column
-        ))
-    })
+        super::agent::table("  ", &rows);
+    }
+    outln!(
+        "output: {} {}; records: {}",
+        doc.output_schema.schema_uri,
+        doc.output_schema.version,
+        if doc.supporting_record_schemas.is_empty() {
+            "none".to_owned()
+        } else {
+            doc.supporting_record_schemas
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let examples = r
+        .target
+        .card
+        .skills
+        .iter()
+        .find(|s| s.id == r.document.skill_id())
+        .map(|s| s.examples.as_slice())
+        .unwrap_or_default();
+    if !examples.is_empty() {
+        outln!("examples (from the card):");
+        for e in examples {
+            outln!("  {}", bounded_text(e));
+        }
+    }
+    outln!(
+        "the document: skillgate describe {url} {} --document (or --format json)",
+        r.document.skill_id()
+    );
+}
+
+/// Reads a JSON flag (`--args`, `--data`): inline JSON or `@FILE` (`@-` = stdin), strictly
+/// parsed.
+pub fn read_json_arg(flag: &str, spec: &str) -> Result<Value, ClientError> {
+    if let Some(path) = spec.strip_prefix('@') {
+        return read_json(path).map_err(|e| ClientError::usage(format!("{flag}: {e:#}")));
+    }
+    if !super::io::is_blank(spec.as_bytes()) && std::path::Path::new(spec).is_file() {
+        // `--args args.json` meant the file.
+        if skillgate_core::jcs::parse_strict(spec.as_bytes()).is_err() {
+            return Err(ClientError::usage(format!(
+                "{flag} takes inline JSON or @FILE: to read the file {spec}, write {flag} @{spec}"
+            )));
+        }
+    }
+    super::io::parse_json(flag, spec.as_bytes()).map_err(ClientError::usage)
 }
 
 /// `skillgate call URL SKILL_ID --args JSON|@FILE`
@@ -334,9 +440,9 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
     let mode = if a.stream { Mode::Stream } else { Mode::Sync };
     let result = (|| {
-        let arguments = read_arguments(&a.args)?;
-        let client = Client::new(a.common.config()?)?;
-        let mut obs = text_observer(format);
+        let arguments = read_json_arg("--args", &a.args)?;
+        let client = Client::new(a.common.config_with(a.stream)?)?;
+        let mut obs = text_observer(a.common.steps_shown());
         runtime()?.block_on(client.call(&a.url, &a.skill_id, &arguments, mode, &mut obs))
     })();
     Ok(match result {
@@ -351,24 +457,26 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// Prints one chain event in text form.
-pub fn print_chain_event(e: ChainEvent<'_>) {
+/// Prints one chain event in text form, each line after `indent`.
+pub fn print_chain_event(indent: &str, e: ChainEvent<'_>) {
     match e {
         ChainEvent::Step {
             name,
             step,
             summary,
-        } => print_step(&format!("[{name}] "), step, summary),
+        } => print_step(&format!("{indent}[{name}] "), step, summary),
         ChainEvent::Composes {
             upstream,
             downstream,
             schema,
-        } => outln!("✓ {upstream} -> {downstream} composes directly: {schema}"),
+        } => outln!("{indent}✓ {upstream} -> {downstream} composes directly: {schema}"),
         ChainEvent::Ready => {
-            outln!("✓ every interface resolved and every link composes; delegating")
+            outln!("{indent}✓ every interface resolved and every link composes; delegating")
         }
         ChainEvent::Correlated(c) => outln!(
-            "↳ correlation: {} ({}) -> {} ({})",
+            "{indent}↳ correlation {} -> {}: {} ({}) -> {} ({})",
+            c.upstream.step,
+            c.downstream.step,
             c.upstream.task_id,
             c.upstream.interface_url,
             c.downstream.task_id,
@@ -377,11 +485,15 @@ pub fn print_chain_event(e: ChainEvent<'_>) {
     }
 }
 
-/// Prints a chain's per-step results in text form.
-pub fn print_chain_report(report: &ChainReport) {
+/// Prints a chain's per-step results in text form; the correlations too unless the events
+/// already showed them as they happened (`correlations_shown`).
+pub fn print_chain_report(report: &ChainReport, correlations_shown: bool) {
     for s in &report.steps {
         outln!("[{}] {} at {}", s.name, s.skill, s.result.card_url);
         print_result_text("  ", &s.result);
+    }
+    if correlations_shown {
+        return;
     }
     for c in &report.correlations {
         outln!(
@@ -402,12 +514,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
     let mode = if a.stream { Mode::Stream } else { Mode::Sync };
     let setup = (|| {
         let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
-        let value = skillgate_core::jcs::parse_strict(&bytes).map_err(|e| {
-            ClientError::usage(format!(
-                "{} is not valid I-JSON: {} at line {}, column {}",
-                a.plan, e.message, e.line, e.column
-            ))
-        })?;
+        let value = super::io::parse_json(&a.plan, &bytes).map_err(ClientError::usage)?;
         let plan = Plan::from_value(value).map_err(ClientError::usage)?;
         let client = Client::new(a.common.config()?)?;
         Ok::<_, ClientError>((plan, client, runtime()?))
@@ -416,9 +523,10 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
         Ok(t) => t,
         Err(e) => return Ok(fail(format, &e)),
     };
+    let show = a.common.steps_shown();
     let mut obs = |e: ChainEvent<'_>| {
-        if format == Format::Text {
-            print_chain_event(e)
+        if show {
+            print_chain_event("", e)
         }
     };
     Ok(
@@ -426,7 +534,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
             Ok(report) => {
                 match format {
                     Format::Json => outln!("{}", json_line(&report.output(None))),
-                    Format::Text => print_chain_report(&report),
+                    Format::Text => print_chain_report(&report, show),
                 }
                 exit::OK
             }
@@ -434,7 +542,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                 match format {
                     Format::Json => outln!("{}", json_line(&report.output(Some(&failure)))),
                     Format::Text => {
-                        print_chain_report(&report);
+                        print_chain_report(&report, show);
                         match &failure {
                             ChainFailure::NotComposable { .. } => {
                                 outln!("✗ {failure}; nothing was delegated")

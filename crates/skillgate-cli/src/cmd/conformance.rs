@@ -1,11 +1,12 @@
 //! `skillgate conformance URL`: probe an agent for the schema-interface draft.
 
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use skillgate_conformance::{Binding, Fatal, Options, Outcome, ProbeConfig, Report, Verdict};
 
-use super::net::NetArgs;
+use super::net::{BindingArg, NetArgs};
 use crate::exit;
 use skillgate_transport::redact_text;
 
@@ -16,15 +17,6 @@ pub enum Format {
     Text,
     /// The whole report as one JSON object.
     Json,
-}
-
-/// Binding to probe.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum BindingArg {
-    /// JSON-RPC 2.0.
-    Jsonrpc,
-    /// HTTP+JSON (REST).
-    HttpJson,
 }
 
 /// Arguments of `conformance`.
@@ -39,7 +31,7 @@ pub struct ConformanceArgs {
     #[arg(long, value_enum)]
     pub binding: Option<BindingArg>,
     #[command(flatten)]
-    net: NetArgs,
+    pub net: NetArgs,
     /// Deprecated spelling of --timeout, in milliseconds.
     #[arg(long, hide = true, value_name = "MS", conflicts_with = "timeout",
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
@@ -94,6 +86,25 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
+    // Progress only for a person watching: a terminal on stderr, neither --quiet nor
+    // --verbose (whose trace says more). The trace hook sees every request as it ends.
+    let progress = (std::io::stderr().is_terminal() && !a.net.quiet && !a.net.verbose).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let mut transport = transport;
+    if let Some(bar) = &progress {
+        let bar = bar.clone();
+        transport.trace = Some(skillgate_transport::Tracer::new(move |e| {
+            bar.inc(1);
+            bar.set_message(format!(
+                "request {}: {}",
+                bar.position(),
+                redact_text(&e.to_string())
+            ));
+        }));
+    }
     let timeout = a
         .timeout_ms
         .map(Duration::from_millis)
@@ -106,12 +117,11 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
             token: transport.token,
             allow_http: transport.allow_http,
             ca_certificates: transport.ca_certificates,
+            headers: transport.headers,
+            trace: transport.trace,
             ..Default::default()
         },
-        binding: a.binding.map(|b| match b {
-            BindingArg::Jsonrpc => Binding::JsonRpc,
-            BindingArg::HttpJson => Binding::HttpJson,
-        }),
+        binding: a.binding.map(Binding::from),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -127,6 +137,9 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
             return Ok(exit::USAGE);
         }
     };
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
     let code = exit::conformance(report.outcome());
     let fatal = match report.outcome() {
         Outcome::NoAgent(f) => {
@@ -138,7 +151,18 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     };
     // Every URL password in the report is replaced, whichever way the URL came in.
     match a.format {
-        Format::Text => out!("{}", redact_text(&report.to_text_with_exit(code))),
+        Format::Text => {
+            let text = redact_text(&report.to_text_with_exit(code));
+            if a.net.quiet {
+                // The summary: the counts line and the result line.
+                let lines: Vec<&str> = text.lines().collect();
+                for l in &lines[lines.len().saturating_sub(2)..] {
+                    outln!("{l}");
+                }
+            } else {
+                out!("{text}");
+            }
+        }
         // Through a Value so members print sorted, as they always have.
         Format::Json => {
             let mut v = serde_json::to_value(exit::ConformanceJson::new(&report))

@@ -45,6 +45,8 @@ async fn demo() -> anyhow::Result<u8> {
             let _ = stopped.await;
         },
     ));
+    // The walk-through is read in a terminal: no line wider than 100 columns.
+    crate::out::wrap_at(DEMO_WIDTH);
     outln!("netops agent listening on {base} (in-process, loopback only)");
     let outcome = scenes(&base).await;
     let _ = stop.send(());
@@ -142,14 +144,11 @@ async fn scenes(base: &str) -> anyhow::Result<u8> {
         {"name": "assess", "agent": base, "skill": "assess_interface_health", "from": "collect"}
     ]}))
     .map_err(anyhow::Error::msg)?;
-    let mut obs = |e: ChainEvent<'_>| {
-        out!("  ");
-        print_chain_event(e)
-    };
+    let mut obs = |e: ChainEvent<'_>| print_chain_event("  ", e);
     match run_chain(&client, &plan, Mode::Sync, &mut obs).await {
-        Ok(report) => print_chain_report(&report),
+        Ok(report) => print_chain_report(&report, true),
         Err((failure, report)) => {
-            print_chain_report(&report);
+            print_chain_report(&report, true);
             match &failure {
                 ChainFailure::Step { error, .. } => print_error_text("  ", error),
                 other => outln!("  ✗ {other}"),
@@ -172,3 +171,6 @@ fn failed(e: &ClientError) -> u8 {
     print_error_text("  ", e);
     exit::client(e.outcome())
 }
+
+/// The demo's widest line, in characters.
+const DEMO_WIDTH: usize = 100;

@@ -14,9 +14,6 @@ use super::serve::{run_server, Served, ServerFlags};
 
 /// Arguments of `gateway`. No `Debug`: it holds the upstream token.
 #[derive(Args)]
-#[command(after_help = "examples:
-  skillgate gateway --upstream http://127.0.0.1:9999 --config gateway.toml --listen 127.0.0.1:7420
-  SKILLGATE_UPSTREAM_TOKEN=... skillgate gateway --upstream https://agent.internal --config gateway.toml")]
 pub struct GatewayArgs {
     /// The upstream A2A 1.0 agent: its base URL or Agent Card URL (https, or http to a
     /// loopback host unless --upstream-allow-http).

@@ -30,8 +30,33 @@ pub fn read_input(path: &str) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// The one wording of an input with nothing in it, after `WHAT: ` (`--args: `, the file name),
+/// whichever command read it.
+pub const EMPTY: &str = "empty input: expected a JSON value";
+
+/// Whether `bytes` hold nothing but JSON whitespace.
+pub fn is_blank(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// Strictly parses `bytes` read from `what`: an empty input gets [`EMPTY`], anything else the
+/// parser's reason and position.
+pub fn parse_json(what: &str, bytes: &[u8]) -> std::result::Result<Value, String> {
+    if is_blank(bytes) {
+        return Err(format!("{what}: {EMPTY}"));
+    }
+    jcs::parse_strict(bytes).map_err(|e| {
+        format!(
+            "{what} is not valid I-JSON: {} at line {}, column {}",
+            e.message, e.line, e.column
+        )
+    })
+}
+
 /// Reads and strictly parses a JSON input (I-JSON; duplicates and lone surrogates refused).
 pub fn read_json(path: &str) -> Result<Value> {
     let bytes = read_input(path)?;
-    jcs::parse_strict(&bytes).with_context(|| format!("{path} is not valid I-JSON"))
+    parse_json(path, &bytes).map_err(anyhow::Error::msg)
 }

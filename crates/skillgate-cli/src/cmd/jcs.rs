@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use skillgate_core::{jcs, Digest};
 
-use super::io::read_input;
+use super::io::{is_blank, read_input, EMPTY};
 use crate::exit;
 
 /// Arguments of `skillgate canonicalize`.
@@ -26,6 +26,9 @@ pub struct DigestArgs {
 /// Writes the canonical bytes to stdout with no trailing newline.
 pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
+    if is_blank(&bytes) {
+        anyhow::bail!("{}: {EMPTY}", args.file);
+    }
     let canonical =
         jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
     crate::out::stdout_bytes(&canonical);
@@ -35,6 +38,9 @@ pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
 /// Prints `sha256:<hex>` of the canonical form and a newline.
 pub fn digest(args: DigestArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
+    if is_blank(&bytes) {
+        anyhow::bail!("{}: {EMPTY}", args.file);
+    }
     let canonical =
         jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
     outln!("{}", Digest::of_bytes(&canonical));

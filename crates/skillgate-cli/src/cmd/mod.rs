@@ -1,10 +1,13 @@
 //! One module per subcommand group; each returns an exit code or an error (exit 2).
 
+pub mod agent;
 pub mod authoring;
 pub mod card;
 pub mod client;
 pub mod conformance;
 pub mod demo;
+pub mod docs;
+pub mod examples;
 pub mod gateway;
 pub mod init;
 pub mod interface;
@@ -14,3 +17,4 @@ pub mod net;
 pub mod serve;
 pub mod signing;
 pub mod store;
+pub mod task;

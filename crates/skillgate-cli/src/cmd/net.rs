@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Args;
-use skillgate_transport::{Secret, TransportConfig};
+use clap::{Args, ValueEnum};
+use skillgate_transport::{Binding, ExtraHeader, Secret, Tracer, TransportConfig};
 
 use super::io::read_input;
 
-/// `--token`, `--allow-http`, `--cacert`, `--timeout`. No `Debug`: it holds the token.
+/// `--token`, `--allow-http`, `--cacert`, `--timeout`, `--header`, `--verbose`, `--quiet`. No
+/// `Debug`: it holds the token (and header values may be credentials too).
 #[derive(Args, Clone)]
 pub struct NetArgs {
     /// Bearer token for the agent (default: $SKILLGATE_TOKEN).
@@ -25,10 +26,38 @@ pub struct NetArgs {
     /// at most).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
+    /// Add this header to every request (repeatable), e.g. --header 'X-Api-Key: ...'. Values
+    /// are never printed.
+    #[arg(long, value_name = "NAME:VALUE")]
+    header: Vec<String>,
+    /// Trace every request on stderr: method, URL (credentials removed), status, time.
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Print the summary only (no step lines, no progress).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Require the agent's card to be signed by a key of this JWK set: an unsigned or badly
     /// signed card is refused before anything else is requested.
     #[arg(long, value_name = "JWKS.json")]
     trust_jwks: Option<PathBuf>,
+}
+
+/// `--binding`: which of the card's bindings to use.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum BindingArg {
+    /// JSON-RPC 2.0.
+    Jsonrpc,
+    /// HTTP+JSON (REST).
+    HttpJson,
+}
+
+impl From<BindingArg> for Binding {
+    fn from(b: BindingArg) -> Self {
+        match b {
+            BindingArg::Jsonrpc => Binding::JsonRpc,
+            BindingArg::HttpJson => Binding::HttpJson,
+        }
+    }
 }
 
 /// Seconds, fractions allowed, from 0.001 (1 ms) to 3600.
@@ -72,6 +101,18 @@ impl NetArgs {
                 )
             }
         };
+        let mut headers = Vec::new();
+        for spec in &self.header {
+            headers.push(ExtraHeader::parse(spec).map_err(|e| format!("--header: {e}"))?);
+        }
+        let trace = self.verbose.then(|| {
+            Tracer::new(|e| {
+                errln!(
+                    "skillgate: {}",
+                    skillgate_transport::redact_text(&e.to_string())
+                )
+            })
+        });
         let defaults = TransportConfig::default();
         Ok(TransportConfig {
             connect_timeout: defaults.connect_timeout.min(self.timeout),
@@ -81,6 +122,8 @@ impl NetArgs {
             token: self.token(),
             ca_certificates,
             trusted_keys,
+            headers,
+            trace,
             ..defaults
         })
     }

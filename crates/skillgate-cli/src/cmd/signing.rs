@@ -22,10 +22,6 @@ pub enum VerifyFormat {
 
 /// Arguments of `card sign`.
 #[derive(Args)]
-#[command(after_help = "examples:
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem
-  skillgate card sign card.json --key key.pem --kid key-1 > signed.json
-  curl -s http://127.0.0.1:7420/.well-known/agent-card.json | skillgate card sign - --key key.pem --kid key-1")]
 pub struct SignArgs {
     /// The card to sign: a file, or `-` for stdin.
     pub input: String,
@@ -46,9 +42,6 @@ pub struct SignArgs {
 
 /// Arguments of `card verify`.
 #[derive(Args)]
-#[command(after_help = "examples:
-  skillgate card verify signed.json --jwks jwks.json
-  skillgate card verify https://agent.example --jwks jwks.json --format json")]
 pub struct VerifyArgs {
     /// The card: a file, `-` for stdin, or an agent's URL (its well-known card is fetched).
     pub input: String,

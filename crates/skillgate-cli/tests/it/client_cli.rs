@@ -101,8 +101,15 @@ fn call_text_shows_every_step_as_it_passes() {
 #[test]
 fn call_stream_succeeds() {
     let fake = FakeAgent::start();
-    let (code, v, _) = call_json(&fake, &["--stream"]);
-    assert_eq!(code, 0, "{v}");
+    let out = run(&[
+        "call", &fake.base, SKILL, "--args", ARGS, "--format", "json", "--stream",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    // One JSON object per event as it arrived, then the result.
+    let text = stdout(&out);
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["ok"], true, "{text}");
+    assert!(text.lines().count() > 1, "{text}");
     assert_eq!(fake.posts().last().unwrap().method, "SendStreamingMessage");
 }
 
@@ -330,7 +337,10 @@ fn describe_prints_the_validated_document_and_digest() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains(&format!("interface digest: {}", doc.interface_digest())),
+        text.contains(&format!(
+            "{SKILL} 1.0 (interface {})",
+            doc.interface_digest()
+        )),
         "{text}"
     );
     assert_eq!(fake.domain_calls(), 0);

@@ -7,12 +7,15 @@
 mod authoring;
 mod card_lint;
 mod client_cli;
+mod commands;
 mod conformance_cli;
 mod contract;
 mod core_cli;
 mod declarative;
 mod gateway;
 mod logs;
+mod messages;
+mod net_flags;
 mod pipes;
 mod secrets;
 mod serve;

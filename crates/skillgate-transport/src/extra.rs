@@ -1,0 +1,154 @@
+//! What a caller adds to every request: extra headers (`--header NAME:VALUE`) and a request
+//! trace (`--verbose`). Header values may be credentials, so they never show themselves.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+
+/// Headers the transport itself must control: framing and routing, which a caller's value
+/// would corrupt rather than extend.
+const RESERVED: [&str; 5] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "upgrade",
+];
+
+/// One extra request header, checked when it is made. `Debug` shows the name only: the value
+/// may be a credential (an API key, a cookie).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ExtraHeader {
+    name: HeaderName,
+    value: HeaderValue,
+}
+
+impl fmt::Debug for ExtraHeader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ExtraHeader({}: ***)", self.name)
+    }
+}
+
+impl ExtraHeader {
+    /// Parses `NAME:VALUE` (spaces around the value are trimmed). The error names the header
+    /// and what is wrong, never the value.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let Some((name, value)) = spec.split_once(':') else {
+            return Err(
+                "a header is NAME:VALUE, e.g. --header 'X-Request-Id: 42' (no ':' found)"
+                    .to_owned(),
+            );
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err("a header is NAME:VALUE: the name before ':' is empty".to_owned());
+        }
+        let shown: String = name.chars().take(64).collect();
+        let header_name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            format!(
+                "header name {shown:?} is not a valid HTTP header name (letters, digits and \
+                 !#$%&'*+-.^_`|~ only)"
+            )
+        })?;
+        if RESERVED.contains(&header_name.as_str()) {
+            return Err(format!(
+                "header {header_name} is set by the transport and cannot be given with --header"
+            ));
+        }
+        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| {
+            format!(
+                "the value of header {header_name} is not a valid HTTP header value (visible \
+                 ASCII, spaces and tabs only; no line breaks)"
+            )
+        })?;
+        value.set_sensitive(true);
+        Ok(Self {
+            name: header_name,
+            value,
+        })
+    }
+
+    /// The header's name, lower-cased (safe to show).
+    pub fn name(&self) -> &str {
+        self.name.as_str()
+    }
+
+    pub(crate) fn parts(&self) -> (&HeaderName, &HeaderValue) {
+        (&self.name, &self.value)
+    }
+}
+
+/// One request as a trace shows it: nothing secret (no headers, no body, the URL redacted).
+#[derive(Debug, Clone)]
+pub struct TraceEvent {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// The request URL with any credentials removed.
+    pub url: String,
+    /// The status of the answer, or why there was none.
+    pub outcome: Result<u16, String>,
+    /// Time from sending the request to the answer's head (or the failure).
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for TraceEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.elapsed.as_secs_f64() * 1000.0;
+        match &self.outcome {
+            Ok(status) => write!(f, "{} {} -> {status} ({ms:.1} ms)", self.method, self.url),
+            Err(why) => write!(
+                f,
+                "{} {} -> failed: {why} ({ms:.1} ms)",
+                self.method, self.url
+            ),
+        }
+    }
+}
+
+/// Receives a [`TraceEvent`] for every request the transport makes. Cheap to clone.
+#[derive(Clone)]
+pub struct Tracer(Arc<dyn Fn(&TraceEvent) + Send + Sync>);
+
+impl Tracer {
+    /// A tracer calling `f` for each request.
+    pub fn new(f: impl Fn(&TraceEvent) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
+    pub(crate) fn emit(&self, event: &TraceEvent) {
+        (self.0)(event)
+    }
+}
+
+impl fmt::Debug for Tracer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Tracer")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_checked_and_never_show_their_value() {
+        let h = ExtraHeader::parse("X-Api-Key: s3cr3tValue").unwrap();
+        assert_eq!(h.name(), "x-api-key");
+        assert!(!format!("{h:?}").contains("s3cr3t"));
+        for bad in [
+            "no-colon",
+            ": zzSECRET",
+            "bad name: zzSECRET",
+            "Host: zzSECRET",
+            "X-A: zzSECRET\nbreak",
+        ] {
+            let e = ExtraHeader::parse(bad).unwrap_err();
+            assert!(!e.contains("zzSECRET"), "{e}");
+        }
+        assert!(ExtraHeader::parse("X-A: secret\u{7f}")
+            .unwrap_err()
+            .contains("x-a"));
+    }
+}
