@@ -14,8 +14,12 @@ CONNS=${BENCH_CONNECTIONS:-8}
 VENV=${INTEROP_VENV:-target/interop-venv}
 command -v wrk >/dev/null || apt-get install -y wrk >&2
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV"; "$VENV/bin/python" -m pip install -q -r interop/requirements.txt; }
-cargo build -q --release -p skillgate-cli
-SG=target/release/skillgate
+# SKILLGATE_BIN: an already built binary (else a release build, several minutes).
+SG=${SKILLGATE_BIN:-}
+if [ -z "$SG" ]; then
+    cargo build -q --release -p skillgate-cli
+    SG=target/release/skillgate
+fi
 WORK=$(mktemp -d)
 PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
