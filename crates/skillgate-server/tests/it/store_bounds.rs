@@ -330,7 +330,9 @@ async fn interrupted_tasks_expire_and_free_their_callers_allowance() {
     // accepted again.
     let first = first_ids.lock().unwrap().clone();
     for id in &first {
-        let t = eventually(Duration::from_secs(10), || async {
+        // Generous: on a loaded 2-core machine the upkeep round behind 10,000 tasks was seen
+        // to take more than 10 s; the test only needs the expiry to happen at all.
+        let t = eventually(Duration::from_secs(60), || async {
             let g = open.rpc("GetTask", json!({"id": id})).await;
             (g["result"]["status"]["state"] == "TASK_STATE_FAILED").then(|| g["result"].clone())
         })
