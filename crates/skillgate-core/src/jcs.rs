@@ -112,6 +112,20 @@ pub fn canonicalize_with(bytes: &[u8], options: ParseOptions) -> Result<Vec<u8>,
     crate::jcs_text::canonicalize_text(bytes, options.max_depth.min(MAX_DEPTH_CEILING))
 }
 
+/// Canonicalizes JSON text into `sink`, in chunks of up to 64 KiB, with the strictness of
+/// [`canonicalize_with`].
+///
+/// Memory stays near the input's size however large it is: finished bytes leave as soon as no
+/// open object can still reorder them, and a large object is streamed member by member in key
+/// order. On an error `sink` has received part of the output, which the caller must discard.
+pub fn canonicalize_into(
+    bytes: &[u8],
+    options: ParseOptions,
+    sink: &mut dyn Sink,
+) -> Result<(), JcsError> {
+    crate::jcs_text::canonicalize_text_into(bytes, options.max_depth.min(MAX_DEPTH_CEILING), sink)
+}
+
 /// The RFC 8785 serialization of an already-parsed value.
 ///
 /// Integers beyond 2^53 are written as the nearest double, as JCS requires.

@@ -165,6 +165,14 @@ proptest! {
         }
     }
 
+    /// The hashed-as-produced digest of text is the digest of the one-vector canonical form.
+    #[test]
+    fn digest_of_text_agrees_with_canonical_bytes(text in arb_text()) {
+        let streamed = skillgate_core::digest_text(text.as_bytes());
+        let whole = jcs::canonicalize(text.as_bytes()).map(|b| skillgate_core::Digest::of_bytes(&b));
+        prop_assert_eq!(streamed, whole);
+    }
+
     #[test]
     fn mutated_text_agrees_too(text in arb_text(), cut in any::<prop::sample::Index>(), byte in any::<u8>()) {
         let mut bytes = text.into_bytes();
