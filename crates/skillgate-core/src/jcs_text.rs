@@ -47,7 +47,7 @@ pub(crate) fn canonicalize_text_into(
     stream_with(input, max_depth, sink, STREAM_MIN)
 }
 
-fn stream_with(
+pub(crate) fn stream_with(
     input: &[u8],
     max_depth: usize,
     sink: &mut dyn Sink,
@@ -112,6 +112,42 @@ struct Found<'a> {
     end: usize,
 }
 
+/// How many member-name sequences are remembered, and up to how many members each.
+const SHAPES: usize = 8;
+const SHAPE_MAX_MEMBERS: usize = 32;
+
+/// An object's member names in text order, with the order that sorts them: documents of many
+/// records repeat a few such sequences, and recognizing one (an equality test per name) is
+/// cheaper than sorting it again and checking it for duplicates.
+struct Shape {
+    keys: Vec<Box<str>>,
+    order: Vec<usize>,
+}
+
+impl Shape {
+    fn matches(&self, written: &[Written<'_>]) -> bool {
+        self.keys.len() == written.len()
+            && self.keys.iter().zip(written).all(|(k, w)| **k == *w.key)
+    }
+}
+
+/// Keeps a sorted sequence of names for next time, replacing the oldest.
+fn remember(shapes: &mut Vec<Shape>, next: &mut usize, written: &[Written<'_>], order: &[usize]) {
+    if written.len() > SHAPE_MAX_MEMBERS {
+        return;
+    }
+    let shape = Shape {
+        keys: written.iter().map(|w| Box::from(&*w.key)).collect(),
+        order: order.to_vec(),
+    };
+    if shapes.len() < SHAPES {
+        shapes.push(shape);
+    } else if let Some(slot) = shapes.get_mut(*next % SHAPES) {
+        *slot = shape;
+    }
+    *next = next.wrapping_add(1);
+}
+
 struct Canon<'a, 's> {
     text: &'a str,
     bytes: &'a [u8],
@@ -125,6 +161,11 @@ struct Canon<'a, 's> {
     members: Vec<Written<'a>>,
     /// Copy of an object's members while they are rewritten in order.
     scratch: Vec<u8>,
+    /// The text-order indices of the members being rewritten, in key order.
+    order: Vec<usize>,
+    /// Recently sorted member-name sequences (a ring of [`SHAPES`]).
+    shapes: Vec<Shape>,
+    next_shape: usize,
     stream_min: usize,
     /// Whether a streamed object was entered (errors may then be out of text order).
     streamed: bool,
@@ -142,6 +183,9 @@ impl<'a, 's> Canon<'a, 's> {
             held: 0,
             members: Vec::new(),
             scratch: Vec::new(),
+            order: Vec::new(),
+            shapes: Vec::new(),
+            next_shape: 0,
             stream_min,
             streamed: false,
         }
@@ -374,30 +418,44 @@ impl<'a, 's> Canon<'a, 's> {
 
     /// Puts the members written since `base` into UTF-16 key order, refusing duplicates.
     fn order_members(&mut self, base: usize) -> Result<()> {
-        let written = &mut self.members[base..];
+        let written = &self.members[base..];
         let high = written.iter().any(|m| has_high(&m.key));
-        let cmp = |a: &Written<'_>, b: &Written<'_>| key_cmp(high, &a.key, &b.key);
         if written
             .windows(2)
-            .all(|w| cmp(&w[0], &w[1]) == Ordering::Less)
+            .all(|w| key_cmp(high, &w[0].key, &w[1].key) == Ordering::Less)
         {
             return Ok(());
         }
-        let region = written[0].start;
-        written.sort_by(cmp);
-        if let Some(w) = written.windows(2).find(|w| w[0].key == w[1].key) {
-            return Err(duplicate(self.bytes, &w[0].key, w[0].at.max(w[1].at)));
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        if let Some(shape) = self.shapes.iter().find(|s| s.matches(written)) {
+            // The same names in the same text order as an object already sorted and checked.
+            order.extend_from_slice(&shape.order);
+        } else {
+            order.extend(0..written.len());
+            order.sort_by(|&a, &b| key_cmp(high, &written[a].key, &written[b].key));
+            if let Some(w) = order
+                .windows(2)
+                .find(|w| written[w[0]].key == written[w[1]].key)
+            {
+                let (a, b) = (&written[w[0]], &written[w[1]]);
+                return Err(duplicate(self.bytes, &a.key, a.at.max(b.at)));
+            }
+            remember(&mut self.shapes, &mut self.next_shape, written, &order);
         }
+        let region = written[0].start;
         self.scratch.clear();
         self.scratch.extend_from_slice(&self.buf[region..]);
         self.buf.truncate(region);
-        for (i, m) in self.members[base..].iter().enumerate() {
+        for (i, &k) in order.iter().enumerate() {
             if i > 0 {
                 self.buf.push(b',');
             }
+            let m = &self.members[base + k];
             self.buf
                 .extend_from_slice(&self.scratch[m.start - region..m.end - region]);
         }
+        self.order = order;
         Ok(())
     }
 

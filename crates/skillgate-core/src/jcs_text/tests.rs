@@ -145,3 +145,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn repeated_member_orders_sort_like_new_ones() {
+    // Ten orders of the same names cycle through the remembered shapes (eight) twice; a
+    // repeated order with a duplicate name is still refused.
+    let names = ["c", "a", "b", "\u{fb33}", "\u{1F602}"];
+    let mut items = Vec::new();
+    for round in 0..2 {
+        for i in 0..10 {
+            let mut keys = names.to_vec();
+            keys.rotate_left(i % names.len());
+            if i >= names.len() {
+                keys.reverse();
+            }
+            let members: Vec<String> = keys
+                .iter()
+                .enumerate()
+                .map(|(j, k)| format!("\"{k}\":{}", round * 100 + j))
+                .collect();
+            items.push(format!("{{{}}}", members.join(",")));
+        }
+    }
+    let text = format!("[{}]", items.join(","));
+    let got = canonicalize_text(text.as_bytes(), 128).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(got, crate::jcs::to_canonical_vec(&value));
+    let dup = br#"[{"b":1,"a":2},{"b":1,"a":2},{"b":1,"b":2}]"#;
+    let err = canonicalize_text(dup, 128).unwrap_err();
+    assert_eq!(err.kind, JcsErrorKind::DuplicateMember);
+    assert_eq!(err.column, 37);
+}
