@@ -126,6 +126,23 @@ pub fn canonicalize_into(
     crate::jcs_text::canonicalize_text_into(bytes, options.max_depth.min(MAX_DEPTH_CEILING), sink)
 }
 
+/// [`canonicalize_into`] streaming every object of at least `stream_min` input bytes (normally
+/// 256 KiB), so that tests and the fuzz targets reach the streamed path with small inputs.
+#[doc(hidden)]
+pub fn canonicalize_into_streaming_from(
+    bytes: &[u8],
+    options: ParseOptions,
+    sink: &mut dyn Sink,
+    stream_min: usize,
+) -> Result<(), JcsError> {
+    crate::jcs_text::stream_with(
+        bytes,
+        options.max_depth.min(MAX_DEPTH_CEILING),
+        sink,
+        stream_min,
+    )
+}
+
 /// The RFC 8785 serialization of an already-parsed value.
 ///
 /// Integers beyond 2^53 are written as the nearest double, as JCS requires.

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use skillgate_core::{jcs, Digest};
+use skillgate_core::jcs;
 
 use super::io::read_input;
 use crate::exit;
@@ -26,8 +26,12 @@ pub struct DigestArgs {
 /// Writes the canonical bytes to stdout with no trailing newline.
 pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
-    let canonical =
-        jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    // Into a vector through the chunked path: a large unsorted top-level object is streamed
+    // member by member instead of being copied again to be reordered. Nothing is printed
+    // unless the whole input is valid.
+    let mut canonical = Vec::with_capacity(bytes.len());
+    jcs::canonicalize_into(&bytes, jcs::ParseOptions::default(), &mut canonical)
+        .with_context(|| format!("{} is not valid I-JSON", args.file))?;
     crate::out::stdout_bytes(&canonical);
     Ok(exit::OK)
 }
@@ -35,8 +39,8 @@ pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
 /// Prints `sha256:<hex>` of the canonical form and a newline.
 pub fn digest(args: DigestArgs) -> Result<u8> {
     let bytes = read_input(&args.file)?;
-    let canonical =
-        jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
-    outln!("{}", Digest::of_bytes(&canonical));
+    let digest = skillgate_core::digest_text(&bytes)
+        .with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    outln!("{digest}");
     Ok(exit::OK)
 }
