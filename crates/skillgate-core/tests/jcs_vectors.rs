@@ -37,6 +37,19 @@ fn every_reference_vector_is_byte_exact() {
     assert_eq!(seen, 6, "expected the six cyberphone vectors");
 }
 
+/// Found by the `jcs` fuzz target: bytes that are not UTF-8 where a value should start. Both
+/// paths refuse them at the same place; the text path, which checks UTF-8 first, says so.
+#[test]
+fn invalid_utf8_where_a_value_starts_is_refused_by_both_paths() {
+    let input = b"{\n \"result\":\xdd\xdd\x9e\x9cept\"\n}";
+    let text = jcs::canonicalize(input).unwrap_err();
+    let value = jcs::parse_strict(input).unwrap_err();
+    assert_eq!(text.kind, JcsErrorKind::InvalidUtf8);
+    assert_eq!((text.line, text.column), (2, 11));
+    assert_eq!((value.line, value.column), (2, 11));
+    assert!(skillgate_core::digest_text(input).is_err());
+}
+
 fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
