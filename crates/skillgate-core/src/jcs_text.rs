@@ -631,6 +631,12 @@ impl<'a, 's> Canon<'a, 's> {
     }
 
     fn hex4(&mut self) -> Result<u32> {
+        // Fewer than four bytes left is the end of the input, whatever they are (as serde_json
+        // reports it, so both paths agree).
+        if self.bytes.len() - self.pos < 4 {
+            self.pos = self.bytes.len();
+            return Err(self.eof_or(""));
+        }
         let mut v = 0u32;
         for _ in 0..4 {
             let Some(b) = self.peek() else {

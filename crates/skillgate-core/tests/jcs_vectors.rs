@@ -50,6 +50,18 @@ fn invalid_utf8_where_a_value_starts_is_refused_by_both_paths() {
     assert!(skillgate_core::digest_text(input).is_err());
 }
 
+/// Found by the `jcs` fuzz target: a `\u` escape cut short by the end of the input is an
+/// unexpected end on both paths, whatever the bytes left are.
+#[test]
+fn a_unicode_escape_cut_by_the_end_is_an_unexpected_end() {
+    for input in [&b"{\n  \"k\":\"A\\u\n"[..], b"\"\\u12", b"\"\\ud83d\\u1"] {
+        let text = jcs::canonicalize(input).unwrap_err();
+        let value = jcs::parse_strict(input).unwrap_err();
+        assert_eq!(text.kind, JcsErrorKind::UnexpectedEof, "{text}");
+        assert_eq!(value.kind, JcsErrorKind::UnexpectedEof, "{value}");
+    }
+}
+
 fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
