@@ -3,8 +3,9 @@
 
     python3 bench/digest/gen.py OUT.json [RECORDS]
 
-The default, 120,000 records, makes a ~29 MB document (json.dumps' default separators, keys in
-producer order, not sorted). Deterministic: the same arguments always write the same bytes, so
+The default, 120,000 records, makes a 30.7 MB (29.3 MiB) document: json.dumps' default
+separators, keys in producer order (not sorted), the records array beside three other members of
+an unsorted top-level object. Deterministic: the same arguments always write the same bytes, so
 `skillgate digest` of it is a fixed value to compare against. Not committed: generate it.
 """
 
