@@ -57,10 +57,7 @@ fn params<T: DeserializeOwned>(p: Option<Value>) -> Result<T, ServiceError> {
 /// Serializes the result straight into the body: through a `Value` the describe_skill
 /// document would be copied again (and parsed back from its shared text).
 fn ok<T: serde::Serialize>(id: JsonRpcId, v: &T) -> Response {
-    match serde_json::to_vec(&a2a::JsonRpcSuccess {
-        id: &id,
-        result: v,
-    }) {
+    match serde_json::to_vec(&a2a::JsonRpcSuccess { id: &id, result: v }) {
         Ok(body) => reply_bytes(StatusCode::OK, body),
         Err(_) => error(
             id,
