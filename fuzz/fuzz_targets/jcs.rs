@@ -37,8 +37,17 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(streamed, text, "streamed from {stream_min}");
     }
     let digest = skillgate_core::digest_text(data);
-    assert_eq!(digest, text.as_ref().map(|b| Digest::of_bytes(b)).map_err(Clone::clone));
+    assert_eq!(
+        digest,
+        text.as_ref()
+            .map(|b| Digest::of_bytes(b))
+            .map_err(Clone::clone)
+    );
     if let Ok(canonical) = &text {
-        assert_eq!(jcs::canonicalize(canonical).as_ref(), Ok(canonical), "not a fixed point");
+        assert_eq!(
+            jcs::canonicalize(canonical).as_ref(),
+            Ok(canonical),
+            "not a fixed point"
+        );
     }
 });

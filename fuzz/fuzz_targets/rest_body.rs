@@ -8,7 +8,9 @@ use serde::{de::DeserializeOwned, Serialize};
 use skillgate_a2a as a2a;
 use skillgate_core::jcs;
 
-fn round_trip<T: DeserializeOwned + Serialize + PartialEq + std::fmt::Debug>(v: &serde_json::Value) {
+fn round_trip<T: DeserializeOwned + Serialize + PartialEq + std::fmt::Debug>(
+    v: &serde_json::Value,
+) {
     let Ok(t) = serde_json::from_value::<T>(v.clone()) else {
         return;
     };
