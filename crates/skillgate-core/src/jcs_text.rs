@@ -612,6 +612,12 @@ impl<'a, 's> Canon<'a, 's> {
         match first {
             0xD800..=0xDBFF => {
                 if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                    // Cut off where the low half would begin: the end of the input, as the
+                    // value path reports it.
+                    if matches!(&self.bytes[self.pos..], b"" | b"\\") {
+                        self.pos = self.bytes.len();
+                        return Err(self.eof_or(""));
+                    }
                     return Err(lone(self));
                 }
                 self.pos += 2;

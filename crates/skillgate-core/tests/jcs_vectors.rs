@@ -54,7 +54,14 @@ fn invalid_utf8_where_a_value_starts_is_refused_by_both_paths() {
 /// unexpected end on both paths, whatever the bytes left are.
 #[test]
 fn a_unicode_escape_cut_by_the_end_is_an_unexpected_end() {
-    for input in [&b"{\n  \"k\":\"A\\u\n"[..], b"\"\\u12", b"\"\\ud83d\\u1"] {
+    for input in [
+        &b"{\n  \"k\":\"A\\u\n"[..],
+        b"\"\\u12",
+        b"\"\\ud83d\\u1",
+        // A high surrogate at the very end, or followed by a lone backslash.
+        b"{\n  \"\\u20ac\": \"E\\ud83e",
+        b"\"\\ud83e\\",
+    ] {
         let text = jcs::canonicalize(input).unwrap_err();
         let value = jcs::parse_strict(input).unwrap_err();
         assert_eq!(text.kind, JcsErrorKind::UnexpectedEof, "{text}");
