@@ -28,7 +28,8 @@ usage: bench/load/run.sh [options]
   --serve-args "ARGS"             extra arguments of every `skillgate serve`, e.g. "--metrics"
                                   (BENCH_SERVE_ARGS, default none); RUST_LOG passes through
   --no-build                      use target/release/skillgate as it is
-Other environment: BENCH_PG (default postgres://postgres@127.0.0.1:5432; databases
+Other environment: BENCH_BIN (the skillgate binary, default target/release/skillgate; with
+--no-build, e.g. an older build kept for a before/after comparison), BENCH_PG (default postgres://postgres@127.0.0.1:5432; databases
 sgbench_* are created and dropped there), BENCH_VENV (default target/bench-venv),
 BENCH_WARMUP seconds (default 2), BENCH_OUT (raw output dir, default target/bench-load/TIME).
 EOF
@@ -83,7 +84,7 @@ if [ "$BUILD" = 1 ]; then
     log "cargo build --release -p skillgate-cli"
     cargo build --release -p skillgate-cli >&2
 fi
-BIN=$ROOT/target/release/skillgate
+BIN=${BENCH_BIN:-$ROOT/target/release/skillgate}
 [ -x "$BIN" ] || { echo "run.sh: $BIN missing (build it or drop --no-build)" >&2; exit 2; }
 if [ "$PEER" = sdk ] && [ "$MODE" != rss ]; then
     if [ ! -x "$VENV/bin/python" ]; then

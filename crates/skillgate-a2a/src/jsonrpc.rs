@@ -247,6 +247,28 @@ impl<'de> Deserialize<'de> for JsonRpcResponse {
     }
 }
 
+/// A success response serialized straight from a borrowed result: the bytes of
+/// [`JsonRpcResponse::result`] without first turning the result into a `Value` (which would
+/// copy it, and parse shared pre-serialized parts back into trees).
+#[derive(Debug)]
+pub struct JsonRpcSuccess<'a, T: ?Sized> {
+    /// The request id.
+    pub id: &'a JsonRpcId,
+    /// The result.
+    pub result: &'a T,
+}
+
+impl<T: Serialize + ?Sized> Serialize for JsonRpcSuccess<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("jsonrpc", "2.0")?;
+        m.serialize_entry("id", self.id)?;
+        m.serialize_entry("result", self.result)?;
+        m.end()
+    }
+}
+
 /// An empty JSON object, handy for params.
 pub fn empty_object() -> Value {
     Value::Object(Map::new())

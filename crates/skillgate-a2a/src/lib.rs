@@ -21,13 +21,17 @@ pub mod error;
 pub mod jsonrpc;
 pub mod methods;
 pub mod requests;
+mod shared;
 pub mod types;
 pub mod url_policy;
 
 pub use card::*;
 pub use error::{A2aError, ErrorInfo, HttpRefusal, RestError, RestErrorBody};
-pub use jsonrpc::{EnvelopeError, JsonRpcError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
+pub use jsonrpc::{
+    EnvelopeError, JsonRpcError, JsonRpcId, JsonRpcRequest, JsonRpcResponse, JsonRpcSuccess,
+};
 pub use requests::*;
+pub use shared::SharedJson;
 pub use types::*;
 
 /// The protocol version this crate speaks, as carried in `A2A-Version` and `protocolVersion`.

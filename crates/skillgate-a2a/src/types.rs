@@ -6,6 +6,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::shared::SharedJson;
+
 /// A JSON object (`google.protobuf.Struct`).
 pub type Struct = Map<String, Value>;
 
@@ -122,7 +124,7 @@ impl TaskState {
 }
 
 /// The content of a Part: exactly one of the oneof `content` members.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum PartContent {
     /// `text`: a string.
     Text(String),
@@ -132,6 +134,10 @@ pub enum PartContent {
     Url(String),
     /// `data`: any JSON value, kept untouched.
     Data(Value),
+    /// `data` on the wire too: an immutable value shared by every part that holds it,
+    /// serialized once (a server's describe_skill document). Never produced by parsing; equal
+    /// to a [`PartContent::Data`] of the same value.
+    SharedData(SharedJson),
 }
 
 impl PartContent {
@@ -141,7 +147,31 @@ impl PartContent {
             Self::Text(_) => "text",
             Self::Raw(_) => "raw",
             Self::Url(_) => "url",
-            Self::Data(_) => "data",
+            Self::Data(_) | Self::SharedData(_) => "data",
+        }
+    }
+
+    /// The `data` payload, whichever way it is held.
+    pub fn data(&self) -> Option<&Value> {
+        match self {
+            Self::Data(v) => Some(v),
+            Self::SharedData(s) => Some(s.value()),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for PartContent {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Text(a), Self::Text(b))
+            | (Self::Raw(a), Self::Raw(b))
+            | (Self::Url(a), Self::Url(b)) => a == b,
+            (Self::SharedData(a), Self::SharedData(b)) => a == b,
+            _ => match (self.data(), other.data()) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            },
         }
     }
 }
@@ -179,12 +209,15 @@ impl Part {
             media_type: String::new(),
         }
     }
+    /// A Data Part with `mediaType: application/json` whose payload is shared, not copied.
+    pub fn shared_data(v: SharedJson) -> Self {
+        let mut p = Self::from_content(PartContent::SharedData(v));
+        p.media_type = crate::MEDIA_TYPE_JSON.to_string();
+        p
+    }
     /// The Data Part payload, if this is a Data Part.
     pub fn as_data(&self) -> Option<&Value> {
-        match &self.content {
-            PartContent::Data(v) => Some(v),
-            _ => None,
-        }
+        self.content.data()
     }
     /// The text, if this is a text part.
     pub fn as_text(&self) -> Option<&str> {
@@ -229,6 +262,7 @@ impl Serialize for Part {
             PartContent::Raw(r) => m.serialize_entry("raw", r)?,
             PartContent::Url(u) => m.serialize_entry("url", u)?,
             PartContent::Data(d) => m.serialize_entry("data", d)?,
+            PartContent::SharedData(d) => m.serialize_entry("data", d)?,
         }
         if let Some(md) = &self.metadata {
             m.serialize_entry("metadata", md)?;

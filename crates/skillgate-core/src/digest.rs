@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use crate::jcs;
+use crate::jcs::{self, JcsError, ParseOptions, Sink};
 
 const PREFIX: &str = "sha256:";
 
@@ -63,6 +63,30 @@ fn lower_hex_value(b: u8) -> Option<u8> {
 /// `sha256:` digest of the RFC 8785 serialization of `value`.
 pub fn digest(value: &Value) -> Digest {
     Digest::of_bytes(&jcs::to_canonical_vec(value))
+}
+
+/// `sha256:` digest of the RFC 8785 form of JSON text, strictly parsed (default depth limit).
+///
+/// The canonical bytes are hashed as they are produced, never held whole, so a large input costs
+/// little more memory than itself.
+pub fn digest_text(bytes: &[u8]) -> Result<Digest, JcsError> {
+    digest_text_with(bytes, ParseOptions::default())
+}
+
+/// [`digest_text`] with parse options.
+pub fn digest_text_with(bytes: &[u8], options: ParseOptions) -> Result<Digest, JcsError> {
+    let mut hash = HashSink(Sha256::new());
+    jcs::canonicalize_into(bytes, options, &mut hash)?;
+    Ok(Digest(hash.0.finalize().into()))
+}
+
+/// Feeds canonical bytes straight into SHA-256.
+struct HashSink(Sha256);
+
+impl Sink for HashSink {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
 }
 
 impl fmt::Display for Digest {

@@ -112,6 +112,37 @@ pub fn canonicalize_with(bytes: &[u8], options: ParseOptions) -> Result<Vec<u8>,
     crate::jcs_text::canonicalize_text(bytes, options.max_depth.min(MAX_DEPTH_CEILING))
 }
 
+/// Canonicalizes JSON text into `sink`, in chunks of up to 64 KiB, with the strictness of
+/// [`canonicalize_with`].
+///
+/// Memory stays near the input's size however large it is: finished bytes leave as soon as no
+/// open object can still reorder them, and a large object is streamed member by member in key
+/// order. On an error `sink` has received part of the output, which the caller must discard.
+pub fn canonicalize_into(
+    bytes: &[u8],
+    options: ParseOptions,
+    sink: &mut dyn Sink,
+) -> Result<(), JcsError> {
+    crate::jcs_text::canonicalize_text_into(bytes, options.max_depth.min(MAX_DEPTH_CEILING), sink)
+}
+
+/// [`canonicalize_into`] streaming every object of at least `stream_min` input bytes (normally
+/// 256 KiB), so that tests and the fuzz targets reach the streamed path with small inputs.
+#[doc(hidden)]
+pub fn canonicalize_into_streaming_from(
+    bytes: &[u8],
+    options: ParseOptions,
+    sink: &mut dyn Sink,
+    stream_min: usize,
+) -> Result<(), JcsError> {
+    crate::jcs_text::stream_with(
+        bytes,
+        options.max_depth.min(MAX_DEPTH_CEILING),
+        sink,
+        stream_min,
+    )
+}
+
 /// The RFC 8785 serialization of an already-parsed value.
 ///
 /// Integers beyond 2^53 are written as the nearest double, as JCS requires.

@@ -49,7 +49,7 @@ pub mod refs;
 pub mod version;
 pub mod wire;
 
-pub use digest::{digest, Digest, DigestParseError};
+pub use digest::{digest, digest_text, Digest, DigestParseError};
 pub use error_code::{ErrorCode, TerminalState};
 pub use jcs::{canonicalize, JcsError, JcsErrorKind};
 pub use version::{Version, VersionError};

@@ -37,6 +37,38 @@ fn every_reference_vector_is_byte_exact() {
     assert_eq!(seen, 6, "expected the six cyberphone vectors");
 }
 
+/// Found by the `jcs` fuzz target: bytes that are not UTF-8 where a value should start. Both
+/// paths refuse them at the same place; the text path, which checks UTF-8 first, says so.
+#[test]
+fn invalid_utf8_where_a_value_starts_is_refused_by_both_paths() {
+    let input = b"{\n \"result\":\xdd\xdd\x9e\x9cept\"\n}";
+    let text = jcs::canonicalize(input).unwrap_err();
+    let value = jcs::parse_strict(input).unwrap_err();
+    assert_eq!(text.kind, JcsErrorKind::InvalidUtf8);
+    assert_eq!((text.line, text.column), (2, 11));
+    assert_eq!((value.line, value.column), (2, 11));
+    assert!(skillgate_core::digest_text(input).is_err());
+}
+
+/// Found by the `jcs` fuzz target: a `\u` escape cut short by the end of the input is an
+/// unexpected end on both paths, whatever the bytes left are.
+#[test]
+fn a_unicode_escape_cut_by_the_end_is_an_unexpected_end() {
+    for input in [
+        &b"{\n  \"k\":\"A\\u\n"[..],
+        b"\"\\u12",
+        b"\"\\ud83d\\u1",
+        // A high surrogate at the very end, or followed by a lone backslash.
+        b"{\n  \"\\u20ac\": \"E\\ud83e",
+        b"\"\\ud83e\\",
+    ] {
+        let text = jcs::canonicalize(input).unwrap_err();
+        let value = jcs::parse_strict(input).unwrap_err();
+        assert_eq!(text.kind, JcsErrorKind::UnexpectedEof, "{text}");
+        assert_eq!(value.kind, JcsErrorKind::UnexpectedEof, "{value}");
+    }
+}
+
 fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -163,6 +195,14 @@ proptest! {
             (Err(a), Err(b)) => prop_assert_eq!(a.kind, b.kind, "{} vs {}", a, b),
             _ => prop_assert!(false, "disagree on {:?}: {:?} vs {:?}", text, fast, slow),
         }
+    }
+
+    /// The hashed-as-produced digest of text is the digest of the one-vector canonical form.
+    #[test]
+    fn digest_of_text_agrees_with_canonical_bytes(text in arb_text()) {
+        let streamed = skillgate_core::digest_text(text.as_bytes());
+        let whole = jcs::canonicalize(text.as_bytes()).map(|b| skillgate_core::Digest::of_bytes(&b));
+        prop_assert_eq!(streamed, whole);
     }
 
     #[test]

@@ -91,6 +91,7 @@ fn part_value(parts: &[Part], index: usize) -> Result<Value, String> {
     match parts.get(index).map(|p| &p.content) {
         None => Err(format!("has no part {index} ({} part(s))", parts.len())),
         Some(PartContent::Data(v)) => Ok(v.clone()),
+        Some(PartContent::SharedData(v)) => Ok(v.value().clone()),
         Some(PartContent::Text(t)) => skillgate_core::jcs::parse_strict(t.as_bytes())
             .map_err(|e| format!("part {index} is text that is not JSON ({})", e.message)),
         Some(other) => Err(format!(

@@ -376,7 +376,8 @@ impl AgentBuilder {
             let describe_artifact = a2a::Artifact {
                 artifact_id: format!("{}-{}", wire::DESCRIBE_SKILL_ARTIFACT, skill_id),
                 name: wire::DESCRIBE_SKILL_ARTIFACT.to_string(),
-                parts: vec![a2a::Part::data(describe_data)],
+                // Shared by every describe_skill task and serialized once.
+                parts: vec![a2a::Part::shared_data(a2a::SharedJson::new(describe_data))],
                 ..Default::default()
             };
             let tags = if s.tags.is_empty() {

@@ -88,6 +88,7 @@ pub fn parts_text(parts: &[Part]) -> String {
     let one = |p: &Part| match &p.content {
         PartContent::Text(s) => s.clone(),
         PartContent::Data(v) => v.to_string(),
+        PartContent::SharedData(v) => v.value().to_string(),
         PartContent::Url(u) => format!("file at {u}"),
         PartContent::Raw(b) => format!("file of {} base64 characters", b.len()),
     };

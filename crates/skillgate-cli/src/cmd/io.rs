@@ -16,9 +16,16 @@ pub fn read_input(path: &str) -> Result<Vec<u8>> {
     let reader: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(
-            std::fs::File::open(Path::new(path)).with_context(|| format!("cannot read {path}"))?,
-        )
+        let file =
+            std::fs::File::open(Path::new(path)).with_context(|| format!("cannot read {path}"))?;
+        // One allocation of the file's size: growing by doubling would leave a large file in a
+        // buffer up to twice its size (behind a `Take` the standard library gets no size hint).
+        let size = file
+            .metadata()
+            .map_or(0, |m| m.len())
+            .min(MAX_INPUT_BYTES + 1);
+        buf.reserve_exact(usize::try_from(size).unwrap_or(0) + 1);
+        Box::new(file)
     };
     reader
         .take(MAX_INPUT_BYTES + 1)

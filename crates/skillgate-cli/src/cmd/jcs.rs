@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use skillgate_core::{jcs, Digest};
+use skillgate_core::jcs;
 
 use super::io::{is_blank, read_input, EMPTY};
 use crate::exit;
@@ -29,8 +29,12 @@ pub fn canonicalize(args: CanonicalizeArgs) -> Result<u8> {
     if is_blank(&bytes) {
         anyhow::bail!("{}: {EMPTY}", args.file);
     }
-    let canonical =
-        jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    // Into a vector through the chunked path: a large unsorted top-level object is streamed
+    // member by member instead of being copied again to be reordered. Nothing is printed
+    // unless the whole input is valid.
+    let mut canonical = Vec::with_capacity(bytes.len());
+    jcs::canonicalize_into(&bytes, jcs::ParseOptions::default(), &mut canonical)
+        .with_context(|| format!("{} is not valid I-JSON", args.file))?;
     crate::out::stdout_bytes(&canonical);
     Ok(exit::OK)
 }
@@ -41,8 +45,8 @@ pub fn digest(args: DigestArgs) -> Result<u8> {
     if is_blank(&bytes) {
         anyhow::bail!("{}: {EMPTY}", args.file);
     }
-    let canonical =
-        jcs::canonicalize(&bytes).with_context(|| format!("{} is not valid I-JSON", args.file))?;
-    outln!("{}", Digest::of_bytes(&canonical));
+    let digest = skillgate_core::digest_text(&bytes)
+        .with_context(|| format!("{} is not valid I-JSON", args.file))?;
+    outln!("{digest}");
     Ok(exit::OK)
 }

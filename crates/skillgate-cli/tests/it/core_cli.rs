@@ -52,6 +52,45 @@ fn digest_prints_digest_and_newline() {
 }
 
 #[test]
+fn a_large_file_digests_and_canonicalizes_like_its_parsed_value() {
+    // ~3 MB under an unsorted top-level object: large enough to be streamed in chunks.
+    let records: Vec<String> = (0..20_000)
+        .map(|i| format!(r#"{{"seq": {i}, "id": "r{i}/\u00e9th0", "v": {i}.25, "ok": true}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"source": "test", "records": [{}], "count": 20000}}"#,
+        records.join(", ")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = tmp(&dir, "big.json", &text);
+    let path = path.to_str().unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+
+    let out = run(&["digest", path]);
+    assert_eq!(out.status.code(), Some(0));
+    let want = skillgate_core::digest(&value).to_string();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{want}\n"));
+
+    let out = run(&["canonicalize", path]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, skillgate_core::jcs::to_canonical_vec(&value));
+
+    // A defect late in the file: exit 2, nothing on stdout.
+    let bad = tmp(
+        &dir,
+        "bad.json",
+        &text.replace(r#""seq": 19999"#, r#""seq": 019999"#),
+    );
+    for cmd in ["digest", "canonicalize"] {
+        let out = run(&[cmd, bad.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert!(out.stdout.is_empty(), "{cmd}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("leading zero"), "{err}");
+    }
+}
+
+#[test]
 fn bad_json_exits_2_with_a_positioned_reason() {
     for (input, needle) in [
         (&b"{\"a\":1,\"a\":2}"[..], "duplicate member name"),

@@ -12,7 +12,10 @@ use serde_json::Value;
 use skillgate_a2a::{self as a2a, methods, A2aError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
 
 fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
-    let body = serde_json::to_vec(resp).unwrap_or_default();
+    reply_bytes(status, serde_json::to_vec(resp).unwrap_or_default())
+}
+
+fn reply_bytes(status: StatusCode, body: Vec<u8>) -> Response {
     let mut r = (status, body).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -58,9 +61,11 @@ fn params<T: DeserializeOwned>(p: Option<Value>) -> Result<T, ServiceError> {
         .map_err(|e| ServiceError::new(A2aError::InvalidParams, format!("invalid params: {e}")))
 }
 
+/// Serializes the result straight into the body: through a `Value` the describe_skill
+/// document would be copied again (and parsed back from its shared text).
 fn ok<T: serde::Serialize>(id: JsonRpcId, v: &T) -> Response {
-    match serde_json::to_value(v) {
-        Ok(v) => reply(StatusCode::OK, &JsonRpcResponse::result(id, v)),
+    match serde_json::to_vec(&a2a::JsonRpcSuccess { id: &id, result: v }) {
+        Ok(body) => reply_bytes(StatusCode::OK, body),
         Err(_) => error(
             id,
             A2aError::InternalError,
