@@ -316,13 +316,21 @@ impl A2aConn {
         let mut wait = Duration::from_millis(50);
         while !(task.status.state.is_terminal() || task.status.state.is_interrupted()) {
             if Instant::now() + wait > deadline {
+                // Giving up: the task must not run on for nobody (best effort; the answer to
+                // the cancel does not change the error).
+                let canceled = self.cancel_task(step, &task.id).await.is_ok();
                 return Err(ClientError::Transport {
                     step,
                     message: format!(
-                        "task {} still {} after {:?}",
+                        "task {} still {} after {:?}; {}",
                         task.id,
                         task.status.state,
-                        self.http.config().timeout
+                        self.http.config().timeout,
+                        if canceled {
+                            "the client canceled it"
+                        } else {
+                            "canceling it failed"
+                        }
                     ),
                 });
             }
@@ -373,20 +381,76 @@ impl A2aConn {
     }
 
     /// Reads an event stream to its end: each event goes to `on_event` (and the configured
-    /// event sink) as it arrives; a stream that starts with a Message is a message answer.
+    /// event sink) as it arrives; a stream that starts with a Message is a message answer. A
+    /// stream that ends or breaks while its task is still running is resumed once with
+    /// `SubscribeToTask`; a second drop is reported.
     async fn follow_answer(
         &self,
         step: Step,
         method: &str,
         id: Option<JsonRpcId>,
-        mut open: skillgate_transport::Streaming,
+        open: skillgate_transport::Streaming,
         on_event: &mut (dyn FnMut(&StreamResponse) + Send),
     ) -> Result<Answer, ClientError> {
+        let mut assembler = TaskAssembler::default();
+        let (mut id, mut open) = (id, open);
+        let mut resumed = false;
+        loop {
+            open = self.check_stream(step, method, id.as_ref(), open).await?;
+            let dropped = loop {
+                let events = match open.events().await {
+                    Ok(Some(events)) => events,
+                    Ok(None) => break None,
+                    Err(e) => break Some(e),
+                };
+                for event in events {
+                    let stream_response = self.decode_event(step, id.as_ref(), &event)?;
+                    on_event(&stream_response);
+                    if let Some(sink) = &self.http.config().events {
+                        sink.emit(&stream_response);
+                    }
+                    if let (StreamResponse::Message(m), true) =
+                        (&stream_response, assembler.is_empty())
+                    {
+                        // A message-only stream: the message is the whole answer.
+                        return Ok(Answer::Message(m.clone()));
+                    }
+                    assembler.apply(step, stream_response)?;
+                }
+            };
+            match (assembler.running(), resumed) {
+                (Some(task_id), false) => {
+                    resumed = true;
+                    (id, open) = self
+                        .endpoint
+                        .subscribe(&task_id)
+                        .await
+                        .map_err(|e| transport_error(step, e))?;
+                }
+                _ => {
+                    if let Some(e) = dropped {
+                        return Err(transport_error(step, e));
+                    }
+                    return Ok(Answer::Task(assembler.finish(step)?));
+                }
+            }
+        }
+    }
+
+    /// An open stream must be a successful event stream; a plain body carries the agent's
+    /// error.
+    async fn check_stream(
+        &self,
+        step: Step,
+        method: &str,
+        id: Option<&JsonRpcId>,
+        open: skillgate_transport::Streaming,
+    ) -> Result<skillgate_transport::Streaming, ClientError> {
         let url = skillgate_transport::redact(&open.url);
         if !open.is_event_stream() {
             // An error detected before streaming starts comes back as a plain JSON body.
             let body = open.rest().await.map_err(|e| transport_error(step, e))?;
-            return Err(self.not_a_stream(step, method, id.as_ref(), &url, &body));
+            return Err(self.not_a_stream(step, method, id, &url, &body));
         }
         if !open.status.is_success() {
             return Err(ClientError::transport(
@@ -394,23 +458,7 @@ impl A2aConn {
                 format!("HTTP {} from {url}", open.status.as_u16()),
             ));
         }
-        let mut assembler = TaskAssembler::default();
-        while let Some(events) = open.events().await.map_err(|e| transport_error(step, e))? {
-            for event in events {
-                let stream_response = self.decode_event(step, id.as_ref(), &event)?;
-                on_event(&stream_response);
-                if let Some(sink) = &self.http.config().events {
-                    sink.emit(&stream_response);
-                }
-                if let (StreamResponse::Message(m), true) = (&stream_response, assembler.is_empty())
-                {
-                    // A message-only stream: the message is the whole answer.
-                    return Ok(Answer::Message(m.clone()));
-                }
-                assembler.apply(step, stream_response)?;
-            }
-        }
-        Ok(Answer::Task(assembler.finish(step)?))
+        Ok(open)
     }
 
     /// The error for a streaming request answered with a plain body: the agent's own error if
@@ -586,6 +634,14 @@ impl TaskAssembler {
     /// Whether no task event has been applied yet.
     pub fn is_empty(&self) -> bool {
         self.task.is_none()
+    }
+
+    /// The id of the task being assembled while it is neither finished nor interrupted.
+    pub fn running(&self) -> Option<String> {
+        self.task
+            .as_ref()
+            .filter(|t| !(t.status.state.is_terminal() || t.status.state.is_interrupted()))
+            .map(|t| t.id.clone())
     }
 
     fn task_mut(

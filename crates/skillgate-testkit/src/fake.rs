@@ -134,6 +134,8 @@ pub enum Domain {
     Artifacts(Vec<Value>),
     /// WORKING on SendMessage; GetTask then returns the valid completed task.
     Deferred,
+    /// WORKING on SendMessage and on every GetTask after it.
+    NeverFinishes,
 }
 
 /// How a streaming answer misbehaves.
@@ -144,8 +146,11 @@ pub enum StreamMode {
     /// An initial Task event, then updates with each artifact split into two chunks, the second
     /// replacing the first.
     TaskFirstChunked,
-    /// Closes while the task is still WORKING.
+    /// Closes while the task is still WORKING (a SubscribeToTask then drops the same way).
     NoTerminal,
+    /// Closes while the task is still WORKING; a SubscribeToTask of that task then streams it
+    /// to its end (the task and its final status).
+    DropThenResume,
     /// Sends `event: error` with a JSON-RPC error.
     ErrorEvent,
     /// Answers with a Message instead of a task.
@@ -269,6 +274,9 @@ pub struct FakeState {
     pub faults: Faults,
     /// Tasks GetTask returns, by id (filled by [`Domain::Deferred`]).
     pub deferred: Vec<(String, Value)>,
+    /// Tasks a SubscribeToTask streams to completion, by id (filled by
+    /// [`StreamMode::DropThenResume`]).
+    pub resumable: Vec<(String, Value)>,
     /// Every request received, card fetches included, in order.
     pub log: Vec<Received>,
     /// The number in the next task id (`task-N`); describe_skill tasks count too.
@@ -315,6 +323,7 @@ impl FakeAgent {
             checks_requests: false,
             faults: Faults::default(),
             deferred: Vec::new(),
+            resumable: Vec::new(),
             log: Vec::new(),
             next_task: 1,
         };
@@ -394,10 +403,17 @@ impl FakeAgent {
             .collect()
     }
 
-    /// How many domain-skill requests arrived (any POST not naming describe_skill).
+    /// How many domain-skill messages arrived (SendMessage or SendStreamingMessage, either
+    /// binding, not naming describe_skill).
     pub fn domain_calls(&self) -> usize {
+        // Messages only: a SubscribeToTask or CancelTask is not a delegation.
         self.posts()
             .iter()
+            .filter(|r| {
+                matches!(r.method.as_str(), "SendMessage" | "SendStreamingMessage")
+                    || r.path.ends_with("message:send")
+                    || r.path.ends_with("message:stream")
+            })
             .filter(|r| r.skill_request()["skill"] != "describe_skill")
             .count()
     }
@@ -554,9 +570,45 @@ async fn answer(
             None => json_response(&task, "application/a2a+json"),
         };
     }
+    if method == "SubscribeToTask"
+        || (http_method == axum::http::Method::GET && path.ends_with(":subscribe"))
+    {
+        let id = params["id"].as_str().map(str::to_owned).unwrap_or_else(|| {
+            path.rsplit('/')
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(":subscribe")
+                .to_owned()
+        });
+        let found = st
+            .lock()
+            .unwrap()
+            .resumable
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, t)| t.clone());
+        return match found {
+            Some(task) => {
+                let status = json!({"statusUpdate": {"taskId": task["id"], "contextId": task["contextId"], "status": task["status"]}});
+                sse(rpc_id, vec![json!({"task": task}), status])
+            }
+            None => sse(
+                rpc_id,
+                vec![
+                    json!({"statusUpdate": {"taskId": id, "contextId": "ctx", "status": {"state": "TASK_STATE_WORKING"}}}),
+                ],
+            ),
+        };
+    }
     let request = params["message"]["parts"][0]["data"].clone();
     let task = run_task(st, &request);
     let stream_mode = st.lock().unwrap().stream.clone();
+    if stream_mode == StreamMode::DropThenResume {
+        st.lock()
+            .unwrap()
+            .resumable
+            .push((task["id"].as_str().unwrap_or("").to_owned(), task.clone()));
+    }
     match (rpc_id, stream) {
         (Some(id), false) => json_response(
             &json!({"jsonrpc": "2.0", "id": id, "result": {"task": task}}),
@@ -595,7 +647,7 @@ fn stream_response(id: Option<Value>, task: &Value, stream_mode: &StreamMode) ->
             }
             events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": task["status"]}}));
         }
-        StreamMode::NoTerminal => {
+        StreamMode::NoTerminal | StreamMode::DropThenResume => {
             events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}}}));
         }
         StreamMode::ErrorEvent | StreamMode::MessageEvent => {}
@@ -608,13 +660,25 @@ fn stream_response(id: Option<Value>, task: &Value, stream_mode: &StreamMode) ->
     if *stream_mode == StreamMode::MessageEvent {
         events.push(json!({"message": {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": "hello"}]}}));
     }
+    out.push_str(&sse_body(&id, events));
+    (StatusCode::OK, [("content-type", "text/event-stream")], out).into_response()
+}
+
+/// `events` as server-sent events, each wrapped in a JSON-RPC response when `id` is given.
+fn sse_body(id: &Option<Value>, events: Vec<Value>) -> String {
+    let mut out = String::new();
     for e in events {
-        let data = match &id {
+        let data = match id {
             Some(id) => json!({"jsonrpc": "2.0", "id": id, "result": e}),
             None => e,
         };
         out.push_str(&format!("data: {data}\n\n"));
     }
+    out
+}
+
+fn sse(id: Option<Value>, events: Vec<Value>) -> Response {
+    let out = sse_body(&id, events);
     (StatusCode::OK, [("content-type", "text/event-stream")], out).into_response()
 }
 
@@ -754,6 +818,12 @@ fn run_task(st: &Arc<Mutex<FakeState>>, request: &Value) -> Value {
             ),
         ]);
     }
+    if matches!(s.domain, Domain::NeverFinishes) {
+        let working =
+            json!({"id": id, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}});
+        s.deferred.push((id.clone(), working.clone()));
+        return working;
+    }
     if matches!(s.domain, Domain::Deferred) {
         let done = completed(vec![
             art("rec-1", "observation", json!({"value": 1.5})),
@@ -768,7 +838,7 @@ fn run_task(st: &Arc<Mutex<FakeState>>, request: &Value) -> Value {
     }
     match &s.domain {
         Domain::Artifacts(a) => completed(a.clone()),
-        Domain::Deferred => Value::Null,
+        Domain::Deferred | Domain::NeverFinishes => Value::Null,
         Domain::Valid => completed(vec![
             art("rec-1", "observation", json!({"value": 1.5})),
             art(

@@ -1127,3 +1127,59 @@ async fn a_protobuf_peer_that_sends_integers_as_doubles_is_still_served() {
     assert_eq!(r.interface_digest, doc.interface_digest());
     assert_eq!(r.output["n"], 2.0);
 }
+
+#[tokio::test]
+async fn a_dropped_stream_is_resumed_once_with_subscribe_to_task() {
+    let fake = FakeAgent::start_with(|s| s.stream = StreamMode::DropThenResume);
+    let r = call_with(&client(), &fake, Mode::Stream).await.unwrap();
+    assert_eq!(r.output["verdict"], "ok");
+    let methods: Vec<String> = fake.posts().iter().map(|p| p.method.clone()).collect();
+    assert_eq!(
+        methods.iter().filter(|m| *m == "SubscribeToTask").count(),
+        1,
+        "{methods:?}"
+    );
+    // A stream that drops again after the resume is reported, not resumed forever.
+    let fake = FakeAgent::start_with(|s| s.stream = StreamMode::NoTerminal);
+    let e = call_with(&client(), &fake, Mode::Stream).await.unwrap_err();
+    assert!(
+        e.message()
+            .contains("ended while the task was TASK_STATE_WORKING"),
+        "{e}"
+    );
+    let subscribes = fake
+        .posts()
+        .iter()
+        .filter(|p| p.method == "SubscribeToTask")
+        .count();
+    assert_eq!(subscribes, 1);
+}
+
+#[tokio::test]
+async fn a_client_that_gives_up_on_a_timeout_cancels_its_task() {
+    let fake = FakeAgent::start_with(|s| s.domain = Domain::NeverFinishes);
+    let c = Client::new(ClientConfig {
+        timeout: Duration::from_millis(600),
+        ..ClientConfig::default()
+    })
+    .unwrap();
+    let e = call_with(&c, &fake, Mode::Sync).await.unwrap_err();
+    assert!(e.message().contains("still TASK_STATE_WORKING"), "{e}");
+    let posts = fake.posts();
+    let cancel = posts
+        .iter()
+        .find(|p| p.method == "CancelTask")
+        .unwrap_or_else(|| {
+            panic!(
+                "no CancelTask was sent: {:?}",
+                posts.iter().map(|p| &p.method).collect::<Vec<_>>()
+            )
+        });
+    let task_id = fake.state.lock().unwrap().deferred[0].0.clone();
+    assert_eq!(
+        cancel.body["params"]["id"],
+        task_id.as_str(),
+        "{:?}",
+        cancel.body
+    );
+}
