@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
+mod chains;
+mod following;
 mod misbehaving;
 mod runtime;
 mod tls;

@@ -9,8 +9,11 @@
 //!   and checking requests like a conformant agent, with each [`Faults`] flag breaking exactly
 //!   one rule of the draft for the *checker* to find.
 
+mod stream;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use stream::{sse, stream_response};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -617,69 +620,6 @@ async fn answer(
         (None, false) => json_response(&json!({"task": task}), "application/a2a+json"),
         (id, true) => stream_response(id, &task, &stream_mode),
     }
-}
-
-fn stream_response(id: Option<Value>, task: &Value, stream_mode: &StreamMode) -> Response {
-    let (tid, ctx) = (task["id"].clone(), task["contextId"].clone());
-    let mut events = Vec::new();
-    let artifacts = task["artifacts"].as_array().cloned().unwrap_or_default();
-    match stream_mode {
-        StreamMode::Normal => {
-            // No initial Task event: a robust client must assemble the task from updates.
-            for a in artifacts {
-                events.push(json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "artifact": a, "lastChunk": true}}));
-            }
-            events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": task["status"]}}));
-        }
-        StreamMode::TaskFirstChunked => {
-            events.push(json!({"task": {"id": tid, "contextId": ctx, "status": {"state": "TASK_STATE_SUBMITTED"}}}));
-            events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}}}));
-            for a in artifacts {
-                let parts = a["parts"].as_array().cloned().unwrap_or_default();
-                let mut first = a.clone();
-                first["parts"] = json!([{"text": "placeholder"}]);
-                events.push(
-                    json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "artifact": first}}),
-                );
-                // The second chunk replaces the placeholder (append: false) with the data.
-                events.push(json!({"artifactUpdate": {"taskId": tid, "contextId": ctx, "lastChunk": true,
-                    "artifact": {"artifactId": a["artifactId"], "name": a["name"], "parts": parts}}}));
-            }
-            events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": task["status"]}}));
-        }
-        StreamMode::NoTerminal | StreamMode::DropThenResume => {
-            events.push(json!({"statusUpdate": {"taskId": tid, "contextId": ctx, "status": {"state": "TASK_STATE_WORKING"}}}));
-        }
-        StreamMode::ErrorEvent | StreamMode::MessageEvent => {}
-    }
-    let mut out = String::new();
-    if *stream_mode == StreamMode::ErrorEvent {
-        let e = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "internal error"}});
-        out.push_str(&format!("event: error\ndata: {e}\n\n"));
-    }
-    if *stream_mode == StreamMode::MessageEvent {
-        events.push(json!({"message": {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": "hello"}]}}));
-    }
-    out.push_str(&sse_body(&id, events));
-    (StatusCode::OK, [("content-type", "text/event-stream")], out).into_response()
-}
-
-/// `events` as server-sent events, each wrapped in a JSON-RPC response when `id` is given.
-fn sse_body(id: &Option<Value>, events: Vec<Value>) -> String {
-    let mut out = String::new();
-    for e in events {
-        let data = match id {
-            Some(id) => json!({"jsonrpc": "2.0", "id": id, "result": e}),
-            None => e,
-        };
-        out.push_str(&format!("data: {data}\n\n"));
-    }
-    out
-}
-
-fn sse(id: Option<Value>, events: Vec<Value>) -> Response {
-    let out = sse_body(&id, events);
-    (StatusCode::OK, [("content-type", "text/event-stream")], out).into_response()
 }
 
 async fn card_response(st: &Arc<Mutex<FakeState>>, path: &str, mode: CardMode) -> Response {
