@@ -13,4 +13,5 @@ mod metrics;
 mod plain_tasks;
 mod rest_card_auth;
 mod store_bounds;
+mod streaming;
 mod tck_schema;
