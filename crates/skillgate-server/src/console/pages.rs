@@ -149,7 +149,8 @@ fn input_for(name: &str, s: &Value, required: bool) -> Markup {
         .and_then(Value::as_array)
         .map(|e| e.iter().map(Value::to_string).collect())
         .unwrap_or_default();
-    let label = html! { code { (name) } @if required { " *" } " " span.muted { (kind) } };
+    // One span: the label's grid puts the text on one row and the input under it.
+    let label = html! { span { code { (name) } @if required { " *" } " " span.muted { (kind) } } };
     html! {
         label.field {
             (label)
@@ -202,11 +203,11 @@ pub(crate) fn skill(p: &SkillPage<'_>) -> Markup {
             form #try data-skill=(s.id) data-version=(s.version) data-digest=(s.digest) data-extension=(skillgate_core::wire::EXTENSION_URI) {
                 @for (name, sub, required) in &top { (input_for(name, sub, *required)) }
                 label.field {
-                    "Arguments as JSON " span.muted { "(when filled, used instead of the fields above)" }
+                    span { "Arguments as JSON " span.muted { "(when filled, used instead of the fields above)" } }
                     textarea name="__arguments" rows="5" placeholder="{ }" {}
                 }
                 @if p.auth {
-                    label.field { "Bearer token " span.muted { "(sent with this call only, never stored)" }
+                    label.field { span { "Bearer token " span.muted { "(sent with this call only, never stored)" } }
                         input type="password" name="__token" autocomplete="off"; }
                 }
                 button type="submit" { "Send" }
