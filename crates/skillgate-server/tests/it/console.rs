@@ -232,3 +232,22 @@ async fn the_console_call_from_the_agents_own_origin_is_allowed() {
     );
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn console_requests_count_under_their_own_binding() {
+    let config = ServerConfig {
+        metrics: true,
+        ..Default::default()
+    };
+    let s = Server::start(agent(), config).await;
+    assert_eq!(page(&s, "/").await.0, 200);
+    assert_eq!(page(&s, "/console/skills/slow").await.0, 200);
+    let (_, _, scrape) = s.get_raw("/metrics", &[]).await;
+    assert!(
+        scrape.contains(
+            r#"skillgate_requests_total{binding="console",method="none",status="200"} 2"#
+        ),
+        "{scrape}"
+    );
+    s.shutdown().await;
+}
