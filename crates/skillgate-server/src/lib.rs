@@ -44,6 +44,7 @@
 
 pub mod agent;
 pub mod config;
+mod console;
 pub mod gate;
 mod http;
 mod metrics;

@@ -159,6 +159,39 @@ fn the_gateway_passes_conformance_and_refuses_a_drifted_skill_until_sighup() {
 }
 
 #[test]
+fn the_gateway_shows_the_web_console() {
+    use std::io::{Read, Write};
+    let up = PlainAgent::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "output = { artifact = \"result\" }");
+    let (mut child, url, _err) = gateway(&up.base, &config);
+    let addr = url.trim_start_matches("http://").to_owned();
+    let get = |path: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let index = get("/");
+    assert!(index.starts_with("HTTP/1.1 200"), "{index}");
+    assert!(
+        index.contains(&format!("href=\"/console/skills/{SUM_SKILL}\"")),
+        "{index}"
+    );
+    let skill = get(&format!("/console/skills/{SUM_SKILL}"));
+    assert!(skill.starts_with("HTTP/1.1 200"), "{skill}");
+    assert!(skill.contains("urn:test:sum:input"), "{skill}");
+    signal(&child, "-TERM");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
 fn start_up_refuses_an_unknown_upstream_skill_and_an_unreachable_upstream() {
     let up = PlainAgent::start();
     let dir = tempfile::tempdir().unwrap();

@@ -50,6 +50,18 @@ fn serve_prints_its_address_serves_the_card_and_stops_on_sigterm() {
         ),
     );
     assert!(resp.contains("TASK_STATE_COMPLETED"), "{resp}");
+    // A browser gets the console: the skills with their pages.
+    let page = http(
+        &addr,
+        &format!(
+            "GET / HTTP/1.1\r\nHost: {addr}\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(
+        page.contains("href=\"/console/skills/evaluate_resource_condition\""),
+        "{page}"
+    );
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

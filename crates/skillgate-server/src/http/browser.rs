@@ -19,6 +19,8 @@ pub(crate) struct BrowserPolicy {
     /// `None`: any host (`allow_any_host`).
     hosts: Option<Arc<BTreeSet<String>>>,
     origins: Arc<BTreeSet<String>>,
+    /// The origins of the served URLs: the agent's own pages (the console) call from these.
+    own: Arc<BTreeSet<String>>,
 }
 
 /// Headers a browser may send on an allowed cross-origin call.
@@ -30,6 +32,8 @@ impl BrowserPolicy {
     /// Hosts: `localhost`, any IP address (a rebinding page cannot be served from an IP
     /// literal of the victim's machine), and the hosts of `urls` (the advertised base URL and
     /// the public URL); `None` when any host is allowed.
+    /// Requests from the agent's own origin (the served URLs' origins, or, while the Host
+    /// check is on, the origin naming the checked `Host`) are same-origin and always allowed.
     pub(crate) fn new(allow_any_host: bool, urls: &[&str], origins: &[String]) -> Self {
         let hosts = (!allow_any_host).then(|| {
             let mut h = BTreeSet::from(["localhost".to_string()]);
@@ -48,10 +52,34 @@ impl BrowserPolicy {
             Arc::new(h)
         });
         let origins = origins.iter().map(|o| normalize_origin(o)).collect();
+        let own = urls
+            .iter()
+            .filter_map(|u| url::Url::parse(u).ok())
+            .map(|u| normalize_origin(&u.origin().ascii_serialization()))
+            .collect();
         Self {
             hosts,
             origins: Arc::new(origins),
+            own: Arc::new(own),
         }
+    }
+
+    /// Whether `origin` is the agent's own: a served URL's origin, or `http(s)://` + the
+    /// request's `Host` when the Host check is on. Without the Host check the second form
+    /// would let a DNS-rebinding page (whose origin names the attacker's host, which it also
+    /// sends as `Host`) pass as same-origin, so it then counts only the served URLs.
+    fn same_origin(&self, origin: &str, host: Option<&str>) -> bool {
+        let origin = normalize_origin(origin);
+        if self.own.contains(&origin) {
+            return true;
+        }
+        let (Some(_), Some(host)) = (&self.hosts, host) else {
+            return false;
+        };
+        let authority = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        authority.is_some_and(|a| a == host.trim().to_ascii_lowercase())
     }
 
     fn host_allowed(&self, host: &str) -> bool {
@@ -113,6 +141,11 @@ pub(crate) async fn layer(
         return next.run(req).await;
     };
     let shown = origin.to_str().unwrap_or("<not text>").to_owned();
+    let host = hosts.first().and_then(|h| h.to_str().ok());
+    if policy.same_origin(&shown, host) {
+        // The agent's own page (the console): no CORS answer is needed or given.
+        return next.run(req).await;
+    }
     if !policy.origins.contains(&normalize_origin(&shown)) {
         return forbidden(format!(
             "requests from browser pages are refused: Origin {shown:?} is not allowed (allow it with `serve --allow-origin {shown}`)"
@@ -166,5 +199,22 @@ mod tests {
         assert!(p.host_allowed("10.0.0.7:7420"));
         assert!(!p.host_allowed("rebind.example:7420"));
         assert!(BrowserPolicy::new(true, &[], &[]).host_allowed("rebind.example"));
+    }
+
+    #[test]
+    fn same_origin() {
+        let p = BrowserPolicy::new(false, &["http://127.0.0.1:7420"], &[]);
+        assert!(p.same_origin("http://127.0.0.1:7420", Some("127.0.0.1:7420")));
+        assert!(p.same_origin("http://127.0.0.1:7420", None));
+        assert!(p.same_origin("http://localhost:7420", Some("localhost:7420")));
+        assert!(p.same_origin("HTTP://LOCALHOST:7420/", Some("LocalHost:7420")));
+        // Another port, another host or a foreign page are not the agent's origin.
+        assert!(!p.same_origin("http://127.0.0.1:9999", Some("127.0.0.1:7420")));
+        assert!(!p.same_origin("http://evil.example", Some("127.0.0.1:7420")));
+        assert!(!p.same_origin("null", Some("127.0.0.1:7420")));
+        // Without the Host check, a rebinding page's Origin matches its own Host: refused.
+        let any = BrowserPolicy::new(true, &["http://127.0.0.1:7420"], &[]);
+        assert!(!any.same_origin("http://rebind.example:7420", Some("rebind.example:7420")));
+        assert!(any.same_origin("http://127.0.0.1:7420", Some("rebind.example:7420")));
     }
 }

@@ -117,6 +117,16 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
+    /// Whether callers authenticate (a token table is configured).
+    pub(crate) fn auth_enabled(&self) -> bool {
+        self.tokens.is_some()
+    }
+
+    /// The base URL the card advertises (no trailing slash).
+    pub(crate) fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
     /// The extended Agent Card for the request's caller, signed like the public card.
     pub(crate) fn extended_card(
         &self,
@@ -215,9 +225,9 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
     if state.metrics.is_enabled() {
         router = router.route(observe::METRICS_PATH, get(metrics_scrape));
     }
-    router
+    crate::console::routes(router)
         .route(a2a::AGENT_CARD_PATH, get(agent_card))
-        .route("/", post(jsonrpc::handle))
+        .route("/", get(root_get).post(jsonrpc::handle))
         .route("/message:send", post(rest::send_message))
         .route("/message:stream", post(rest::send_streaming_message))
         .route("/tasks", get(rest::list_tasks))
@@ -306,6 +316,18 @@ fn is_jsonrpc_path(path: &str) -> bool {
     path == "/"
 }
 
+/// `GET /`: the console for a browser; for anyone else the 405 the JSON-RPC endpoint has
+/// always answered (with the `Allow` header axum's method fallback would have set).
+async fn root_get(st: State<AppState>, method: axum::http::Method, headers: HeaderMap) -> Response {
+    if crate::console::wants_html(&headers) {
+        return crate::console::index(st).await;
+    }
+    let mut r = rest::method_not_allowed(method).await.into_response();
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
 /// `GET /metrics` (routed only when the metrics are on; behind the bearer check like every
 /// path but the card).
 async fn metrics_scrape(State(st): State<AppState>) -> Response {
@@ -378,8 +400,12 @@ fn version_supported(v: &str) -> bool {
 }
 
 async fn version_layer(mut req: Request, next: Next) -> Response {
-    // The card and the scrape are read by clients that speak no A2A version.
-    if req.uri().path() == a2a::AGENT_CARD_PATH || req.uri().path() == observe::METRICS_PATH {
+    // The card, the scrape and the console are read by clients that speak no A2A version.
+    let path = req.uri().path();
+    if path == a2a::AGENT_CARD_PATH
+        || path == observe::METRICS_PATH
+        || path.starts_with(crate::console::PREFIX)
+    {
         return next.run(req).await;
     }
     let v = requested_version(&req);
@@ -441,7 +467,10 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
     let Some(tokens) = st.tokens.as_ref() else {
         return next.run(req).await;
     };
-    if req.uri().path() == a2a::AGENT_CARD_PATH {
+    // The card and the console's index (the card's content as a page) are public.
+    if req.uri().path() == a2a::AGENT_CARD_PATH
+        || crate::console::is_public(req.method(), req.uri().path(), req.headers())
+    {
         return next.run(req).await;
     }
     if req.headers().get_all(header::AUTHORIZATION).iter().count() > 1 {

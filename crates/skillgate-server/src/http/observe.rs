@@ -46,6 +46,8 @@ fn binding_of(path: &str) -> &'static str {
         "card"
     } else if path == METRICS_PATH {
         "metrics"
+    } else if path.starts_with(crate::console::PREFIX) {
+        "console"
     } else if path.starts_with("/message:")
         || path == "/tasks"
         || path.starts_with("/tasks/")
@@ -107,7 +109,14 @@ pub(crate) fn millis(d: std::time::Duration) -> f64 {
 pub(crate) async fn layer(State(metrics): State<Metrics>, req: Request, next: Next) -> Response {
     let start = Instant::now();
     let path = req.uri().path();
-    let binding = binding_of(path);
+    // A browser's `GET /` is the console's index, not a JSON-RPC call.
+    let binding =
+        if *req.method() == Method::GET && crate::console::wants_html(req.headers()) && path == "/"
+        {
+            "console"
+        } else {
+            binding_of(path)
+        };
     let method = if binding == "http-json" {
         rest_method(req.method(), path)
     } else {
@@ -163,6 +172,7 @@ mod tests {
         assert_eq!(binding_of("/metrics"), "metrics");
         assert_eq!(binding_of("/tasks/abc:cancel"), "http-json");
         assert_eq!(binding_of("/favicon.ico"), "none");
+        assert_eq!(binding_of("/console/skills/x"), "console");
         assert_eq!(rest_method(&Method::POST, "/message:send"), "SendMessage");
         assert_eq!(rest_method(&Method::GET, "/tasks/abc"), "GetTask");
         assert_eq!(

@@ -147,3 +147,22 @@ async fn without_extended_skills_or_auth_there_is_no_extended_card() {
     );
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_console_shows_an_extended_skill_only_to_callers_allowed_to_see_it() {
+    let s = start().await;
+    let html = ("Accept", "text/html");
+    let (status, _, index) = s.get_raw("/", &[html]).await;
+    assert_eq!(status, 200);
+    assert!(index.contains("/console/skills/evaluate_resource_condition"));
+    assert!(!index.contains("secret_op"), "{index}");
+    let path = "/console/skills/secret_op";
+    assert_eq!(s.get_raw(path, &[html]).await.0, 401);
+    let (status, _, page) = s.get_raw(path, &[html, LIMITED]).await;
+    assert_eq!(status, 404);
+    assert!(!page.contains("urn:test:secret"), "{page}");
+    let (status, _, page) = s.get_raw(path, &[html, ALL]).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("urn:test:secret:input"), "{page}");
+    s.shutdown().await;
+}

@@ -5,6 +5,7 @@
 
 mod common;
 mod connections;
+mod console;
 mod extended_card;
 mod hardening;
 mod hostile_bodies;

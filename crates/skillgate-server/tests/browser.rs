@@ -1,0 +1,225 @@
+//! The web console in a real browser: Debian's headless chromium driven over chromedriver
+//! (WebDriver) against a real server on an ephemeral loopback port. The test opens the
+//! console, clicks through to a skill, submits a valid and an invalid call and checks what
+//! the page shows.
+//!
+//! Ignored by default (it needs `chromium` and `chromedriver` on the PATH); `.ci/run` installs
+//! them and runs it with `cargo test -p skillgate-server --test browser -- --ignored`. With
+//! `SKILLGATE_SCREENSHOTS=DIR` it writes the skill page after the refused call there
+//! as `console-skill.png` (the one in docs/).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use skillgate_server::*;
+use skillgate_testkit::poll::eventually;
+use skillgate_testkit::server::TestServer;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// chromedriver, killed when the test ends however it ends.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn browser() -> (Driver, Client) {
+    let port = free_port();
+    let driver = Driver(
+        Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver on the PATH (apt-get install chromium chromium-driver)"),
+    );
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({"args": ["--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-dev-shm-usage", "--window-size=1200,1000"]}),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    let client = eventually(Duration::from_secs(30), || {
+        let caps = caps.clone();
+        let url = url.clone();
+        async move {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            ClientBuilder::new(connector)
+                .capabilities(caps)
+                .connect(&url)
+                .await
+                .ok()
+        }
+    })
+    .await;
+    (driver, client)
+}
+
+fn check_skill() -> Skill {
+    let schema = "https://json-schema.org/draft/2020-12/schema";
+    Skill::builder("check_link", "1.0")
+        .name("Check link")
+        .description("Says whether a link's error count is under a limit")
+        .tags(["netops"])
+        .input_schema(
+            "urn:test:browser:input",
+            "1.0",
+            json!({"$schema": schema, "type": "object", "required": ["link", "limit"],
+                "additionalProperties": false,
+                "properties": {"link": {"type": "string", "minLength": 1, "description": "interface name"},
+                    "limit": {"type": "integer", "minimum": 0}}}),
+        )
+        .output_schema(
+            "urn:test:browser:output",
+            "1.0",
+            json!({"$schema": schema, "type": "object", "required": ["link", "ok"],
+                "properties": {"link": {"type": "string"}, "ok": {"type": "boolean"}}}),
+        )
+        .record_schema(
+            "observation",
+            "urn:test:browser:record",
+            "1.0",
+            json!({"$schema": schema, "type": "object", "required": ["errors"],
+                "properties": {"errors": {"type": "integer"}}}),
+        )
+        .handler(|args: Value, ctx: SkillContext| async move {
+            let id = ctx.new_record_artifact_id();
+            Ok(SkillOutput::new(json!({"link": args["link"], "ok": args["limit"].as_i64() > Some(3), "supporting_record_refs": [id]}))
+                .with_record(SupportingRecord {
+                    artifact_id: id,
+                    kind: "observation".into(),
+                    data: json!({"errors": 3}),
+                }))
+        })
+        .build()
+}
+
+async fn text(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Waits until the element has text and the call is no longer being sent.
+async fn settled(c: &Client, css: &str) -> String {
+    eventually(Duration::from_secs(20), || async {
+        let t = text(c, css).await;
+        (!t.is_empty() && !t.starts_with("sending")).then_some(t)
+    })
+    .await
+}
+
+async fn screenshot(c: &Client, name: &str) {
+    if let Ok(dir) = std::env::var("SKILLGATE_SCREENSHOTS") {
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(std::path::Path::new(&dir).join(name), png).unwrap();
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs chromium and chromedriver; .ci/run installs them and runs it"]
+async fn console_in_a_real_browser() {
+    let agent = Agent::builder("browser-agent", "An agent for the browser test", "0.1.0")
+        .provider("skillgate tests", "https://example.invalid")
+        .skill(check_skill())
+        .build()
+        .unwrap();
+    let s = TestServer::start(agent, ServerConfig::default()).await;
+    let (_driver, c) = browser().await;
+
+    c.goto(&format!("{}/", s.base)).await.unwrap();
+    assert_eq!(text(&c, "h1").await, "browser-agent 0.1.0");
+    c.find(Locator::Css("a[href='/console/skills/check_link']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.wait()
+        .for_element(Locator::Css("form#try"))
+        .await
+        .unwrap();
+    assert!(c
+        .current_url()
+        .await
+        .unwrap()
+        .path()
+        .ends_with("/check_link"));
+    assert!(text(&c, "table.fields").await.contains("interface name"));
+
+    // A valid call through the generated inputs.
+    c.find(Locator::Css("input[name='link']"))
+        .await
+        .unwrap()
+        .send_keys("eth0")
+        .await
+        .unwrap();
+    c.find(Locator::Css("input[name='limit']"))
+        .await
+        .unwrap()
+        .send_keys("5")
+        .await
+        .unwrap();
+    c.find(Locator::Css("form#try button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(settled(&c, "#state").await, "TASK_STATE_COMPLETED");
+    let output: Value = serde_json::from_str(&text(&c, "#output").await).unwrap();
+    assert_eq!(output["link"], "eth0");
+    assert_eq!(output["ok"], true);
+    let records: Value = serde_json::from_str(&text(&c, "#records").await).unwrap();
+    assert_eq!(records[0]["kind"], "observation");
+    assert_eq!(records[0]["data"]["errors"], 3);
+
+    // An invalid call through the JSON fallback: refused by the gate, code and paths shown.
+    c.find(Locator::Css("textarea[name='__arguments']"))
+        .await
+        .unwrap()
+        .send_keys(r#"{"link": "", "limit": -1}"#)
+        .await
+        .unwrap();
+    c.find(Locator::Css("form#try button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(Duration::from_secs(20), || async {
+        (text(&c, "#state").await == "TASK_STATE_REJECTED").then_some(())
+    })
+    .await;
+    assert_eq!(text(&c, "#code").await, "input_invalid");
+    let paths = text(&c, "#paths").await;
+    assert!(paths.contains("instance_path \"/link\""), "{paths}");
+    assert!(paths.contains("instance_path \"/limit\""), "{paths}");
+    c.execute(
+        "document.querySelector('form#try').scrollIntoView()",
+        vec![],
+    )
+    .await
+    .unwrap();
+    screenshot(&c, "console-skill.png").await;
+
+    c.close().await.unwrap();
+    s.shutdown().await;
+}
