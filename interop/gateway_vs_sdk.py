@@ -42,7 +42,7 @@ from a2a.types.a2a_pb2 import (
     TaskStatus,
 )
 
-from interop_common import EXT, bind_loopback, check, finish, parse_json, serve, skillgate, stop
+from interop_common import EXT, bind_loopback, check, finish, parse_json, result_json, serve, skillgate, stop
 
 SKILL = "sum"
 TAMPER = 666   # a == TAMPER: the upstream answers {"sum": "tampered"}
@@ -200,7 +200,7 @@ def main(binary):
         gw_proc, gw = start_gateway(binary, base, os.path.join(d, "gateway.toml"))
         for extra in ([], ["--stream"]):
             code, out, err = skillgate(binary, "call", gw, SKILL, "--args", '{"a": 2, "b": 3}', "--format", "json", *extra)
-            res = parse_json(out) or {}
+            res = result_json(out) or {}
             check(code == 0 and res.get("output", {}).get("sum") == 5,
                   f"skillgate call {' '.join(extra)} through the gateway: sum 5 (exit {code}, {err.strip()[:200]})")
         code, out, err = skillgate(binary, "call", gw, SKILL, "--args", json.dumps({"a": TAMPER, "b": 1}), "--format", "json")

@@ -108,3 +108,13 @@ def parse_json(text):
         return json.loads(text)
     except ValueError:
         return None
+
+
+def result_json(text):
+    """The result of `skillgate call --format json`: the whole output, or with `--stream` (one
+    JSON object per event, then the result) its last line."""
+    whole = parse_json(text)
+    if whole is not None:
+        return whole
+    lines = [line for line in text.splitlines() if line.strip()]
+    return parse_json(lines[-1]) if lines else None

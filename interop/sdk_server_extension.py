@@ -20,7 +20,7 @@ from a2a.server.agent_execution.agent_executor import AgentExecutor
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Task, TaskState, TaskStatus
 
-from interop_common import bind_loopback, check, finish, parse_json, serve, skillgate, stop
+from interop_common import bind_loopback, check, finish, parse_json, result_json, serve, skillgate, stop
 
 EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
 
@@ -147,7 +147,7 @@ def main(binary, doc_path, input_path, output_path, record_path):
             label = "call" + (" --stream" if extra else "")
             print(f"[skillgate {label}] exit {code}")
             check(code == 0, f"skillgate {label} succeeds ({(out + err).strip()[:400]})")
-            result = parse_json(out) or {}
+            result = result_json(out) or {}
             text = json.dumps(result)
             check(output["result"] in text and "observation-7" in text,
                   f"skillgate {label} prints the validated output and record reference")
