@@ -361,30 +361,7 @@ impl<'a> Checker<'a> {
                 ))
             }
         };
-        let max_concurrency = match s.max_concurrency {
-            Some(m) if *m.get_ref() == 0 => {
-                return Err(self.invalid(&m.span(), "max_concurrency must be at least 1"))
-            }
-            Some(m) => m.into_inner(),
-            None => DEFAULT_MAX_CONCURRENCY,
-        };
-        let declared = document
-            .document()
-            .constraints
-            .max_duration_ms
-            .map(Duration::from_millis);
-        let configured = match s.timeout_ms {
-            Some(t) if *t.get_ref() == 0 => {
-                return Err(self.invalid(&t.span(), "timeout_ms must be at least 1"))
-            }
-            Some(t) => Some(Duration::from_millis(t.into_inner())),
-            None => None,
-        };
-        let timeout = match (declared, configured) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => DEFAULT_TIMEOUT,
-        };
+        let (max_concurrency, timeout) = self.limits(&document, s.max_concurrency, s.timeout_ms)?;
         Ok(SkillConfig {
             document,
             interface_path,
@@ -397,6 +374,42 @@ impl<'a> Checker<'a> {
             max_concurrency,
             extended: s.extended,
         })
+    }
+
+    /// A skill's `max_concurrency` (default [`DEFAULT_MAX_CONCURRENCY`]) and time limit: the
+    /// smaller of the document's `max_duration_ms` and `timeout_ms`, else [`DEFAULT_TIMEOUT`].
+    /// Zero is refused for either, at its line.
+    pub fn limits(
+        &self,
+        document: &ValidatedDocument,
+        max_concurrency: Option<Spanned<usize>>,
+        timeout_ms: Option<Spanned<u64>>,
+    ) -> Result<(usize, Duration), ConfigError> {
+        let max_concurrency = match max_concurrency {
+            Some(m) if *m.get_ref() == 0 => {
+                return Err(self.invalid(&m.span(), "max_concurrency must be at least 1"))
+            }
+            Some(m) => m.into_inner(),
+            None => DEFAULT_MAX_CONCURRENCY,
+        };
+        let declared = document
+            .document()
+            .constraints
+            .max_duration_ms
+            .map(Duration::from_millis);
+        let configured = match timeout_ms {
+            Some(t) if *t.get_ref() == 0 => {
+                return Err(self.invalid(&t.span(), "timeout_ms must be at least 1"))
+            }
+            Some(t) => Some(Duration::from_millis(t.into_inner())),
+            None => None,
+        };
+        let timeout = match (declared, configured) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => DEFAULT_TIMEOUT,
+        };
+        Ok((max_concurrency, timeout))
     }
 
     /// Reads `interface` (relative to the config's directory) and validates it with core.

@@ -21,7 +21,7 @@
 //! value itself; a Text Part must hold JSON text.
 
 use serde::Deserialize;
-use skillgate_agent::config::{Checker, ConfigError, DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT};
+use skillgate_agent::config::{Checker, ConfigError};
 use skillgate_core::document::ValidatedDocument;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -235,30 +235,7 @@ fn skill(
             part: 0,
         });
     }
-    let max_concurrency = match s.max_concurrency {
-        Some(m) if *m.get_ref() == 0 => {
-            return Err(cx.invalid(&m.span(), "max_concurrency must be at least 1"))
-        }
-        Some(m) => m.into_inner(),
-        None => DEFAULT_MAX_CONCURRENCY,
-    };
-    let declared = document
-        .document()
-        .constraints
-        .max_duration_ms
-        .map(Duration::from_millis);
-    let configured = match s.timeout_ms {
-        Some(t) if *t.get_ref() == 0 => {
-            return Err(cx.invalid(&t.span(), "timeout_ms must be at least 1"))
-        }
-        Some(t) => Some(Duration::from_millis(t.into_inner())),
-        None => None,
-    };
-    let timeout = match (declared, configured) {
-        (Some(a), Some(b)) => a.min(b),
-        (Some(a), None) | (None, Some(a)) => a,
-        (None, None) => DEFAULT_TIMEOUT,
-    };
+    let (max_concurrency, timeout) = cx.limits(&document, s.max_concurrency, s.timeout_ms)?;
     Ok(GovernedSkill {
         upstream_skill: s.upstream_skill.unwrap_or_else(|| id.clone()),
         document,

@@ -19,6 +19,33 @@ use serde_json::{json, Value};
 /// The upstream skill's id.
 pub const SUM_SKILL: &str = "sum";
 
+/// A Skill Interface Document a gateway can govern [`SUM_SKILL`] with: input `{a, b}` numbers
+/// (nothing else), output `{sum: number}`, one `trace` record kind `{step: string}`.
+pub fn sum_document() -> skillgate_core::document::ValidatedDocument {
+    skillgate_core::document::InterfaceBuilder::new(SUM_SKILL, "1.0")
+        .input(
+            "urn:test:sum:input",
+            "1.0",
+            json!({"type": "object", "required": ["a", "b"], "additionalProperties": false,
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}),
+        )
+        .output(
+            "urn:test:sum:output",
+            "1.0",
+            json!({"type": "object", "required": ["sum"],
+            "properties": {"sum": {"type": "number"}}}),
+        )
+        .record(
+            "trace",
+            "urn:test:sum:trace",
+            "1.0",
+            json!({"type": "object", "required": ["step"],
+            "properties": {"step": {"type": "string"}}}),
+        )
+        .build()
+        .unwrap()
+}
+
 /// How the upstream answers `SendMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Behaviour {

@@ -8,35 +8,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::json;
-use skillgate_core::document::InterfaceBuilder;
 use skillgate_testkit::cli::{code, stderr, stdout, stdout_json};
-use skillgate_testkit::plain::{PlainAgent, SUM_SKILL};
+use skillgate_testkit::plain::{sum_document, PlainAgent, SUM_SKILL};
 
 use super::skillgate;
 
 fn write_config(dir: &Path, extra: &str) -> PathBuf {
-    let doc = InterfaceBuilder::new(SUM_SKILL, "1.0")
-        .input(
-            "urn:test:sum:input",
-            "1.0",
-            json!({"type": "object", "required": ["a", "b"], "additionalProperties": false,
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}),
-        )
-        .output(
-            "urn:test:sum:output",
-            "1.0",
-            json!({"type": "object", "required": ["sum"],
-            "properties": {"sum": {"type": "number"}}}),
-        )
-        .record(
-            "trace",
-            "urn:test:sum:trace",
-            "1.0",
-            json!({"type": "object"}),
-        )
-        .build()
-        .unwrap();
+    let doc = sum_document();
     std::fs::write(
         dir.join("sum.json"),
         serde_json::to_vec_pretty(doc.value()).unwrap(),

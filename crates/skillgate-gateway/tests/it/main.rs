@@ -5,48 +5,19 @@
 
 use serde_json::{json, Value};
 use skillgate_client::{Client, ClientConfig, ClientError, Mode};
-use skillgate_core::document::InterfaceBuilder;
 use skillgate_gateway::{build, config, GatewayError, Upstream};
 use skillgate_server::ServerConfig;
-use skillgate_testkit::plain::{Behaviour, PlainAgent, SUM_SKILL};
+use skillgate_testkit::plain::{sum_document, Behaviour, PlainAgent, SUM_SKILL};
 use skillgate_testkit::server::TestServer;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// The Skill Interface Document the gateway governs `sum` with.
-fn sum_document() -> Value {
-    InterfaceBuilder::new(SUM_SKILL, "1.0")
-        .input(
-            "urn:test:sum:input",
-            "1.0",
-            json!({"type": "object", "required": ["a", "b"], "additionalProperties": false,
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}),
-        )
-        .output(
-            "urn:test:sum:output",
-            "1.0",
-            json!({"type": "object", "required": ["sum"],
-            "properties": {"sum": {"type": "number"}}}),
-        )
-        .record(
-            "trace",
-            "urn:test:sum:trace",
-            "1.0",
-            json!({"type": "object", "required": ["step"],
-            "properties": {"step": {"type": "string"}}}),
-        )
-        .build()
-        .unwrap()
-        .value()
-        .clone()
-}
 
 /// A directory with `interfaces/sum.json` and a gateway.toml whose skill table has `extra`.
 fn write_config(dir: &Path, extra: &str) -> PathBuf {
     std::fs::create_dir_all(dir.join("interfaces")).unwrap();
     std::fs::write(
         dir.join("interfaces/sum.json"),
-        serde_json::to_vec_pretty(&sum_document()).unwrap(),
+        serde_json::to_vec_pretty(sum_document().value()).unwrap(),
     )
     .unwrap();
     let path = dir.join("gateway.toml");
