@@ -96,10 +96,10 @@ pub fn run(a: GatewayArgs) -> anyhow::Result<u8> {
     let path = a.config;
     run_server(a.server, move || async move {
         let gateway = skillgate_gateway::reload(&path, &upstream).await?;
-        errln!(
-            "skillgate: gateway in front of {} ({} governed skill(s))",
-            skillgate_transport::redact_str(&upstream.url),
-            gateway.agent.skill_ids().count()
+        tracing::info!(
+            upstream = %skillgate_transport::redact_str(&upstream.url),
+            skills = gateway.agent.skill_ids().count(),
+            "gateway in front of the upstream agent"
         );
         let (tx, rx) = tokio::sync::mpsc::channel(1);
         // Installed before the address is printed: an early SIGHUP must reload, not kill.
@@ -121,7 +121,7 @@ pub fn run(a: GatewayArgs) -> anyhow::Result<u8> {
                         }
                     }
                 });
-                tokio::spawn(supervisor.run(swap, rx, |line| errln!("skillgate: {line}")));
+                tokio::spawn(supervisor.run(swap, rx, |line| tracing::warn!("{line}")));
             })),
         })
     })
