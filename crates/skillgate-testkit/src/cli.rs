@@ -3,9 +3,9 @@
 //! there), e.g. `Bin::new(env!("CARGO_BIN_EXE_skillgate"))`.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -56,6 +56,29 @@ impl Bin {
         self.command().args(args).output().unwrap()
     }
 
+    /// Starts a server command (`serve`, `gateway`) with `args`, its stderr going to `stderr`,
+    /// and waits for its first stdout line, `listening on http://HOST:PORT`: the child and
+    /// that URL.
+    pub fn spawn_server(&self, args: &[&str], stderr: Stdio) -> (Child, String) {
+        let mut child = self
+            .command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let url = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("first line: {first:?}"))
+            .to_owned();
+        (child, url)
+    }
+
     /// Runs it with `args`, writes `input` to its stdin and closes it, waiting for it to exit.
     pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
         let mut child = self
@@ -69,6 +92,16 @@ impl Bin {
         child.stdin.take().unwrap().write_all(input).unwrap();
         child.wait_with_output().unwrap()
     }
+}
+
+/// Sends SIGTERM to a server started by [`Bin::spawn_server`] and requires a clean exit.
+pub fn stop(mut child: Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(child.wait().unwrap().success(), "clean shutdown");
 }
 
 /// The exit code; fails the test (showing stderr) if the process was killed by a signal.

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use skillgate_testkit::cli::{code, stderr, stdout};
+use skillgate_testkit::cli::{code, stderr, stdout, stop};
 use skillgate_testkit::poll::eventually_sync;
 
 use super::skillgate;
@@ -22,40 +22,19 @@ fn serve(config: &Path) -> (Child, String) {
 
 /// [`serve`] with the child's stderr going to `err`.
 fn serve_with_stderr(config: &Path, err: Stdio) -> (Child, String) {
-    let mut child = skillgate()
-        .command()
-        .args([
+    let config = config.to_str().unwrap();
+    skillgate().spawn_server(
+        &[
             "serve",
             "--listen",
             "127.0.0.1:0",
             "--store",
             "memory",
             "--config",
-        ])
-        .arg(config)
-        .stdout(Stdio::piped())
-        .stderr(err)
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first:?}"))
-        .to_owned();
-    (child, addr)
-}
-
-fn stop(mut child: Child) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(child.wait().unwrap().success(), "clean shutdown");
+            config,
+        ],
+        err,
+    )
 }
 
 #[test]
@@ -259,32 +238,20 @@ fn an_extended_skill_is_reached_through_the_extended_card_with_a_token() {
     .unwrap();
     let tokens = dir.path().join("tokens");
     std::fs::write(&tokens, "operator-secret-0123456789\n").unwrap();
-    let mut child = skillgate()
-        .command()
-        .args([
+    let (child, url) = skillgate().spawn_server(
+        &[
             "serve",
             "--listen",
             "127.0.0.1:0",
             "--store",
             "memory",
             "--token-file",
-        ])
-        .arg(&tokens)
-        .arg("--config")
-        .arg(&config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_owned();
+            tokens.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        Stdio::null(),
+    );
     let args = r#"{"host": "localhost", "samples": 1}"#;
     let hidden = skillgate().run(&[
         "call",

@@ -31,9 +31,9 @@ fn write_config(dir: &Path, extra: &str) -> PathBuf {
 
 /// Starts the gateway; returns the child, its URL and its stderr lines.
 fn gateway(upstream: &str, config: &Path) -> (Child, String, mpsc::Receiver<String>) {
-    let mut child = skillgate()
-        .command()
-        .args([
+    let config = config.to_str().unwrap();
+    let (mut child, url) = skillgate().spawn_server(
+        &[
             "gateway",
             "--upstream",
             upstream,
@@ -42,21 +42,10 @@ fn gateway(upstream: &str, config: &Path) -> (Child, String, mpsc::Receiver<Stri
             "--store",
             "memory",
             "--config",
-        ])
-        .arg(config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("{first:?}"))
-        .to_owned();
+            config,
+        ],
+        Stdio::piped(),
+    );
     let (tx, rx) = mpsc::channel();
     let err = child.stderr.take().unwrap();
     std::thread::spawn(move || {

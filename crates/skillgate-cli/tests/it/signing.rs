@@ -2,10 +2,9 @@
 //! --signing-key` verified over HTTP, and `--trust-jwks` refusing an unsigned card before
 //! anything else is requested.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
-use skillgate_testkit::cli::{code, stderr, stdout, stdout_json};
+use skillgate_testkit::cli::{code, stderr, stdout, stdout_json, stop};
 use skillgate_testkit::fake::{FakeAgent, SKILL};
 
 use super::skillgate;
@@ -18,32 +17,9 @@ fn key(name: &str) -> String {
 }
 
 fn serve(extra: &[&str]) -> (Child, String) {
-    let mut child = skillgate()
-        .command()
-        .args(["serve", "--listen", "127.0.0.1:0", "--store", "memory"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("{first:?}"))
-        .to_owned();
-    (child, url)
-}
-
-fn stop(mut child: Child) {
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    child.wait().unwrap();
+    let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--store", "memory"];
+    args.extend_from_slice(extra);
+    skillgate().spawn_server(&args, Stdio::null())
 }
 
 #[test]
