@@ -166,3 +166,34 @@ async fn the_console_shows_an_extended_skill_only_to_callers_allowed_to_see_it()
     assert!(page.contains("urn:test:secret:input"), "{page}");
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn with_a_signing_key_the_extended_card_is_signed_like_the_public_one() {
+    let data = |f: &str| {
+        std::fs::read(format!(
+            "{}/../skillgate-sign/tests/data/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let key =
+        skillgate_sign::SigningKey::from_pem(&data("es256.pem"), "es256", None, None).unwrap();
+    let keys = skillgate_sign::TrustedKeys::from_json(&data("jwks.json")).unwrap();
+    let config = ServerConfig {
+        tokens: Some(TokenTable::parse("all-secret-0123456789\n").unwrap()),
+        card_signer: Some(std::sync::Arc::new(key)),
+        ..Default::default()
+    };
+    let s = Server::start(extended_agent(), config).await;
+    let public = s.card().await;
+    assert_eq!(skillgate_sign::verify(&public, &keys).unwrap().kid, "es256");
+    let (_, _, r) = s.rpc_with("GetExtendedAgentCard", json!({}), &[ALL]).await;
+    let ext = &r["result"];
+    assert!(ids(ext).contains(&"secret_op".to_owned()), "{r}");
+    assert_eq!(
+        skillgate_sign::verify(ext, &keys).unwrap().kid,
+        "es256",
+        "{r}"
+    );
+    s.shutdown().await;
+}
