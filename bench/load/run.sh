@@ -20,6 +20,9 @@ usage: bench/load/run.sh [options]
   --scenario describe|evaluate|all                            (BENCH_SCENARIO, default all)
   --store memory|sqlite|postgres|all  comma lists allowed      (BENCH_STORE, default all)
   --peer sdk|none                 also load the a2a-sdk peer  (BENCH_PEER, default sdk)
+  --no-floor                      skip the axum floor (a minimal axum server answering every
+                                  POST with a fixed 1.5 KB completed task; by default measured in
+                                  every throughput run, and each scenario reported as a fraction)
   --repeat N                      runs per cell, median kept  (BENCH_REPEAT, default 2)
   --duration SECONDS              wrk -d for throughput       (BENCH_DURATION, default 10)
   --connections N                 wrk -c                      (BENCH_CONNECTIONS, default 64)
@@ -27,6 +30,9 @@ usage: bench/load/run.sh [options]
   --rss-requests N                SendMessage calls per RSS run (BENCH_RSS_REQUESTS, default 100000)
   --serve-args "ARGS"             extra arguments of every `skillgate serve`, e.g. "--metrics"
                                   (BENCH_SERVE_ARGS, default none); RUST_LOG passes through
+  --preload LIB                   LD_PRELOAD for the skillgate server only, e.g. Debian's
+                                  /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 or libmimalloc.so.2:
+                                  compares allocators without a rebuild   (BENCH_PRELOAD)
   --no-build                      use target/release/skillgate as it is
 Other environment: BENCH_BIN (the skillgate binary, default target/release/skillgate; with
 --no-build, e.g. an older build kept for a before/after comparison), BENCH_PG (default postgres://postgres@127.0.0.1:5432; databases
@@ -46,7 +52,9 @@ THREADS=${BENCH_THREADS:-2}
 RSS_REQUESTS=${BENCH_RSS_REQUESTS:-100000}
 WARMUP=${BENCH_WARMUP:-2}
 SERVE_ARGS=${BENCH_SERVE_ARGS:-}
+PRELOAD=${BENCH_PRELOAD:-}
 BUILD=1
+FLOOR=1
 PG=${BENCH_PG:-postgres://postgres@127.0.0.1:5432}
 VENV=${BENCH_VENV:-target/bench-venv}
 OUT=${BENCH_OUT:-target/bench-load/$(date -u +%Y%m%dT%H%M%SZ)}
@@ -63,7 +71,9 @@ while [ $# -gt 0 ]; do
         --threads) THREADS=$2; shift 2 ;;
         --rss-requests) RSS_REQUESTS=$2; shift 2 ;;
         --serve-args) SERVE_ARGS=$2; shift 2 ;;
+        --preload) PRELOAD=$2; shift 2 ;;
         --no-build) BUILD=0; shift ;;
+        --no-floor) FLOOR=0; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -83,6 +93,11 @@ fi
 if [ "$BUILD" = 1 ]; then
     log "cargo build --release -p skillgate-cli"
     cargo build --release -p skillgate-cli >&2
+fi
+FLOOR_BIN=$ROOT/target/release/examples/axum_floor
+if [ "$FLOOR" = 1 ] && [ "$MODE" != rss ]; then
+    log "cargo build --release -p skillgate-server --example axum_floor"
+    cargo build --release -p skillgate-server --example axum_floor >&2
 fi
 BIN=${BENCH_BIN:-$ROOT/target/release/skillgate}
 [ -x "$BIN" ] || { echo "run.sh: $BIN missing (build it or drop --no-build)" >&2; exit 2; }
@@ -143,12 +158,15 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
             STORE_DESC="sqlite:$d/tasks.db" ;;
         postgres) fresh_db; STORE_DESC="$PG/$DB" ;;
         sdk) fresh_db; STORE_DESC="postgresql+asyncpg://${PG#postgres://}/$DB" ;;
+        floor) STORE_DESC="none" ;;
     esac
-    if [ "$kind" = sdk ]; then
+    if [ "$kind" = floor ]; then
+        "$FLOOR_BIN" 127.0.0.1:0 >"$out" 2>"$err" &
+    elif [ "$kind" = sdk ]; then
         "$VENV/bin/python" bench/load/sdk_peer.py --db "$STORE_DESC" --listen 127.0.0.1:0 >"$out" 2>"$err" &
     else
         # shellcheck disable=SC2086 # SERVE_ARGS is a list of words
-        "$BIN" serve --listen 127.0.0.1:0 --store "$STORE_DESC" $SERVE_ARGS >"$out" 2>"$err" &
+        LD_PRELOAD=$PRELOAD "$BIN" serve --listen 127.0.0.1:0 --store "$STORE_DESC" $SERVE_ARGS >"$out" 2>"$err" &
     fi
     SERVER_PID=$!
     wait_listening "$out" "$err"
@@ -181,7 +199,7 @@ print(json.dumps({
     "arguments": {"resource_id": "lo",
                   "condition": {"metric": "rx_errors", "operator": "gt", "threshold": 0, "unit": "count"}},
 }, separators=(",", ":")))' ;;
-        sdk) echo '' ;;
+        sdk|floor) echo '' ;;
     esac
 }
 
@@ -234,8 +252,10 @@ throughput_cell() { # $1 scenario, $2 store kind
     done
     local label=$scen
     [ "$kind" = sdk ] && label="trivial task (a2a-sdk peer)"
+    [ "$kind" = floor ] && label="axum floor (fixed 1.5 KB answer)"
     local store_label=$kind
     [ "$kind" = sdk ] && store_label="a2a-sdk 1.3.0, DatabaseTaskStore on postgres"
+    [ "$kind" = floor ] && store_label="none"
     THROUGHPUT_ROWS+=("| $label | $store_label | **$(echo "$rpss" | median | xargs printf %.0f)** | **$(echo "$p99s" | median | xargs printf %.1f)** | $(echo "$p50s" | median | xargs printf %.1f) | $runs_rps | $runs_p99 | $bad | $(echo "$cpus" | median | xargs printf %.0f)% | $loads |")
     echo "$scen $kind $(echo "$rpss" | median) $(echo "$p99s" | median)" >>"$OUT/medians.txt"
 }
@@ -287,6 +307,7 @@ if [ "$MODE" = throughput ] || [ "$MODE" = all ]; then
         for kind in "${STORES[@]}"; do throughput_cell "$scen" "$kind"; done
     done
     if [ "$PEER" = sdk ]; then throughput_cell sdk sdk; fi
+    if [ "$FLOOR" = 1 ]; then throughput_cell floor floor; fi
 fi
 if [ "$MODE" = rss ] || [ "$MODE" = all ]; then
     for scen in "${SCENARIOS[@]}"; do
@@ -296,7 +317,7 @@ fi
 
 # --- report ------------------------------------------------------------------------------
 echo
-echo "wrk -t$THREADS -c$CONNS; $(nproc) cores; $(uname -sr); skillgate $(git rev-parse --short HEAD); serve args: ${SERVE_ARGS:-none}; RUST_LOG=${RUST_LOG:-unset}"
+echo "wrk -t$THREADS -c$CONNS; $(nproc) cores; $(uname -sr); skillgate $(git rev-parse --short HEAD); serve args: ${SERVE_ARGS:-none}; preload: ${PRELOAD:-none}; RUST_LOG=${RUST_LOG:-unset}"
 if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
     echo
     echo "SendMessage, ${DURATION} s per run after ${WARMUP} s warm-up, median of $REPEAT runs:"
@@ -306,10 +327,13 @@ if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
     printf '%s\n' "${THROUGHPUT_ROWS[@]}"
     if [ -s "$OUT/medians.txt" ]; then
         echo
-        awk '$1 == "sdk" {sr = $3; sp = $4} $1 != "sdk" {r[$1" "$2] = $3; p[$1" "$2] = $4}
+        awk '$1 == "sdk" {sr = $3; sp = $4} $1 == "floor" {fr = $3}
+             $1 != "sdk" && $1 != "floor" {r[$1" "$2] = $3; p[$1" "$2] = $4}
              END {
                for (k in r) {
                  split(k, a, " ");
+                 if (fr > 0)
+                   printf "- %s, %s store: %.0f%% of the axum floor (%.0f of %.0f req/s)\n", a[1], a[2], 100*r[k]/fr, r[k], fr;
                  if (a[2] == "postgres" && sr > 0)
                    printf "- %s, skillgate+postgres vs a2a-sdk: %.1fx the requests/s (target >= 10x), p99 %.3f of the SDK'"'"'s (target <= 0.1)\n", a[1], r[k]/sr, p[k]/sp;
                  if (a[2] == "sqlite" && ((a[1]" memory") in r))

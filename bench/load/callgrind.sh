@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Where a request's CPU goes, counted rather than timed: runs `skillgate serve --store memory`
+# (and the axum floor of run.sh) under valgrind's callgrind, sends a warm-up, zeroes the
+# counters, sends exactly N JSON-RPC SendMessage requests over one keep-alive connection, and
+# reports instructions per request for each scenario plus the functions that cost the most.
+# Instruction counts do not depend on what else the machine is doing, so this is the one
+# measurement here that is honest on a shared, noisy machine (wall-clock throughput is not).
+#
+# usage: bench/load/callgrind.sh [N] [scenario ...]   (default N=400; scenarios: floor describe evaluate)
+# Environment: BENCH_BIN (default target/release/skillgate; needs symbols, which the release
+# profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+N=${1:-400}
+shift || true
+SCENARIOS=("$@")
+[ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=(floor describe evaluate)
+BIN=${BENCH_BIN:-target/release/skillgate}
+FLOOR_BIN=target/release/examples/axum_floor
+OUT=${BENCH_OUT:-target/bench-callgrind/$(date -u +%Y%m%dT%H%M%SZ)}
+TOP=${BENCH_TOP:-25}
+mkdir -p "$OUT"
+command -v valgrind >/dev/null || apt-get install -y valgrind >&2
+[ -x "$BIN" ] || { echo "callgrind.sh: $BIN missing: cargo build --release -p skillgate-cli" >&2; exit 2; }
+if [[ " ${SCENARIOS[*]} " == *" floor "* ]] && [ ! -x "$FLOOR_BIN" ]; then
+    cargo build --release -p skillgate-server --example axum_floor >&2
+fi
+
+PID=""
+cleanup() { [ -z "$PID" ] || kill -TERM "$PID" 2>/dev/null || true; }
+trap cleanup EXIT
+
+# Sends N+W requests on one connection, checking each answer; prints nothing.
+drive() { # $1 url, $2 data part JSON ('' = text part), $3 count, $4 label
+    python3 - "$@" <<'EOF'
+import http.client, json, sys, urllib.parse
+url, data, count, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+u = urllib.parse.urlsplit(url)
+conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+part = {"text": "ping"} if not data else {"data": json.loads(data), "mediaType": "application/json"}
+for i in range(count):
+    body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "SendMessage", "params": {"message": {
+        "role": "ROLE_USER", "messageId": f"cg-{label}-{i}", "parts": [part]}}})
+    conn.request("POST", "/", body, {"Content-Type": "application/json", "A2A-Version": "1.0"})
+    r = conn.getresponse()
+    text = r.read()
+    if r.status != 200 or b"TASK_STATE_COMPLETED" not in text:
+        sys.exit(f"callgrind.sh: bad answer to {label} request {i}: {r.status} {text[:300]!r}")
+EOF
+}
+
+data_part() {
+    case $1 in
+        describe) echo '{"skill":"describe_skill","arguments":{"skill_id":"evaluate_resource_condition"}}' ;;
+        evaluate)
+            "$BIN" describe "$URL" evaluate_resource_condition --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(json.dumps({"skill": d["skill_id"], "skill_version": d["skill_version"],
+    "interface_digest": d["interface_digest"],
+    "arguments": {"resource_id": "lo",
+                  "condition": {"metric": "rx_errors", "operator": "gt", "threshold": 0, "unit": "count"}}}))' ;;
+        *) echo '' ;;
+    esac
+}
+
+ROWS=()
+for scen in "${SCENARIOS[@]}"; do
+    out=$OUT/$scen.out
+    if [ "$scen" = floor ]; then cmd=("$FLOOR_BIN" 127.0.0.1:0); else cmd=("$BIN" serve --listen 127.0.0.1:0 --store memory); fi
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$scen" --instr-atstart=no \
+        "${cmd[@]}" >"$out" 2>"$OUT/$scen.err" &
+    PID=$!
+    URL=""
+    for _ in $(seq 1 600); do
+        URL=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$out" 2>/dev/null | head -1 || true)
+        [ -n "$URL" ] && break
+        sleep 0.1
+    done
+    [ -n "$URL" ] || { cat "$OUT/$scen.err" >&2; exit 1; }
+    data=$(data_part "$scen")
+    drive "$URL" "$data" 50 "$scen-warm"
+    callgrind_control --instr=on "$PID" >/dev/null
+    drive "$URL" "$data" "$N" "$scen"
+    callgrind_control --instr=off "$PID" >/dev/null
+    kill -TERM "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+    file=$(ls "$OUT"/callgrind."$scen"* | head -1)
+    total=$(callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ && !t {gsub(",", "", $1); t = $1} END {print t}')
+    per=$((total / N))
+    ROWS+=("| $scen | $N | $total | $per |")
+    callgrind_annotate --inclusive=yes "$file" 2>/dev/null | sed -n '/^-- Auto-annotated\|Ir *file:function/,$p' \
+        | head -$((TOP + 3)) >"$OUT/$scen.top.txt" || true
+    echo "== $scen: $per instructions per request; top $TOP inclusive: $OUT/$scen.top.txt" >&2
+done
+echo
+echo "callgrind, instructions per JSON-RPC SendMessage (one keep-alive connection, $N requests after 50 warm-up, memory store); skillgate $(git rev-parse --short HEAD)"
+echo
+echo "| scenario | requests | instructions | per request |"
+echo "|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
