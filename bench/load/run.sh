@@ -19,7 +19,8 @@ usage: bench/load/run.sh [options]
   --mode throughput|rss|all       what to measure             (BENCH_MODE, default all)
   --scenario describe|evaluate|all                            (BENCH_SCENARIO, default all)
   --store memory|sqlite|postgres|all  comma lists allowed      (BENCH_STORE, default all)
-  --peer sdk|none                 also load the a2a-sdk peer  (BENCH_PEER, default sdk)
+  --peer sdk|js|sdk,js|none       also load the peers: sdk = a2a-sdk 1.3.0 (Python), js =
+                                  @a2a-js/sdk 1.3.0 (Node)    (BENCH_PEER, default sdk,js)
   --no-floor                      skip the axum floor (a minimal axum server answering every
                                   POST with a fixed 1.5 KB completed task; by default measured in
                                   every throughput run, and each scenario reported as a fraction)
@@ -44,7 +45,7 @@ EOF
 MODE=${BENCH_MODE:-all}
 SCENARIO=${BENCH_SCENARIO:-all}
 STORE=${BENCH_STORE:-all}
-PEER=${BENCH_PEER:-sdk}
+PEER=${BENCH_PEER:-sdk,js}
 REPEAT=${BENCH_REPEAT:-2}
 DURATION=${BENCH_DURATION:-10}
 CONNS=${BENCH_CONNECTIONS:-64}
@@ -101,7 +102,18 @@ if [ "$FLOOR" = 1 ] && [ "$MODE" != rss ]; then
 fi
 BIN=${BENCH_BIN:-$ROOT/target/release/skillgate}
 [ -x "$BIN" ] || { echo "run.sh: $BIN missing (build it or drop --no-build)" >&2; exit 2; }
-if [ "$PEER" = sdk ] && [ "$MODE" != rss ]; then
+has_peer() { [[ ",$PEER," == *",$1,"* ]]; }
+NODE_DIR=$ROOT/target/bench-node
+if has_peer js && [ "$MODE" != rss ]; then
+    if [ ! -d "$NODE_DIR/node_modules/@a2a-js/sdk" ]; then
+        log "npm install into $NODE_DIR"
+        mkdir -p "$NODE_DIR"
+        cp bench/load/package.json "$NODE_DIR/"
+        (cd "$NODE_DIR" && npm install --silent --no-audit --no-fund) >&2
+    fi
+    cp bench/load/js_peer.mjs "$NODE_DIR/"
+fi
+if has_peer sdk && [ "$MODE" != rss ]; then
     if [ ! -x "$VENV/bin/python" ]; then
         log "venv $VENV"
         python3 -m venv "$VENV"
@@ -158,9 +170,11 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
             STORE_DESC="sqlite:$d/tasks.db" ;;
         postgres) fresh_db; STORE_DESC="$PG/$DB" ;;
         sdk) fresh_db; STORE_DESC="postgresql+asyncpg://${PG#postgres://}/$DB" ;;
-        floor) STORE_DESC="none" ;;
+        floor|js) STORE_DESC="none" ;;
     esac
-    if [ "$kind" = floor ]; then
+    if [ "$kind" = js ]; then
+        node "$NODE_DIR/js_peer.mjs" --listen 127.0.0.1:0 >"$out" 2>"$err" &
+    elif [ "$kind" = floor ]; then
         "$FLOOR_BIN" 127.0.0.1:0 >"$out" 2>"$err" &
     elif [ "$kind" = sdk ]; then
         "$VENV/bin/python" bench/load/sdk_peer.py --db "$STORE_DESC" --listen 127.0.0.1:0 >"$out" 2>"$err" &
@@ -199,7 +213,7 @@ print(json.dumps({
     "arguments": {"resource_id": "lo",
                   "condition": {"metric": "rx_errors", "operator": "gt", "threshold": 0, "unit": "count"}},
 }, separators=(",", ":")))' ;;
-        sdk|floor) echo '' ;;
+        sdk|js|floor) echo '' ;;
     esac
 }
 
@@ -253,9 +267,11 @@ throughput_cell() { # $1 scenario, $2 store kind
     local label=$scen
     [ "$kind" = sdk ] && label="trivial task (a2a-sdk peer)"
     [ "$kind" = floor ] && label="axum floor (fixed 1.5 KB answer)"
+    [ "$kind" = js ] && label="trivial task (@a2a-js/sdk peer)"
     local store_label=$kind
     [ "$kind" = sdk ] && store_label="a2a-sdk 1.3.0, DatabaseTaskStore on postgres"
     [ "$kind" = floor ] && store_label="none"
+    [ "$kind" = js ] && store_label="@a2a-js/sdk 1.3.0, InMemoryTaskStore"
     THROUGHPUT_ROWS+=("| $label | $store_label | **$(echo "$rpss" | median | xargs printf %.0f)** | **$(echo "$p99s" | median | xargs printf %.1f)** | $(echo "$p50s" | median | xargs printf %.1f) | $runs_rps | $runs_p99 | $bad | $(echo "$cpus" | median | xargs printf %.0f)% | $loads |")
     echo "$scen $kind $(echo "$rpss" | median) $(echo "$p99s" | median)" >>"$OUT/medians.txt"
 }
@@ -306,7 +322,8 @@ if [ "$MODE" = throughput ] || [ "$MODE" = all ]; then
     for scen in "${SCENARIOS[@]}"; do
         for kind in "${STORES[@]}"; do throughput_cell "$scen" "$kind"; done
     done
-    if [ "$PEER" = sdk ]; then throughput_cell sdk sdk; fi
+    if has_peer sdk; then throughput_cell sdk sdk; fi
+    if has_peer js; then throughput_cell js js; fi
     if [ "$FLOOR" = 1 ]; then throughput_cell floor floor; fi
 fi
 if [ "$MODE" = rss ] || [ "$MODE" = all ]; then
@@ -327,13 +344,17 @@ if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
     printf '%s\n' "${THROUGHPUT_ROWS[@]}"
     if [ -s "$OUT/medians.txt" ]; then
         echo
-        awk '$1 == "sdk" {sr = $3; sp = $4} $1 == "floor" {fr = $3}
-             $1 != "sdk" && $1 != "floor" {r[$1" "$2] = $3; p[$1" "$2] = $4}
+        awk '$1 == "sdk" {sr = $3; sp = $4} $1 == "floor" {fr = $3} $1 == "js" {jr = $3; jp = $4}
+             $1 != "sdk" && $1 != "floor" && $1 != "js" {r[$1" "$2] = $3; p[$1" "$2] = $4}
              END {
                for (k in r) {
                  split(k, a, " ");
                  if (fr > 0)
                    printf "- %s, %s store: %.0f%% of the axum floor (%.0f of %.0f req/s)\n", a[1], a[2], 100*r[k]/fr, r[k], fr;
+                 if (a[2] == "memory" && jr > 0)
+                   printf "- %s, skillgate+memory vs @a2a-js/sdk: %.1fx the requests/s (target >= 5x), p99 %.3f of its\n", a[1], r[k]/jr, p[k]/jp;
+                 if (a[2] == "memory" && sr > 0)
+                   printf "- %s, skillgate+memory vs a2a-sdk (1 worker, postgres store): %.1fx the requests/s (target >= 30x)\n", a[1], r[k]/sr;
                  if (a[2] == "postgres" && sr > 0)
                    printf "- %s, skillgate+postgres vs a2a-sdk: %.1fx the requests/s (target >= 10x), p99 %.3f of the SDK'"'"'s (target <= 0.1)\n", a[1], r[k]/sr, p[k]/sp;
                  if (a[2] == "sqlite" && ((a[1]" memory") in r))

@@ -275,8 +275,7 @@ impl SkillContext {
         let Some(Progress(entry)) = &self.progress else {
             return;
         };
-        let snap = entry.snapshot().await;
-        let msg = crate::service::agent_message(&snap, vec![skillgate_a2a::Part::text(text)]);
+        let msg = crate::service::agent_message(entry, vec![skillgate_a2a::Part::text(text)]);
         let _ = entry
             .set_status(skillgate_a2a::TaskState::Working, Some(msg))
             .await;

@@ -96,6 +96,7 @@ pub(crate) struct TaskHandle {
     pub(crate) cancel: CancellationToken,
     /// Cached facts that never change after creation.
     pub(crate) id: String,
+    pub(crate) context_id: String,
     pub(crate) owner: Option<String>,
     pub(crate) flags: Flags,
 }
@@ -106,6 +107,7 @@ impl TaskHandle {
         Arc::new(Self {
             store,
             id: row.id.clone(),
+            context_id: task.context_id.clone(),
             owner: row.owner.clone(),
             flags: row.flags,
             current: Mutex::new(Current { task, row }),
@@ -207,6 +209,11 @@ impl TaskHandle {
     /// change returns (asked for only when someone can receive them: the `bool`); the version
     /// advances by their number (one when there are none). Retries on a lost version race with
     /// the stored task.
+    ///
+    /// The change is applied to the cached task in place: a clone and a drop of the whole
+    /// task per write were a tenth of an evaluate request's instructions (callgrind,
+    /// docs/benchmarks.md). When the change is refused or not stored, the cached task is
+    /// restored from the last stored body, which holds it exactly.
     async fn change<F>(&self, mut change: F) -> Result<(), Refused>
     where
         F: FnMut(&mut Task, &mut Flags, bool) -> Result<Event, Refused>,
@@ -214,13 +221,19 @@ impl TaskHandle {
         let budget = self.store.limits().max_task_bytes;
         let mut cur = self.current.lock().await;
         for _ in 0..MAX_RETRIES {
-            let mut task = cur.task.clone();
             let mut row = cur.row.clone();
             let emit = self.store.wants_event(&self.id);
-            let event = change(&mut task, &mut row.flags, emit)?;
-            row.set_task(&task);
+            let event = match change(&mut cur.task, &mut row.flags, emit) {
+                Ok(event) => event,
+                Err(refused) => {
+                    restore(&mut cur)?;
+                    return Err(refused);
+                }
+            };
+            row.set_task(&cur.task);
             let size = row.body.len() as u64;
             if size > budget && size > cur.row.body.len() as u64 {
+                restore(&mut cur)?;
                 return Err(Refused::OverBudget(size, budget));
             }
             let built = event.built();
@@ -236,16 +249,17 @@ impl TaskHandle {
                             .hub()
                             .publish(&self.id, skillgate_store::HubEvent::Resync { version });
                     }
-                    let terminal = task.status.state.is_terminal();
-                    cur.task = task;
                     cur.row = row;
-                    if terminal {
+                    if cur.task.status.state.is_terminal() {
                         self.done.send_replace(true);
                     }
                     return Ok(());
                 }
                 Err(StoreError::Conflict(_)) => self.reload(&mut cur).await?,
-                Err(e) => return Err(e.into()),
+                Err(e) => {
+                    restore(&mut cur)?;
+                    return Err(e.into());
+                }
             }
         }
         Err(StoreError::Conflict(self.id.clone()).into())
@@ -388,6 +402,12 @@ impl TaskHandle {
 }
 
 /// The event announcing `artifact` on `task`.
+/// Puts the cached task back to what the store holds after a change that was not stored.
+fn restore(cur: &mut Current) -> Result<(), StoreError> {
+    cur.task = cur.row.task()?;
+    Ok(())
+}
+
 fn artifact_update(
     task: &Task,
     artifact: &Artifact,
@@ -570,6 +590,8 @@ mod tests {
         assert_eq!(stored.version, 1);
         assert_eq!(stored.task().unwrap().status.state, TaskState::Working);
         assert_eq!(e.state().await, TaskState::Working);
+        // The change is applied in place: a refused one must leave no trace in the cache.
+        assert!(e.snapshot().await.artifacts.is_empty());
         e.finish(
             vec![artifact("r1", &"y".repeat(1200))],
             TaskState::Completed,

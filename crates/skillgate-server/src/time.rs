@@ -20,18 +20,39 @@ pub(crate) fn format_unix_millis(ms: i64) -> String {
 }
 
 /// Always three fractional digits and `Z`, so timestamps of one server sort as strings.
+/// Written digit by digit: every task write stamps its status, and `format!` with padded
+/// fields cost ~2,500 instructions a call (callgrind), a tenth of the HTTP exchange.
 fn format_utc(t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
+    // Years outside 0..=9999 cannot come from the clock of a running server; clamp rather
+    // than write a string that is not RFC 3339.
+    let year = t.year().clamp(0, 9999) as u32;
+    let mut out = [0u8; 24];
+    let mut put = |at: usize, width: usize, mut v: u32| {
+        for i in (0..width).rev() {
+            out[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, u32::from(u8::from(t.month())));
+    put(8, 2, u32::from(t.day()));
+    put(11, 2, u32::from(t.hour()));
+    put(14, 2, u32::from(t.minute()));
+    put(17, 2, u32::from(t.second()));
+    put(20, 3, u32::from(t.millisecond()));
+    for (at, sep) in [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'.'),
+        (23, b'Z'),
+    ] {
+        out[at] = sep;
+    }
+    out.iter().map(|&b| char::from(b)).collect()
 }
 
 /// Now as an IMF-fixdate (RFC 9110 HTTP-date), e.g. `Wed, 02 Dec 2026 14:55:00 GMT`.

@@ -94,8 +94,7 @@ impl A2aService {
 /// lost race (another replica failed it first, or it finished) changes nothing; `true` when
 /// this call failed it.
 async fn fail(h: &TaskHandle, message: &str) -> bool {
-    let snap = h.snapshot().await;
     let error = ErrorObject::new(ErrorCode::ExecutionFailed, message);
-    let msg = agent_message(&snap, vec![error_part(&error)]);
+    let msg = agent_message(h, vec![error_part(&error)]);
     h.set_status(TaskState::Failed, Some(msg)).await.is_ok()
 }

@@ -131,7 +131,8 @@ fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-pub(crate) fn agent_message(task: &Task, parts: Vec<Part>) -> Message {
+/// A message from the agent about a task (ids from the handle: no copy of the task needed).
+pub(crate) fn agent_message(task: &TaskHandle, parts: Vec<Part>) -> Message {
     Message {
         message_id: new_id(),
         context_id: task.context_id.clone(),
@@ -258,7 +259,7 @@ impl A2aService {
                     .await
             }
             Prepared::Continue { entry, message } => {
-                let context_id = entry.snapshot().await.context_id;
+                let context_id = entry.context_id.clone();
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 Ok(self
                     .play_and_answer(entry, continuation_steps(reply), &cfg)

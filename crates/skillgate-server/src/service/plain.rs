@@ -64,11 +64,10 @@ impl A2aService {
                 let entry = self
                     .new_task(&mut message, context_id, Flags::default(), ctx)
                     .await?;
-                let snap = entry.snapshot().await;
                 if entry
                     .set_status(
                         TaskState::Rejected,
-                        Some(agent_message(&snap, vec![Part::text(text)])),
+                        Some(agent_message(&entry, vec![Part::text(text)])),
                     )
                     .await
                     .is_ok()
@@ -172,7 +171,7 @@ async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>, metrics: &Metrics
                     let msg = if parts.is_empty() {
                         None
                     } else {
-                        Some(agent_message(&entry.snapshot().await, parts))
+                        Some(agent_message(entry, parts))
                     };
                     moved = true;
                     let ok = entry.set_status(state, msg).await.is_ok();

@@ -62,11 +62,10 @@ impl A2aService {
             let text = "this agent serves schema-governed requests only: send exactly one Data Part \
                         {\"skill\": ..., \"skill_version\": ..., \"interface_digest\": ..., \"arguments\": {...}}, \
                         or {\"skill\": \"describe_skill\", \"arguments\": {\"skill_id\": ...}}";
-            let snap = entry.snapshot().await;
             if entry
                 .set_status(
                     TaskState::Rejected,
-                    Some(agent_message(&snap, vec![Part::text(text)])),
+                    Some(agent_message(&entry, vec![Part::text(text)])),
                 )
                 .await
                 .is_ok()

@@ -27,8 +27,7 @@ async fn refuse(m: &Metrics, entry: &TaskHandle, rejection: Rejection) {
         Phase::Processing => GatePhase::Processing,
     };
     m.gate(phase, rejection.error.code.as_str());
-    let snap = entry.snapshot().await;
-    let msg = agent_message(&snap, vec![error_part(&rejection.error)]);
+    let msg = agent_message(entry, vec![error_part(&rejection.error)]);
     let state = rejection.task_state();
     if entry.set_status(state, Some(msg)).await.is_ok() {
         m.task_ended(state);
@@ -167,10 +166,9 @@ impl A2aService {
         if entry.set_status(TaskState::Working, None).await.is_err() {
             return;
         }
-        let snap = entry.snapshot().await;
         let ctx = SkillContext {
-            task_id: snap.id.as_str().into(),
-            context_id: snap.context_id.as_str().into(),
+            task_id: entry.id.as_str().into(),
+            context_id: entry.context_id.as_str().into(),
             caller: caller.map(|c| c.label),
             cancel: entry.cancel.clone(),
             next_record: Arc::new(AtomicU64::new(0)),

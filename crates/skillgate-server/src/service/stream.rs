@@ -54,7 +54,7 @@ impl A2aService {
                 Ok(rx)
             }
             Prepared::Continue { entry, message } => {
-                let context_id = entry.snapshot().await.context_id;
+                let context_id = entry.context_id.clone();
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 let steps = continuation_steps(reply);
                 let (first, version, events) = entry.subscribe().await;
