@@ -5,7 +5,7 @@ use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::{expected_version, versioned_events, StoreError, TaskStore};
 use async_trait::async_trait;
-use skillgate_a2a::StreamResponse;
+use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -20,6 +20,8 @@ struct Inner {
     /// Unfinished tasks per owner ("" for anonymous).
     unfinished: HashMap<String, usize>,
     used: u64,
+    /// Push notification configs by task, oldest first; removed with their task.
+    push: HashMap<String, Vec<TaskPushNotificationConfig>>,
 }
 
 fn owner_key(row: &TaskRow) -> &str {
@@ -47,6 +49,7 @@ impl Inner {
 
     fn remove(&mut self, id: &str) -> Option<TaskRow> {
         let row = self.rows.remove(id)?;
+        self.push.remove(id);
         self.used -= row.size();
         self.by_update
             .remove(&(Reverse(row.updated_ms), row.id.clone()));
@@ -221,6 +224,51 @@ impl TaskStore for MemoryStore {
 
     async fn renew_leases(&self, _ids: &[String]) -> Result<(), StoreError> {
         Ok(())
+    }
+
+    async fn put_push_config(
+        &self,
+        config: &TaskPushNotificationConfig,
+        max: usize,
+    ) -> Result<(), StoreError> {
+        let mut s = self.lock();
+        if !s.rows.contains_key(&config.task_id) {
+            return Err(StoreError::NotFound(config.task_id.clone()));
+        }
+        let list = s.push.entry(config.task_id.clone()).or_default();
+        if let Some(old) = list.iter_mut().find(|c| c.id == config.id) {
+            *old = config.clone();
+            return Ok(());
+        }
+        if list.len() >= max {
+            return Err(StoreError::PushConfigLimit {
+                task: config.task_id.clone(),
+                max,
+            });
+        }
+        list.push(config.clone());
+        Ok(())
+    }
+
+    async fn push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        Ok(self.lock().push.get(task_id).cloned().unwrap_or_default())
+    }
+
+    async fn delete_push_config(&self, task_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut s = self.lock();
+        let Some(list) = s.push.get_mut(task_id) else {
+            return Ok(false);
+        };
+        let before = list.len();
+        list.retain(|c| c.id != id);
+        let found = list.len() < before;
+        if list.is_empty() {
+            s.push.remove(task_id);
+        }
+        Ok(found)
     }
 
     async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {

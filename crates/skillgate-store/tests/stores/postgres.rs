@@ -315,7 +315,7 @@ async fn migrations_concurrent_and_schema_too_new() {
     for s in starts {
         s.await.unwrap().unwrap();
     }
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (1, 1));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (2, 2));
     let mut c = sqlx::PgConnection::connect(&db.url).await.unwrap();
     sqlx::raw_sql("UPDATE skillgate_schema_version SET version = 99")
         .execute(&mut c)
@@ -328,7 +328,7 @@ async fn migrations_concurrent_and_schema_too_new() {
             r,
             Err(StoreError::SchemaTooNew {
                 found: 99,
-                supported: 1
+                supported: 2
             })
         ),
         "{r:?}"
@@ -345,7 +345,7 @@ async fn migrate_only_on_a_fresh_database() {
     let Some(db) = PgDb::create().await else {
         return;
     };
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (0, 1));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (0, 2));
     let s = skillgate_store::open(&db.url, limits()).await.unwrap();
     assert!(!s.describe().is_empty());
     assert_eq!(s.used_bytes().await.unwrap(), 0);
