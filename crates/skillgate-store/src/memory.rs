@@ -49,7 +49,6 @@ impl Inner {
 
     fn remove(&mut self, id: &str) -> Option<TaskRow> {
         let row = self.rows.remove(id)?;
-        self.push.remove(id);
         self.used -= row.size();
         self.by_update
             .remove(&(Reverse(row.updated_ms), row.id.clone()));
@@ -70,13 +69,20 @@ impl Inner {
         Some(row)
     }
 
+    /// Deletes a task for good (purge, eviction): its push configs go with it. An update
+    /// only takes the row out to put it back ([`Inner::remove`]), keeping them.
+    fn delete(&mut self, id: &str) {
+        self.remove(id);
+        self.push.remove(id);
+    }
+
     /// Evicts the oldest finished tasks until `extra` more bytes fit in `budget`.
     fn make_room(&mut self, extra: u64, budget: u64) -> bool {
         while self.used + extra > budget {
             let Some((_, id)) = self.finished.first().cloned() else {
                 return false;
             };
-            self.remove(&id);
+            self.delete(&id);
         }
         true
     }
@@ -293,7 +299,7 @@ impl TaskStore for MemoryStore {
             .map(|(_, id)| id.clone())
             .collect();
         for id in &old {
-            s.remove(id);
+            s.delete(id);
         }
         Ok(old.len() as u64)
     }

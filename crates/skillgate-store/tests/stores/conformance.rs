@@ -600,6 +600,11 @@ async fn push_configs_live_with_their_task(kind: Kind) {
         matches!(over, Err(StoreError::PushConfigLimit { max: 3, .. })),
         "{over:?}"
     );
+    // Updates of the task keep its configs.
+    let t1 = s.get("t1").await.unwrap().unwrap();
+    s.update(&next(&t1, TaskState::Working, now_ms()), &[])
+        .await
+        .unwrap();
     let got = s.push_configs("t1").await.unwrap();
     let ids: Vec<_> = got.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["b", "a", "c"]);
