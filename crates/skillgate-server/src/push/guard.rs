@@ -407,4 +407,36 @@ mod tests {
         };
         assert!(http.check("http://localhost:1/hook").await.is_ok());
     }
+
+    #[tokio::test]
+    async fn the_delivery_resolver_checks_every_connection() {
+        use reqwest::dns::Resolve;
+        let resolve = |guard: Guard, loopback_only: bool| async move {
+            let r = GuardedResolver {
+                guard: Arc::new(guard),
+                loopback_only,
+            };
+            r.resolve("localhost".parse().unwrap())
+                .await
+                .map(|a| a.map(|s| s.ip()).collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
+        };
+        let e = resolve(Guard::default(), false).await.unwrap_err();
+        assert!(e.contains("is loopback"), "{e}");
+        let http = Guard {
+            allow_http_loopback: true,
+            ..Guard::default()
+        };
+        let ips = resolve(http, true).await.unwrap();
+        assert!(
+            !ips.is_empty() && ips.iter().all(|ip| ip.is_loopback()),
+            "{ips:?}"
+        );
+        // A range opens loopback to the https client without --allow-http-push.
+        let lo = Guard {
+            allow: vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()],
+            ..Guard::default()
+        };
+        assert!(resolve(lo, false).await.is_ok());
+    }
 }
