@@ -273,7 +273,7 @@ impl A2aService {
                     .await;
                 if let PlainReply::Task(steps) = reply {
                     let entry = self.new_plain_task(message, context_id, ctx).await?;
-                    let attached = self.attach_push(&entry, push).await;
+                    let attached = self.attach_push(&entry, push, false).await;
                     let answer = self.play_and_answer(entry, steps, &cfg).await;
                     return attached.map(|()| answer);
                 }
@@ -281,7 +281,7 @@ impl A2aService {
                     .await
             }
             Prepared::Continue { entry, message } => {
-                let attached = self.attach_push(&entry, push).await;
+                let attached = self.attach_push(&entry, push, true).await;
                 let context_id = entry.snapshot().await.context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 let answer = self
@@ -290,7 +290,7 @@ impl A2aService {
                 attached.map(|()| answer)
             }
             Prepared::Task { entry, job } => {
-                let attached = self.attach_push(&entry, push).await;
+                let attached = self.attach_push(&entry, push, false).await;
                 self.spawn(entry.clone(), job, ctx).await;
                 attached?;
                 if !cfg.return_immediately {

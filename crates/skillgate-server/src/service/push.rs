@@ -163,6 +163,21 @@ impl A2aService {
         Ok(())
     }
 
+    /// Starts delivering the events of a task that has stored configs but no delivery in this
+    /// process (it restarted, or the configs were created on another replica), before this
+    /// process writes to the task: a follow-up turn, a cancel, failing it as stale. Without
+    /// configs (or push notifications) it does nothing but one store read.
+    pub(super) async fn resume_push(&self, entry: &Arc<TaskHandle>) {
+        let Some(p) = &self.0.push else { return };
+        match self.0.store.push_configs(&entry.id).await {
+            Ok(c) if !c.is_empty() => p.watch(Arc::clone(entry), false).await,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(task_id = %entry.id, error = %e, "push: cannot read the task's push configs");
+            }
+        }
+    }
+
     /// `CreateTaskPushNotificationConfig`: a config of a task the caller may see (replacing
     /// the one with the same id); the stored config is returned, id included.
     pub async fn create_task_push_notification_config(
@@ -285,13 +300,20 @@ impl A2aService {
 
     /// Registers the config of a `SendMessage` on the task it made or continued, before the
     /// task's work starts (so every event is delivered). The task already exists, so this
-    /// can only fail on a store error.
+    /// can only fail on a store error. A continued task (`existing`) without a config in the
+    /// message still gets its stored configs served ([`A2aService::resume_push`]).
     pub(super) async fn attach_push(
         &self,
         entry: &Arc<TaskHandle>,
         c: Option<TaskPushNotificationConfig>,
+        existing: bool,
     ) -> Result<(), ServiceError> {
-        let Some(mut c) = c else { return Ok(()) };
+        let Some(mut c) = c else {
+            if existing {
+                self.resume_push(entry).await;
+            }
+            return Ok(());
+        };
         c.task_id = entry.id.clone();
         self.store_config(entry, &c, true).await
     }

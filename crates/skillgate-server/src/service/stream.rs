@@ -39,7 +39,7 @@ impl A2aService {
                     .await;
                 if let PlainReply::Task(steps) = reply {
                     let entry = self.new_plain_task(message, context_id, ctx).await?;
-                    let attached = self.attach_push(&entry, push).await;
+                    let attached = self.attach_push(&entry, push, false).await;
                     let (first, version, events) = entry.subscribe().await;
                     let rx = forward(
                         entry.clone(),
@@ -62,7 +62,7 @@ impl A2aService {
                 Ok(rx)
             }
             Prepared::Continue { entry, message } => {
-                let attached = self.attach_push(&entry, push).await;
+                let attached = self.attach_push(&entry, push, true).await;
                 let context_id = entry.snapshot().await.context_id;
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 let steps = continuation_steps(reply);
@@ -77,7 +77,7 @@ impl A2aService {
                 attached.map(|()| rx)
             }
             Prepared::Task { entry, job } => {
-                let attached = self.attach_push(&entry, push).await;
+                let attached = self.attach_push(&entry, push, false).await;
                 let (first, version, events) = entry.subscribe().await;
                 let rx = forward(
                     entry.clone(),

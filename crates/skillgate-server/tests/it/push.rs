@@ -715,3 +715,47 @@ async fn configs_survive_a_restart_with_the_sqlite_store() {
         .await;
     assert_eq!(got["result"], c["result"]);
 }
+
+/// A config this process did not create (another replica, or before a restart) is served as
+/// soon as this process writes the task: here a cancel.
+#[tokio::test]
+async fn configs_stored_elsewhere_hear_the_writes_this_process_makes() {
+    use skillgate_server::store_api::{MemoryStore, StoreLimits, TaskStore};
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits::memory()));
+    let s = Server::start(
+        agent(),
+        ServerConfig {
+            store: Some(store.clone()),
+            ..push_config()
+        },
+    )
+    .await;
+    let rx = Receiver::start().await;
+    let card = s.card().await;
+    let r = s
+        .rpc(
+            "SendMessage",
+            json!({"message": msg(request(&card, "wait", json!({"ms": 5000})))["message"],
+                   "configuration": {"returnImmediately": true}}),
+        )
+        .await;
+    let id = task_of(&r)["id"].as_str().unwrap().to_owned();
+    let elsewhere = skillgate_server::a2a::TaskPushNotificationConfig {
+        id: "other-replica".into(),
+        task_id: id.clone(),
+        url: rx.url.clone(),
+        ..Default::default()
+    };
+    store.put_push_config(&elsewhere, 16).await.unwrap();
+    let canceled = s.rpc("CancelTask", json!({"id": id})).await;
+    assert_eq!(canceled["result"]["status"]["state"], "TASK_STATE_CANCELED");
+    let got = eventually(Duration::from_secs(5), || async {
+        let b = rx.bodies();
+        (!b.is_empty()).then_some(b)
+    })
+    .await;
+    assert_eq!(
+        got[0]["statusUpdate"]["status"]["state"], "TASK_STATE_CANCELED",
+        "{got:#?}"
+    );
+}
