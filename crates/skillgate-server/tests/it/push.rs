@@ -759,3 +759,33 @@ async fn configs_stored_elsewhere_hear_the_writes_this_process_makes() {
         "{got:#?}"
     );
 }
+
+/// A webhook slower than its task loses what does not fit in its queue; the task and the
+/// other events are unaffected, and the loss is counted.
+#[tokio::test]
+async fn a_full_webhook_queue_drops_events_and_counts_them() {
+    let mut config = push_config();
+    if let Some(p) = config.push.as_mut() {
+        p.queue = 1;
+        p.attempts = 1;
+    }
+    let s = Server::start(agent(), config).await;
+    let stuck = Receiver::start().await;
+    *stuck.default.lock().unwrap() = Answer::Hang;
+    let card = s.card().await;
+    let mut params = msg(request(
+        &card,
+        "evaluate_resource_condition",
+        observe_args(),
+    ));
+    params["configuration"] = json!({"taskPushNotificationConfig": {"url": stuck.url}});
+    let r = s.rpc("SendMessage", params).await;
+    assert_eq!(
+        task_of(&r)["status"]["state"],
+        "TASK_STATE_COMPLETED",
+        "{r}"
+    );
+    // Three events or more: one in flight, one queued, the rest dropped.
+    metric_appears(&s, "skillgate_push_deliveries_total{outcome=\"dropped\"}").await;
+    assert!(stuck.seen().len() <= 1);
+}
