@@ -250,6 +250,11 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
                 .get(rest::list_push_configs)
                 .fallback(rest::push_config_other),
         )
+        // The collection with a trailing slash, as some clients write it.
+        .route(
+            "/tasks/{id}/pushNotificationConfigs/",
+            get(rest::list_push_configs).fallback(rest::push_config_other),
+        )
         .route(
             "/tasks/{id}/pushNotificationConfigs/{cid}",
             get(rest::get_push_config)

@@ -337,6 +337,8 @@ async fn configs_are_created_read_listed_and_deleted_on_rest() {
     let (status, list) = s.rest("GET", &format!("{base}?pageSize=5"), None).await;
     assert_eq!(status, 200);
     assert_eq!(list, json!({"configs": [c], "nextPageToken": ""}));
+    let (status, slash) = s.rest("GET", &format!("{base}/"), None).await;
+    assert_eq!((status, slash), (200, list));
     let (status, e) = s
         .rest(
             "POST",
