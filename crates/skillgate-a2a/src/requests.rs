@@ -274,3 +274,73 @@ pub struct AuthenticationInfo {
     )]
     pub credentials: String,
 }
+
+/// Params of `GetTaskPushNotificationConfig` and `DeleteTaskPushNotificationConfig`: one
+/// config of one task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskPushNotificationConfigRef {
+    /// Tenant.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub tenant: String,
+    /// The task the config belongs to (REQUIRED).
+    #[serde(default, alias = "task_id", deserialize_with = "nullable")]
+    pub task_id: String,
+    /// The config id (REQUIRED).
+    #[serde(default, deserialize_with = "nullable")]
+    pub id: String,
+}
+
+/// Params of `GetTaskPushNotificationConfig`.
+pub type GetTaskPushNotificationConfigRequest = TaskPushNotificationConfigRef;
+
+/// Params of `DeleteTaskPushNotificationConfig`.
+pub type DeleteTaskPushNotificationConfigRequest = TaskPushNotificationConfigRef;
+
+/// Params of `ListTaskPushNotificationConfigs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTaskPushNotificationConfigsRequest {
+    /// Tenant.
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub tenant: String,
+    /// The task whose configs are listed (REQUIRED).
+    #[serde(default, alias = "task_id", deserialize_with = "nullable")]
+    pub task_id: String,
+    /// Most configs per page (0 or absent: the server's default).
+    #[serde(
+        default,
+        alias = "page_size",
+        deserialize_with = "opt_int32",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub page_size: Option<i32>,
+    /// Continuation token from a previous page.
+    #[serde(
+        default,
+        alias = "page_token",
+        deserialize_with = "nullable",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub page_token: String,
+}
+
+/// Result of `ListTaskPushNotificationConfigs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTaskPushNotificationConfigsResponse {
+    /// The page of configs, oldest first.
+    #[serde(default, deserialize_with = "nullable")]
+    pub configs: Vec<TaskPushNotificationConfig>,
+    /// Token of the next page, `""` on the last.
+    #[serde(default, alias = "next_page_token", deserialize_with = "nullable")]
+    pub next_page_token: String,
+}

@@ -60,6 +60,10 @@ pub struct ServerConfig {
     /// serve them at `GET /metrics` (default `false`: the path is a 404 like any unknown one).
     /// With `tokens` set, `/metrics` takes the same bearer tokens as the agent.
     pub metrics: bool,
+    /// Push notifications (`serve --push`): `None` (the default) leaves them off, the card
+    /// says `capabilities.pushNotifications: false` and the four push config methods answer
+    /// `PushNotificationNotSupported`.
+    pub push: Option<crate::push::PushPolicy>,
 }
 
 impl Default for ServerConfig {
@@ -83,6 +87,7 @@ impl Default for ServerConfig {
             allow_any_host: false,
             card_signer: None,
             metrics: false,
+            push: None,
         }
     }
 }

@@ -48,6 +48,7 @@ mod console;
 pub mod gate;
 mod http;
 mod metrics;
+pub mod push;
 pub mod service;
 pub mod skill;
 mod store;
@@ -60,6 +61,7 @@ pub use config::{
 };
 pub use gate::SkillGate;
 pub use http::{router, router_with_swap, serve, serve_swappable, AgentSwap, BEARER_SCHEME_NAME};
+pub use push::PushPolicy;
 pub use service::{A2aService, Caller, EventStream, RequestContext, ServiceError};
 pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, SupportingRecord};
 pub use skillgate_a2a as a2a;

@@ -48,6 +48,11 @@ struct SkillLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StateLabels {
     state: &'static str,
 }
@@ -72,6 +77,7 @@ struct Inner {
     connections: Gauge,
     connections_refused: Counter,
     streams: Gauge,
+    push: Family<OutcomeLabels, Counter>,
 }
 
 fn duration_histogram() -> Histogram {
@@ -152,6 +158,12 @@ impl Metrics {
             "Server-sent event streams open (SendStreamingMessage, SubscribeToTask)",
             streams.clone(),
         );
+        let push = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "push_deliveries",
+            "Push notification deliveries of one event to one webhook, by outcome (delivered, failed, rejected, refused, dropped; retried counts retries)",
+            push.clone(),
+        );
         Self(Some(Arc::new(Inner {
             registry,
             requests,
@@ -162,6 +174,7 @@ impl Metrics {
             connections,
             connections_refused,
             streams,
+            push,
         })))
     }
 
@@ -256,6 +269,13 @@ impl Metrics {
         GaugeGuard::of(self.0.as_ref().map(|m| &m.streams))
     }
 
+    /// One push notification delivery outcome (`push::Outcome::label`).
+    pub(crate) fn push_delivery(&self, outcome: &'static str) {
+        if let Some(m) = &self.0 {
+            m.push.get_or_create(&OutcomeLabels { outcome }).inc();
+        }
+    }
+
     /// The scrape, or `None` when the metrics are off.
     pub(crate) fn encode(&self) -> Option<String> {
         let m = self.0.as_ref()?;
@@ -309,6 +329,7 @@ mod tests {
         m.task_created();
         m.task_ended(TaskState::Rejected);
         m.task_ended(TaskState::Working);
+        m.push_delivery("delivered");
         let conn = m.connection();
         let text = m.encode().unwrap();
         for line in [
@@ -319,6 +340,9 @@ mod tests {
             "skillgate_tasks_total{state=\"rejected\"} 1",
             "skillgate_tasks_total{state=\"completed\"} 0",
             "skillgate_open_connections 1",
+            "skillgate_push_deliveries_total{outcome=\"delivered\"} 1",
+            // As the README shows it.
+            "# HELP skillgate_push_deliveries Push notification deliveries of one event to one webhook, by outcome (delivered, failed, rejected, refused, dropped; retried counts retries).\n# TYPE skillgate_push_deliveries counter",
         ] {
             assert!(text.contains(line), "{line} missing from:\n{text}");
         }

@@ -28,12 +28,12 @@ pub use row::{now_ms, Flags, ListPage, ListQuery, StoreLimits, TaskRow};
 pub use sqlite::SqliteStore;
 
 use async_trait::async_trait;
-use skillgate_a2a::StreamResponse;
+use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
 use std::sync::Arc;
 
 /// The schema version this build writes. A database whose version table holds a newer one was
 /// written by a newer skillgate and is refused rather than misread.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// What went wrong in a store. Every variant's message is meant for an operator or caller.
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +74,14 @@ pub enum StoreError {
     /// A stored task could not be read back.
     #[error("stored task {0} is corrupt: {1}")]
     Corrupt(String, String),
+    /// The task already has as many push notification configs as a task may.
+    #[error("task {task} already has {max} push notification configs, the most allowed; delete one first")]
+    PushConfigLimit {
+        /// The task.
+        task: String,
+        /// The most configs a task may have.
+        max: usize,
+    },
     /// The database failed (connection, I/O, SQL).
     #[error("task store error: {0}")]
     Database(String),
@@ -135,6 +143,27 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
 
     /// Bytes held by stored tasks (exact for memory, from the database otherwise).
     async fn used_bytes(&self) -> Result<u64, StoreError>;
+
+    /// Stores a push notification config of the existing task `config.task_id`, replacing
+    /// the config with the same id (keeping its place in the list). Refuses with
+    /// [`StoreError::NotFound`] when the task does not exist and with
+    /// [`StoreError::PushConfigLimit`] when adding it would give the task more than `max`.
+    /// A task's configs are deleted with the task (retention, eviction), and do not count
+    /// against the byte budget (the service bounds their number and size).
+    async fn put_push_config(
+        &self,
+        config: &TaskPushNotificationConfig,
+        max: usize,
+    ) -> Result<(), StoreError>;
+
+    /// The push notification configs of a task, oldest first (none for an unknown task).
+    async fn push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError>;
+
+    /// Deletes one push notification config of a task; whether it existed.
+    async fn delete_push_config(&self, task_id: &str, id: &str) -> Result<bool, StoreError>;
 
     /// The replica id written into leases (unique per process).
     fn replica(&self) -> &str;

@@ -5,7 +5,7 @@ use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::{expected_version, versioned_events, StoreError, TaskStore};
 use async_trait::async_trait;
-use skillgate_a2a::StreamResponse;
+use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -20,6 +20,8 @@ struct Inner {
     /// Unfinished tasks per owner ("" for anonymous).
     unfinished: HashMap<String, usize>,
     used: u64,
+    /// Push notification configs by task, oldest first; removed with their task.
+    push: HashMap<String, Vec<TaskPushNotificationConfig>>,
 }
 
 fn owner_key(row: &TaskRow) -> &str {
@@ -67,13 +69,20 @@ impl Inner {
         Some(row)
     }
 
+    /// Deletes a task for good (purge, eviction): its push configs go with it. An update
+    /// only takes the row out to put it back ([`Inner::remove`]), keeping them.
+    fn delete(&mut self, id: &str) {
+        self.remove(id);
+        self.push.remove(id);
+    }
+
     /// Evicts the oldest finished tasks until `extra` more bytes fit in `budget`.
     fn make_room(&mut self, extra: u64, budget: u64) -> bool {
         while self.used + extra > budget {
             let Some((_, id)) = self.finished.first().cloned() else {
                 return false;
             };
-            self.remove(&id);
+            self.delete(&id);
         }
         true
     }
@@ -223,6 +232,51 @@ impl TaskStore for MemoryStore {
         Ok(())
     }
 
+    async fn put_push_config(
+        &self,
+        config: &TaskPushNotificationConfig,
+        max: usize,
+    ) -> Result<(), StoreError> {
+        let mut s = self.lock();
+        if !s.rows.contains_key(&config.task_id) {
+            return Err(StoreError::NotFound(config.task_id.clone()));
+        }
+        let list = s.push.entry(config.task_id.clone()).or_default();
+        if let Some(old) = list.iter_mut().find(|c| c.id == config.id) {
+            *old = config.clone();
+            return Ok(());
+        }
+        if list.len() >= max {
+            return Err(StoreError::PushConfigLimit {
+                task: config.task_id.clone(),
+                max,
+            });
+        }
+        list.push(config.clone());
+        Ok(())
+    }
+
+    async fn push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        Ok(self.lock().push.get(task_id).cloned().unwrap_or_default())
+    }
+
+    async fn delete_push_config(&self, task_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut s = self.lock();
+        let Some(list) = s.push.get_mut(task_id) else {
+            return Ok(false);
+        };
+        let before = list.len();
+        list.retain(|c| c.id != id);
+        let found = list.len() < before;
+        if list.is_empty() {
+            s.push.remove(task_id);
+        }
+        Ok(found)
+    }
+
     async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {
         let cutoff = now_ms().saturating_sub(self.limits.interrupted_ms());
         Ok(self
@@ -245,7 +299,7 @@ impl TaskStore for MemoryStore {
             .map(|(_, id)| id.clone())
             .collect();
         for id in &old {
-            s.remove(id);
+            s.delete(id);
         }
         Ok(old.len() as u64)
     }

@@ -24,12 +24,12 @@ use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::sql::query::Statements;
 use crate::sql::{
-    decode_row, notify_payload, parse_payload, scrub, to_i64, to_u64, COLUMNS, DELETE_BATCH,
-    RUNNING_STATES,
+    decode_push, decode_row, encode_push, notify_payload, parse_payload, scrub, to_i64, to_u64,
+    COLUMNS, DELETE_BATCH, RUNNING_STATES,
 };
 use crate::{expected_version, redact, versioned_events, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
-use skillgate_a2a::{StreamResponse, TaskState};
+use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig, TaskState};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Connection, Executor, PgExecutor, Postgres};
 use std::str::FromStr;
@@ -62,9 +62,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 const RESYNC_SLACK_MS: i64 = 60_000;
 
 /// Schema steps: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&[&str]] = &[&[
-    // `id` compares bytewise (like the other stores) so list ties order the same everywhere.
-    r#"CREATE TABLE tasks (
+const MIGRATIONS: &[&[&str]] = &[
+    &[
+        // `id` compares bytewise (like the other stores) so list ties order the same everywhere.
+        r#"CREATE TABLE tasks (
         id TEXT COLLATE "C" PRIMARY KEY,
         context_id TEXT NOT NULL,
         owner TEXT NULL,
@@ -78,15 +79,15 @@ const MIGRATIONS: &[&[&str]] = &[&[
         lease_until_ms BIGINT NULL,
         body BYTEA NOT NULL
     )"#,
-    "CREATE INDEX tasks_list ON tasks (updated_ms DESC, id)",
-    "CREATE INDEX tasks_context ON tasks (context_id, updated_ms DESC)",
-    "CREATE INDEX tasks_state ON tasks (state, updated_ms)",
-    "CREATE INDEX tasks_unfinished_owner ON tasks (owner) WHERE finished_ms IS NULL",
-    "CREATE INDEX tasks_finished ON tasks (finished_ms) WHERE finished_ms IS NOT NULL",
-    "CREATE INDEX tasks_lease ON tasks (lease_until_ms) WHERE state IN (1, 2)",
-    "CREATE TABLE skillgate_usage (shard INTEGER PRIMARY KEY, used BIGINT NOT NULL)",
-    "INSERT INTO skillgate_usage (shard, used) SELECT g, 0 FROM generate_series(0, 15) AS g",
-    "CREATE FUNCTION skillgate_tasks_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+        "CREATE INDEX tasks_list ON tasks (updated_ms DESC, id)",
+        "CREATE INDEX tasks_context ON tasks (context_id, updated_ms DESC)",
+        "CREATE INDEX tasks_state ON tasks (state, updated_ms)",
+        "CREATE INDEX tasks_unfinished_owner ON tasks (owner) WHERE finished_ms IS NULL",
+        "CREATE INDEX tasks_finished ON tasks (finished_ms) WHERE finished_ms IS NOT NULL",
+        "CREATE INDEX tasks_lease ON tasks (lease_until_ms) WHERE state IN (1, 2)",
+        "CREATE TABLE skillgate_usage (shard INTEGER PRIMARY KEY, used BIGINT NOT NULL)",
+        "INSERT INTO skillgate_usage (shard, used) SELECT g, 0 FROM generate_series(0, 15) AS g",
+        "CREATE FUNCTION skillgate_tasks_usage() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
         delta BIGINT;
     BEGIN
@@ -101,20 +102,48 @@ const MIGRATIONS: &[&[&str]] = &[&[
         RETURN NULL;
     END
     $$",
-    "CREATE TRIGGER tasks_usage_insert_delete AFTER INSERT OR DELETE ON tasks
+        "CREATE TRIGGER tasks_usage_insert_delete AFTER INSERT OR DELETE ON tasks
         FOR EACH ROW EXECUTE FUNCTION skillgate_tasks_usage()",
-    "CREATE TRIGGER tasks_usage_update AFTER UPDATE OF size ON tasks
+        "CREATE TRIGGER tasks_usage_update AFTER UPDATE OF size ON tasks
         FOR EACH ROW WHEN (OLD.size IS DISTINCT FROM NEW.size)
         EXECUTE FUNCTION skillgate_tasks_usage()",
-    "CREATE FUNCTION skillgate_tasks_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+        "CREATE FUNCTION skillgate_tasks_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         UPDATE skillgate_usage SET used = 0;
         RETURN NULL;
     END
     $$",
-    "CREATE TRIGGER tasks_usage_truncate AFTER TRUNCATE ON tasks
+        "CREATE TRIGGER tasks_usage_truncate AFTER TRUNCATE ON tasks
         FOR EACH STATEMENT EXECUTE FUNCTION skillgate_tasks_truncate()",
-]];
+    ],
+    // 2: push notification configs, kept with (and deleted with) their task. Triggers rather
+    // than a foreign key, so an operator's TRUNCATE of tasks keeps working.
+    &[
+        r#"CREATE TABLE push_configs (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            task_id TEXT COLLATE "C" NOT NULL,
+            id TEXT COLLATE "C" NOT NULL,
+            body BYTEA NOT NULL,
+            UNIQUE (task_id, id)
+        )"#,
+        "CREATE FUNCTION skillgate_tasks_push_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM push_configs WHERE task_id = OLD.id;
+            RETURN NULL;
+        END
+        $$",
+        "CREATE TRIGGER tasks_push_delete AFTER DELETE ON tasks
+            FOR EACH ROW EXECUTE FUNCTION skillgate_tasks_push_delete()",
+        "CREATE FUNCTION skillgate_tasks_push_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM push_configs;
+            RETURN NULL;
+        END
+        $$",
+        "CREATE TRIGGER tasks_push_truncate AFTER TRUNCATE ON tasks
+            FOR EACH STATEMENT EXECUTE FUNCTION skillgate_tasks_push_truncate()",
+    ],
+];
 
 /// Tasks in a PostgreSQL database shared by replicas.
 pub struct PostgresStore {
@@ -557,6 +586,73 @@ impl TaskStore for PostgresStore {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    async fn put_push_config(
+        &self,
+        config: &TaskPushNotificationConfig,
+        max: usize,
+    ) -> Result<(), StoreError> {
+        let body = encode_push(config)?;
+        let mut tx = self.pool.begin().await?;
+        // Locking the task row serializes the puts of one task (the count below stays exact)
+        // and proves the task exists.
+        let task = sqlx::query("SELECT 1 FROM tasks WHERE id = $1 FOR UPDATE")
+            .bind(&config.task_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if task.is_none() {
+            return Err(StoreError::NotFound(config.task_id.clone()));
+        }
+        let replaced =
+            sqlx::query("UPDATE push_configs SET body = $1 WHERE task_id = $2 AND id = $3")
+                .bind(&body)
+                .bind(&config.task_id)
+                .bind(&config.id)
+                .execute(&mut *tx)
+                .await?;
+        if replaced.rows_affected() == 0 {
+            let held: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM push_configs WHERE task_id = $1")
+                    .bind(&config.task_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if usize::try_from(held).unwrap_or(usize::MAX) >= max {
+                return Err(StoreError::PushConfigLimit {
+                    task: config.task_id.clone(),
+                    max,
+                });
+            }
+            sqlx::query("INSERT INTO push_configs (task_id, id, body) VALUES ($1, $2, $3)")
+                .bind(&config.task_id)
+                .bind(&config.id)
+                .bind(&body)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        let bodies: Vec<(Vec<u8>,)> =
+            sqlx::query_as("SELECT body FROM push_configs WHERE task_id = $1 ORDER BY seq")
+                .bind(task_id)
+                .fetch_all(&self.pool)
+                .await?;
+        bodies.iter().map(|(b,)| decode_push(task_id, b)).collect()
+    }
+
+    async fn delete_push_config(&self, task_id: &str, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM push_configs WHERE task_id = $1 AND id = $2")
+            .bind(task_id)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {

@@ -8,7 +8,7 @@ use crate::hub::HubEvent;
 use crate::row::{Flags, TaskRow};
 use crate::StoreError;
 use bytes::Bytes;
-use skillgate_a2a::{StreamResponse, TaskState};
+use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig, TaskState};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 /// The columns [`decode_row`] reads, in its order.
@@ -67,6 +67,24 @@ where
         version: r.try_get(7)?,
         body: Bytes::from(body),
         id,
+    })
+}
+
+/// The stored bytes of a push notification config (its JSON).
+pub(crate) fn encode_push(c: &TaskPushNotificationConfig) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(c).map_err(|e| StoreError::Database(format!("push config: {e}")))
+}
+
+/// A push notification config read back from its stored JSON.
+pub(crate) fn decode_push(
+    task_id: &str,
+    body: &[u8],
+) -> Result<TaskPushNotificationConfig, StoreError> {
+    serde_json::from_slice(body).map_err(|e| {
+        StoreError::Corrupt(
+            task_id.to_string(),
+            format!("push notification config: {e}"),
+        )
     })
 }
 

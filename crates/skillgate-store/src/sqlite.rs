@@ -22,10 +22,12 @@
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::sql::query::Statements;
-use crate::sql::{decode_row, to_i64, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES};
+use crate::sql::{
+    decode_push, decode_row, encode_push, to_i64, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES,
+};
 use crate::{expected_version, versioned_events, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
-use skillgate_a2a::StreamResponse;
+use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteSynchronous,
 };
@@ -43,8 +45,9 @@ type Stmt = Statements<Sqlite>;
 const LOCK_WAIT: Duration = Duration::from_millis(1500);
 
 /// Schema steps: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&[&str]] = &[&[
-    "CREATE TABLE tasks (
+const MIGRATIONS: &[&[&str]] = &[
+    &[
+        "CREATE TABLE tasks (
         id TEXT PRIMARY KEY NOT NULL,
         context_id TEXT NOT NULL,
         owner TEXT NULL,
@@ -58,26 +61,40 @@ const MIGRATIONS: &[&[&str]] = &[&[
         lease_until_ms BIGINT NULL,
         body BLOB NOT NULL
     )",
-    "CREATE INDEX tasks_list ON tasks (updated_ms DESC, id)",
-    "CREATE INDEX tasks_context ON tasks (context_id, updated_ms DESC)",
-    "CREATE INDEX tasks_state ON tasks (state, updated_ms)",
-    "CREATE INDEX tasks_unfinished_owner ON tasks (owner) WHERE finished_ms IS NULL",
-    "CREATE INDEX tasks_finished ON tasks (finished_ms) WHERE finished_ms IS NOT NULL",
-    "CREATE INDEX tasks_lease ON tasks (lease_until_ms) WHERE state IN (1, 2)",
-    // Bytes held, kept by triggers so any writer (even an operator's DELETE) keeps it right.
-    "CREATE TABLE skillgate_usage (shard INTEGER PRIMARY KEY, used BIGINT NOT NULL)",
-    "INSERT INTO skillgate_usage (shard, used) VALUES (0, 0)",
-    "CREATE TRIGGER tasks_usage_insert AFTER INSERT ON tasks BEGIN
+        "CREATE INDEX tasks_list ON tasks (updated_ms DESC, id)",
+        "CREATE INDEX tasks_context ON tasks (context_id, updated_ms DESC)",
+        "CREATE INDEX tasks_state ON tasks (state, updated_ms)",
+        "CREATE INDEX tasks_unfinished_owner ON tasks (owner) WHERE finished_ms IS NULL",
+        "CREATE INDEX tasks_finished ON tasks (finished_ms) WHERE finished_ms IS NOT NULL",
+        "CREATE INDEX tasks_lease ON tasks (lease_until_ms) WHERE state IN (1, 2)",
+        // Bytes held, kept by triggers so any writer (even an operator's DELETE) keeps it right.
+        "CREATE TABLE skillgate_usage (shard INTEGER PRIMARY KEY, used BIGINT NOT NULL)",
+        "INSERT INTO skillgate_usage (shard, used) VALUES (0, 0)",
+        "CREATE TRIGGER tasks_usage_insert AFTER INSERT ON tasks BEGIN
         UPDATE skillgate_usage SET used = used + NEW.size WHERE shard = 0;
     END",
-    "CREATE TRIGGER tasks_usage_delete AFTER DELETE ON tasks BEGIN
+        "CREATE TRIGGER tasks_usage_delete AFTER DELETE ON tasks BEGIN
         UPDATE skillgate_usage SET used = used - OLD.size WHERE shard = 0;
     END",
-    "CREATE TRIGGER tasks_usage_update AFTER UPDATE OF size ON tasks
+        "CREATE TRIGGER tasks_usage_update AFTER UPDATE OF size ON tasks
         WHEN OLD.size <> NEW.size BEGIN
         UPDATE skillgate_usage SET used = used + NEW.size - OLD.size WHERE shard = 0;
     END",
-]];
+    ],
+    // 2: push notification configs, kept with (and deleted with) their task.
+    &[
+        "CREATE TABLE push_configs (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            task_id TEXT NOT NULL,
+            id TEXT NOT NULL,
+            body BLOB NOT NULL,
+            UNIQUE (task_id, id)
+        )",
+        "CREATE TRIGGER tasks_push_delete AFTER DELETE ON tasks BEGIN
+            DELETE FROM push_configs WHERE task_id = OLD.id;
+        END",
+    ],
+];
 
 /// Tasks in a SQLite file owned by this process.
 pub struct SqliteStore {
@@ -405,6 +422,69 @@ impl TaskStore for SqliteStore {
         // One process per file: this process's leases cannot be taken over (see the module
         // docs), so there is nothing to renew.
         Ok(())
+    }
+
+    async fn put_push_config(
+        &self,
+        config: &TaskPushNotificationConfig,
+        max: usize,
+    ) -> Result<(), StoreError> {
+        let body = encode_push(config)?;
+        let mut conn = self.conn.lock().await;
+        let mut tx = conn.begin().await?;
+        if !exists(&mut tx, &config.task_id).await? {
+            return Err(StoreError::NotFound(config.task_id.clone()));
+        }
+        let replaced = sqlx::query("UPDATE push_configs SET body = ? WHERE task_id = ? AND id = ?")
+            .bind(&body)
+            .bind(&config.task_id)
+            .bind(&config.id)
+            .execute(&mut *tx)
+            .await?;
+        if replaced.rows_affected() == 0 {
+            let held: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM push_configs WHERE task_id = ?")
+                    .bind(&config.task_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if usize::try_from(held).unwrap_or(usize::MAX) >= max {
+                return Err(StoreError::PushConfigLimit {
+                    task: config.task_id.clone(),
+                    max,
+                });
+            }
+            sqlx::query("INSERT INTO push_configs (task_id, id, body) VALUES (?, ?, ?)")
+                .bind(&config.task_id)
+                .bind(&config.id)
+                .bind(&body)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn push_configs(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+        let mut conn = self.conn.lock().await;
+        let bodies: Vec<(Vec<u8>,)> =
+            sqlx::query_as("SELECT body FROM push_configs WHERE task_id = ? ORDER BY seq")
+                .bind(task_id)
+                .fetch_all(&mut *conn)
+                .await?;
+        bodies.iter().map(|(b,)| decode_push(task_id, b)).collect()
+    }
+
+    async fn delete_push_config(&self, task_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.conn.lock().await;
+        let done = sqlx::query("DELETE FROM push_configs WHERE task_id = ? AND id = ?")
+            .bind(task_id)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     async fn stale(&self, limit: usize) -> Result<Vec<TaskRow>, StoreError> {

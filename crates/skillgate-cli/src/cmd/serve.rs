@@ -85,7 +85,47 @@ pub struct ServerFlags {
     #[arg(long)]
     pub metrics: bool,
     #[command(flatten)]
+    pub push: PushFlags,
+    #[command(flatten)]
     pub store: StoreArgs,
+}
+
+/// Push notifications (A2A `TaskPushNotificationConfig`): off unless `--push`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PushFlags {
+    /// Serve push notifications: the push config methods (create/get/list/delete, per task,
+    /// seen only by whoever can see the task), SendMessage's taskPushNotificationConfig, and
+    /// capabilities.pushNotifications: true in the card. Every event of such a task (status
+    /// and artifact updates, the final status) is POSTed to each webhook in order, as one
+    /// application/a2a+json StreamResponse, with `Authorization: <scheme> <credentials>` and
+    /// `X-A2A-Notification-Token: <token>` when the config has them; 3 attempts with backoff,
+    /// redirects never followed. Webhooks must be https on public addresses: loopback,
+    /// private, link-local, CGNAT, multicast and cloud-metadata addresses are refused when
+    /// the config is created and again at every connection, unless allowed below.
+    #[arg(long)]
+    pub push: bool,
+    /// Allow webhooks on loopback addresses (127.0.0.0/8, ::1), plain http:// ones included
+    /// (local development, tests). http:// is never allowed to any other address.
+    #[arg(long, requires = "push")]
+    pub allow_http_push: bool,
+    /// Allow https webhooks in this range although a guard rule covers it, e.g. 10.20.0.0/16
+    /// for a receiver on your private network (a bare address allows just it); repeatable.
+    #[arg(long = "push-allow-cidr", value_name = "CIDR", requires = "push",
+          value_parser = skillgate_server::push::guard::parse_cidr)]
+    pub push_allow_cidrs: Vec<skillgate_server::push::guard::IpNet>,
+}
+
+impl PushFlags {
+    /// The server's push policy, `None` without `--push`.
+    pub fn policy(&self) -> Option<skillgate_server::PushPolicy> {
+        self.push.then(|| skillgate_server::PushPolicy {
+            guard: skillgate_server::push::guard::Guard {
+                allow_http_loopback: self.allow_http_push,
+                allow: self.push_allow_cidrs.clone(),
+            },
+            ..Default::default()
+        })
+    }
 }
 
 impl ServerFlags {
@@ -292,6 +332,7 @@ where
         allow_any_host: a.allow_any_host,
         card_signer,
         metrics: a.metrics,
+        push: a.push.policy(),
         ..Default::default()
     };
     let listener = tokio::net::TcpListener::bind(&a.listen)
@@ -315,6 +356,7 @@ where
             .clone()
             .unwrap_or_else(|| format!("http://{addr}")),
         metrics = a.metrics,
+        push = a.push.push,
         auth = config.tokens.is_some(),
         "listening"
     );

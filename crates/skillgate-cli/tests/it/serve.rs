@@ -351,3 +351,89 @@ fn serve_allows_the_origins_it_is_told() {
     sigterm(&child);
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// The body of a raw HTTP/1.1 response, as JSON.
+fn json_body(resp: &str) -> serde_json::Value {
+    let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {resp}"))
+}
+
+fn rpc(addr: &str, body: &str) -> serde_json::Value {
+    json_body(&http(
+        addr,
+        &format!(
+            "POST / HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    ))
+}
+
+#[test]
+fn push_flags_turn_push_notifications_on_and_the_guard_follows_them() {
+    let (child, url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--push",
+            "--push-allow-cidr",
+            "10.9.0.0/16",
+        ],
+        Stdio::null(),
+    );
+    let addr = url.trim_start_matches("http://").to_owned();
+    let card = json_body(&http(
+        &addr,
+        &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    ));
+    assert_eq!(card["capabilities"]["pushNotifications"], true);
+    let sent = rpc(
+        &addr,
+        r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"describe_skill","arguments":{"skill_id":"evaluate_resource_condition"}}}]}}}"#,
+    );
+    let task = sent["result"]["task"]["id"].as_str().unwrap().to_owned();
+    let create = |webhook: &str| {
+        rpc(
+            &addr,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"CreateTaskPushNotificationConfig","params":{{"taskId":"{task}","url":"{webhook}"}}}}"#
+            ),
+        )
+    };
+    let allowed = create("https://10.9.1.1/hook");
+    assert_eq!(
+        allowed["result"]["url"], "https://10.9.1.1/hook",
+        "{allowed}"
+    );
+    let refused = create("https://10.8.1.1/hook");
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("10.8.1.1 is private"),
+        "{refused}"
+    );
+    let plain = create("http://127.0.0.1:9/hook");
+    assert!(
+        plain["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("https"),
+        "{plain}"
+    );
+    skillgate_testkit::cli::stop(child);
+    // The push flags need --push; a bad range is a usage error naming it.
+    let o = skillgate().run(&["serve", "--allow-http-push"]);
+    assert_eq!(skillgate_testkit::cli::code(&o), 2);
+    let o = skillgate().run(&["serve", "--push", "--push-allow-cidr", "10.0.0.0/99"]);
+    assert_eq!(skillgate_testkit::cli::code(&o), 2);
+    assert!(skillgate_testkit::cli::stderr(&o).contains("CIDR"));
+    let help = skillgate().run(&["serve", "--help"]);
+    let help = skillgate_testkit::cli::stdout(&help);
+    for flag in ["--push", "--allow-http-push", "--push-allow-cidr <CIDR>"] {
+        assert!(help.contains(flag), "{flag} missing from --help");
+    }
+}

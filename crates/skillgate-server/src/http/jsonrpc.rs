@@ -156,6 +156,38 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
     resp
 }
 
+/// The four push notification config methods. A server without push notifications refuses
+/// them before reading the params, so every request gets the same answer.
+async fn push_method(
+    svc: &crate::service::A2aService,
+    m: &str,
+    p: Option<Value>,
+    ctx: &RequestContext,
+) -> Result<Value, ServiceError> {
+    svc.push_notifications_enabled()?;
+    fn json<T: serde::Serialize>(v: Result<T, ServiceError>) -> Result<Value, ServiceError> {
+        v.map(|v| serde_json::to_value(v).unwrap_or_default())
+    }
+    match m {
+        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => json(
+            svc.create_task_push_notification_config(params(p)?, ctx)
+                .await,
+        ),
+        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => json(
+            svc.get_task_push_notification_config(&params(p)?, ctx)
+                .await,
+        ),
+        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => json(
+            svc.list_task_push_notification_configs(&params(p)?, ctx)
+                .await,
+        ),
+        _ => svc
+            .delete_task_push_notification_config(&params(p)?, ctx)
+            .await
+            .map(|()| Value::Object(Default::default())),
+    }
+}
+
 async fn dispatch(
     st: &AppState,
     id: JsonRpcId,
@@ -202,9 +234,11 @@ async fn dispatch(
                 .map(|s| sse::jsonrpc(id.clone(), s, st)),
             Err(e) => Err(e),
         },
-        m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => svc
-            .push_notification_config()
-            .map(|()| ok(id.clone(), &Value::Null)),
+        m if methods::PUSH_NOTIFICATION_METHODS.contains(&m) => {
+            push_method(svc, m, rpc.params, ctx)
+                .await
+                .map(|v| ok(id.clone(), &v))
+        }
         methods::GET_EXTENDED_AGENT_CARD => st.extended_card(ctx).map(|card| ok(id.clone(), &card)),
         other => Err(ServiceError::new(
             A2aError::MethodNotFound,

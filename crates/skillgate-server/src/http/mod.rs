@@ -21,7 +21,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{get, post};
 use axum::Router;
 use skillgate_a2a as a2a;
 use skillgate_core::wire::EXTENSION_URI;
@@ -47,8 +47,15 @@ impl CardCache {
     /// The card of `agent` at `base_url`; assembled once per agent, its modification time is
     /// when that agent started being served.
     /// With `signer`, the card carries its signature (A2A 1.0 section 8.4), made once here.
-    fn of(agent: &Agent, base_url: &str, auth: bool, signer: Option<&SigningKey>) -> Self {
-        let card = agent.card(base_url, auth);
+    fn of(
+        agent: &Agent,
+        base_url: &str,
+        auth: bool,
+        signer: Option<&SigningKey>,
+        push: bool,
+    ) -> Self {
+        let mut card = agent.card(base_url, auth);
+        card.capabilities.push_notifications = Some(push);
         let mut value = serde_json::to_value(&card).unwrap_or_default();
         if let Some(key) = signer {
             // Signing a card the runtime built cannot fail (it is an object and the key was
@@ -86,6 +93,7 @@ impl AgentSwap {
             &self.base_url,
             self.auth,
             self.signer.as_deref(),
+            self.service.push_enabled(),
         ));
         let mut guard = match self.card.write() {
             Ok(g) => g,
@@ -189,13 +197,14 @@ fn build_router(
         browser::BrowserPolicy::new(config.allow_any_host, &urls, &config.allowed_origins);
     let auth = config.tokens.is_some();
     let signer = config.card_signer.clone();
+    let service = A2aService::with_metrics(agent.clone(), &config, metrics.clone());
     let card = Arc::new(std::sync::RwLock::new(Arc::new(CardCache::of(
         &agent,
         &base_url,
         auth,
         signer.as_deref(),
+        service.push_enabled(),
     ))));
-    let service = A2aService::with_metrics(agent, &config, metrics.clone());
     let swap = AgentSwap {
         service: service.clone(),
         card: Arc::clone(&card),
@@ -237,11 +246,20 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
         )
         .route(
             "/tasks/{id}/pushNotificationConfigs",
-            any(rest::push_not_supported),
+            post(rest::create_push_config)
+                .get(rest::list_push_configs)
+                .fallback(rest::push_config_other),
+        )
+        // The collection with a trailing slash, as some clients write it.
+        .route(
+            "/tasks/{id}/pushNotificationConfigs/",
+            get(rest::list_push_configs).fallback(rest::push_config_other),
         )
         .route(
             "/tasks/{id}/pushNotificationConfigs/{cid}",
-            any(rest::push_not_supported),
+            get(rest::get_push_config)
+                .delete(rest::delete_push_config)
+                .fallback(rest::push_config_other),
         )
         .route("/extendedAgentCard", get(rest::extended_card))
         .fallback(rest::not_found)

@@ -5,15 +5,6 @@ use super::{A2aService, ServiceError};
 use skillgate_a2a::A2aError;
 
 impl A2aService {
-    /// Any push-notification-config method: refused, as the card advertises
-    /// `capabilities.pushNotifications: false`.
-    pub fn push_notification_config(&self) -> Result<(), ServiceError> {
-        Err(ServiceError::new(
-            A2aError::PushNotificationNotSupported,
-            "push notifications are not supported (capabilities.pushNotifications is false)",
-        ))
-    }
-
     /// `GetExtendedAgentCard` for `caller` at `base_url`: the extended card when the agent
     /// has one (`capabilities.extendedAgentCard: true`), else refused.
     pub fn extended_agent_card(
@@ -24,7 +15,11 @@ impl A2aService {
     ) -> Result<skillgate_a2a::AgentCard, ServiceError> {
         let agent = self.agent();
         match caller {
-            Some(c) if agent.has_extended_card(auth) => Ok(agent.extended_card(base_url, auth, c)),
+            Some(c) if agent.has_extended_card(auth) => {
+                let mut card = agent.extended_card(base_url, auth, c);
+                card.capabilities.push_notifications = Some(self.push_enabled());
+                Ok(card)
+            }
             _ => Err(ServiceError::new(
                 A2aError::UnsupportedOperation,
                 "this agent has no extended agent card (capabilities.extendedAgentCard is false)",

@@ -11,6 +11,7 @@ mod answers;
 mod maintenance;
 mod plain;
 mod prepare;
+mod push;
 mod query;
 mod run;
 mod stream;
@@ -93,6 +94,8 @@ struct Inner {
     max_task_duration: Duration,
     /// The server's counters (a no-op unless metrics are on).
     metrics: Metrics,
+    /// Push notification delivery; `None` when push notifications are off.
+    push: Option<crate::push::Pusher>,
 }
 
 /// The A2A service over one agent.
@@ -180,7 +183,17 @@ impl A2aService {
         let store = config.store.clone().unwrap_or_else(|| {
             Arc::new(skillgate_store::MemoryStore::new(config.task_store.clone()))
         });
+        let push = config.push.clone().and_then(|p| {
+            match crate::push::Pusher::new(p, Arc::clone(&store), metrics.clone()) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    tracing::error!(error = %e, "push notifications are off: cannot build the webhook client");
+                    None
+                }
+            }
+        });
         Self(Arc::new(Inner {
+            push,
             agent: std::sync::RwLock::new(agent),
             store,
             maintenance: std::sync::Once::new(),
@@ -243,6 +256,14 @@ impl A2aService {
     ) -> Result<SendMessageResponse, ServiceError> {
         let cfg = req.configuration.clone().unwrap_or_default();
         check_history_length(cfg.history_length)?;
+        let push = self
+            .send_push(
+                cfg.task_push_notification_config.as_ref(),
+                &req.message.task_id,
+            )
+            .await?;
+        // A config that cannot be stored (a store failure: the task exists) does not stop
+        // the work that was asked for; the caller learns of it in the answer.
         match self.prepare(req, ctx).await? {
             Prepared::Plain {
                 message,
@@ -253,20 +274,26 @@ impl A2aService {
                     .await;
                 if let PlainReply::Task(steps) = reply {
                     let entry = self.new_plain_task(message, context_id, ctx).await?;
-                    return Ok(self.play_and_answer(entry, steps, &cfg).await);
+                    let attached = self.attach_push(&entry, push, false).await;
+                    let answer = self.play_and_answer(entry, steps, &cfg).await;
+                    return attached.map(|()| answer);
                 }
                 self.plain_to_response(reply, message, context_id, ctx)
                     .await
             }
             Prepared::Continue { entry, message } => {
+                let attached = self.attach_push(&entry, push, true).await;
                 let context_id = entry.context_id.clone();
                 let reply = self.plain_reply(message, context_id, ctx).await;
-                Ok(self
+                let answer = self
                     .play_and_answer(entry, continuation_steps(reply), &cfg)
-                    .await)
+                    .await;
+                attached.map(|()| answer)
             }
             Prepared::Task { entry, job } => {
+                let attached = self.attach_push(&entry, push, false).await;
                 self.spawn(entry.clone(), job, ctx).await;
+                attached?;
                 if !cfg.return_immediately {
                     entry.wait_done(self.0.request_timeout).await;
                 }

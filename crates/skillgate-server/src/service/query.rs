@@ -106,6 +106,7 @@ impl A2aService {
                 ),
             ));
         }
+        self.resume_push(&e).await;
         match e.set_status(TaskState::Canceled, None).await {
             Ok(()) => self.0.metrics.task_ended(TaskState::Canceled),
             Err(Refused::Terminal(state)) => {

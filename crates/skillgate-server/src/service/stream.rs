@@ -22,6 +22,13 @@ impl A2aService {
     ) -> Result<EventStream, ServiceError> {
         let cfg = req.configuration.clone().unwrap_or_default();
         check_history_length(cfg.history_length)?;
+        let push = self
+            .send_push(
+                cfg.task_push_notification_config.as_ref(),
+                &req.message.task_id,
+            )
+            .await?;
+        // As in `send_message`: a config the store refuses does not stop the work.
         match self.prepare(req, ctx).await? {
             Prepared::Plain {
                 message,
@@ -32,6 +39,7 @@ impl A2aService {
                     .await;
                 if let PlainReply::Task(steps) = reply {
                     let entry = self.new_plain_task(message, context_id, ctx).await?;
+                    let attached = self.attach_push(&entry, push, false).await;
                     let (first, version, events) = entry.subscribe().await;
                     let rx = forward(
                         entry.clone(),
@@ -40,7 +48,7 @@ impl A2aService {
                         events,
                     );
                     play(entry, steps, self.0.metrics.clone());
-                    return Ok(rx);
+                    return attached.map(|()| rx);
                 }
                 let (tx, rx) = mpsc::channel(1);
                 let ev = match self
@@ -54,6 +62,7 @@ impl A2aService {
                 Ok(rx)
             }
             Prepared::Continue { entry, message } => {
+                let attached = self.attach_push(&entry, push, true).await;
                 let context_id = entry.context_id.clone();
                 let reply = self.plain_reply(message, context_id, ctx).await;
                 let steps = continuation_steps(reply);
@@ -65,9 +74,10 @@ impl A2aService {
                     events,
                 );
                 play(entry, steps, self.0.metrics.clone());
-                Ok(rx)
+                attached.map(|()| rx)
             }
             Prepared::Task { entry, job } => {
+                let attached = self.attach_push(&entry, push, false).await;
                 let (first, version, events) = entry.subscribe().await;
                 let rx = forward(
                     entry.clone(),
@@ -76,7 +86,7 @@ impl A2aService {
                     events,
                 );
                 self.spawn(entry, job, ctx).await;
-                Ok(rx)
+                attached.map(|()| rx)
             }
         }
     }

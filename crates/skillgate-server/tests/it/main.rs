@@ -12,6 +12,7 @@ mod hostile_bodies;
 mod jsonrpc;
 mod metrics;
 mod plain_tasks;
+mod push;
 mod rest_card_auth;
 mod store_bounds;
 mod streaming;

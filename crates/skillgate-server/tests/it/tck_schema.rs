@@ -135,3 +135,59 @@ async fn responses_validate_against_the_tck_schema() {
     b.check("Task", &c["result"]);
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn push_config_answers_validate_against_the_tck_schema() {
+    let b = Bundle::load();
+    let s = Server::start(
+        agent(),
+        skillgate_server::ServerConfig {
+            push: Some(skillgate_server::PushPolicy {
+                guard: skillgate_server::push::guard::Guard {
+                    allow_http_loopback: true,
+                    allow: Vec::new(),
+                },
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    )
+    .await;
+    let card = s.card().await;
+    b.check("AgentCard", &card);
+    let r = s
+        .rpc(
+            "SendMessage",
+            msg(request(
+                &card,
+                "evaluate_resource_condition",
+                observe_args(),
+            )),
+        )
+        .await;
+    let id = r["result"]["task"]["id"].as_str().unwrap();
+    let c = s
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!({"taskId": id, "url": "http://127.0.0.1:9/hook", "token": "t",
+                   "authentication": {"scheme": "Bearer", "credentials": "c"}}),
+        )
+        .await;
+    b.check("TaskPushNotificationConfig", &c["result"]);
+    let cid = c["result"]["id"].as_str().unwrap();
+    let g = s
+        .rpc(
+            "GetTaskPushNotificationConfig",
+            json!({"taskId": id, "id": cid}),
+        )
+        .await;
+    b.check("TaskPushNotificationConfig", &g["result"]);
+    let l = s
+        .rpc(
+            "ListTaskPushNotificationConfigs",
+            json!({"taskId": id, "pageSize": 1}),
+        )
+        .await;
+    b.check("ListTaskPushNotificationConfigsResponse", &l["result"]);
+    s.shutdown().await;
+}

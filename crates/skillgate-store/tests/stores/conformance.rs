@@ -41,6 +41,7 @@ conformance!(
     update_growth_evicts_finished,
     purge_by_retention,
     stale_interrupted,
+    push_configs_live_with_their_task,
 );
 
 async fn open(kind: Kind, limits: StoreLimits) -> Option<Env> {
@@ -546,4 +547,88 @@ async fn stale_interrupted(kind: Kind) {
     assert_eq!(got, ["auth-old", "in-old"]);
     assert_eq!(s.stale(1).await.unwrap().len(), 1);
     assert!(s.stale(0).await.unwrap().is_empty());
+}
+
+fn push_config(task: &str, id: &str, url: &str) -> skillgate_a2a::TaskPushNotificationConfig {
+    skillgate_a2a::TaskPushNotificationConfig {
+        id: id.into(),
+        task_id: task.into(),
+        url: url.into(),
+        token: format!("tok-{id}"),
+        authentication: Some(skillgate_a2a::AuthenticationInfo {
+            scheme: "Bearer".into(),
+            credentials: "secret".into(),
+        }),
+        ..Default::default()
+    }
+}
+
+async fn push_configs_live_with_their_task(kind: Kind) {
+    let Some(env) = open(kind, limits()).await else {
+        return;
+    };
+    let s = &env.store;
+    let missing = s
+        .put_push_config(&push_config("nope", "a", "https://x"), 4)
+        .await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound(ref id)) if id == "nope"),
+        "{missing:?}"
+    );
+    s.create(&row("t1", "c", None, TaskState::Working, now_ms()))
+        .await
+        .unwrap();
+    s.create(&row("t2", "c", None, TaskState::Working, now_ms()))
+        .await
+        .unwrap();
+    for id in ["b", "a", "c"] {
+        s.put_push_config(&push_config("t1", id, "https://one"), 3)
+            .await
+            .unwrap();
+    }
+    s.put_push_config(&push_config("t2", "a", "https://two"), 3)
+        .await
+        .unwrap();
+    // Replacing keeps the place; a fourth is over the bound.
+    s.put_push_config(&push_config("t1", "a", "https://new"), 3)
+        .await
+        .unwrap();
+    let over = s
+        .put_push_config(&push_config("t1", "d", "https://x"), 3)
+        .await;
+    assert!(
+        matches!(over, Err(StoreError::PushConfigLimit { max: 3, .. })),
+        "{over:?}"
+    );
+    // Updates of the task keep its configs.
+    let t1 = s.get("t1").await.unwrap().unwrap();
+    s.update(&next(&t1, TaskState::Working, now_ms()), &[])
+        .await
+        .unwrap();
+    let got = s.push_configs("t1").await.unwrap();
+    let ids: Vec<_> = got.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["b", "a", "c"]);
+    assert_eq!(
+        got[1],
+        push_config("t1", "a", "https://new"),
+        "stored whole"
+    );
+    assert_eq!(s.push_configs("t2").await.unwrap().len(), 1);
+    assert!(s.push_configs("unknown").await.unwrap().is_empty());
+    assert!(s.delete_push_config("t1", "b").await.unwrap());
+    assert!(!s.delete_push_config("t1", "b").await.unwrap());
+    assert!(!s.delete_push_config("t2", "c").await.unwrap());
+    assert_eq!(s.push_configs("t1").await.unwrap().len(), 2);
+    // A purged task takes its configs with it.
+    let old = now_ms() - 10 * 24 * 3600 * 1000;
+    s.create(&row("done", "c", None, TaskState::Completed, old))
+        .await
+        .unwrap();
+    s.put_push_config(&push_config("done", "a", "https://x"), 3)
+        .await
+        .unwrap();
+    assert_eq!(s.push_configs("done").await.unwrap().len(), 1);
+    assert!(s.purge().await.unwrap() >= 1);
+    assert!(s.get("done").await.unwrap().is_none());
+    assert!(s.push_configs("done").await.unwrap().is_empty());
 }

@@ -315,7 +315,7 @@ async fn migrations_concurrent_and_schema_too_new() {
     for s in starts {
         s.await.unwrap().unwrap();
     }
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (1, 1));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (2, 2));
     let mut c = sqlx::PgConnection::connect(&db.url).await.unwrap();
     sqlx::raw_sql("UPDATE skillgate_schema_version SET version = 99")
         .execute(&mut c)
@@ -328,7 +328,7 @@ async fn migrations_concurrent_and_schema_too_new() {
             r,
             Err(StoreError::SchemaTooNew {
                 found: 99,
-                supported: 1
+                supported: 2
             })
         ),
         "{r:?}"
@@ -345,10 +345,51 @@ async fn migrate_only_on_a_fresh_database() {
     let Some(db) = PgDb::create().await else {
         return;
     };
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (0, 1));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (0, 2));
     let s = skillgate_store::open(&db.url, limits()).await.unwrap();
     assert!(!s.describe().is_empty());
     assert_eq!(s.used_bytes().await.unwrap(), 0);
+}
+
+/// A database at schema version 1 (before push configs) gains them on open, keeping its
+/// tasks; TRUNCATE of tasks (an operator's reset) empties the configs too.
+#[tokio::test]
+async fn upgrade_from_version_1_adds_push_configs() {
+    let Some(db) = PgDb::create().await else {
+        return;
+    };
+    let s = PostgresStore::open(&db.url, limits()).await.unwrap();
+    s.create(&row("t1", "c", None, TaskState::Working, now_ms()))
+        .await
+        .unwrap();
+    drop(s);
+    let mut c = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    sqlx::raw_sql(
+        "DROP TABLE push_configs;
+         DROP TRIGGER tasks_push_delete ON tasks; DROP FUNCTION skillgate_tasks_push_delete();
+         DROP TRIGGER tasks_push_truncate ON tasks; DROP FUNCTION skillgate_tasks_push_truncate();
+         UPDATE skillgate_schema_version SET version = 1",
+    )
+    .execute(&mut c)
+    .await
+    .unwrap();
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (1, 2));
+    let s = PostgresStore::open(&db.url, limits()).await.unwrap();
+    assert!(s.get("t1").await.unwrap().is_some(), "tasks kept");
+    let cfg = skillgate_a2a::TaskPushNotificationConfig {
+        id: "c1".into(),
+        task_id: "t1".into(),
+        url: "https://hook.example/".into(),
+        ..Default::default()
+    };
+    s.put_push_config(&cfg, 16).await.unwrap();
+    assert_eq!(s.push_configs("t1").await.unwrap(), vec![cfg]);
+    sqlx::raw_sql("TRUNCATE tasks")
+        .execute(&mut c)
+        .await
+        .unwrap();
+    assert!(s.push_configs("t1").await.unwrap().is_empty());
+    c.close().await.unwrap();
 }
 
 #[tokio::test]

@@ -192,8 +192,8 @@ async fn migrations_and_schema_too_new() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tasks.db");
     let url = format!("sqlite:{}", path.display());
-    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (0, 1));
-    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (1, 1));
+    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (0, 2));
+    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (2, 2));
     let s = SqliteStore::open(&path, limits()).await.unwrap();
     s.create(&rich_row("t1")).await.unwrap();
     drop(s);
@@ -218,7 +218,7 @@ async fn migrations_and_schema_too_new() {
             r,
             Err(StoreError::SchemaTooNew {
                 found: 99,
-                supported: 1
+                supported: 2
             })
         ),
         "{r:?}"
@@ -240,9 +240,51 @@ async fn open_and_migrate_futures_are_send() {
     let versions = tokio::spawn(async move { skillgate_store::migrate(&u).await.unwrap() })
         .await
         .unwrap();
-    assert_eq!(versions, (0, 1));
+    assert_eq!(versions, (0, 2));
     let s = tokio::spawn(async move { skillgate_store::open(&url, limits()).await.unwrap() })
         .await
         .unwrap();
     assert!(s.describe().starts_with("sqlite:/"));
+}
+
+/// Push notification configs survive a restart, and a file written by schema version 1
+/// (before push configs existed) gains the table on open.
+#[tokio::test]
+async fn push_configs_survive_a_restart_and_an_upgrade_from_version_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.db");
+    let cfg = skillgate_a2a::TaskPushNotificationConfig {
+        id: "c1".into(),
+        task_id: "t1".into(),
+        url: "https://hook.example/a2a".into(),
+        token: "tok".into(),
+        ..Default::default()
+    };
+    let s = SqliteStore::open(&path, limits()).await.unwrap();
+    s.create(&rich_row("t1")).await.unwrap();
+    s.put_push_config(&cfg, 16).await.unwrap();
+    drop(s);
+    let s = SqliteStore::open(&path, limits()).await.unwrap();
+    assert_eq!(s.push_configs("t1").await.unwrap(), vec![cfg.clone()]);
+    drop(s);
+    // Play a version-1 file: no push table, version 1.
+    let c = loop {
+        let c = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await;
+        if let Ok(mut c) = c {
+            let v1 = "DROP TRIGGER tasks_push_delete; DROP TABLE push_configs;
+                      UPDATE skillgate_schema_version SET version = 1";
+            if sqlx::raw_sql(v1).execute(&mut c).await.is_ok() {
+                break c;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    c.close().await.unwrap();
+    let url = format!("sqlite:{}", path.display());
+    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (1, 2));
+    let s = SqliteStore::open(&path, limits()).await.unwrap();
+    assert!(s.get("t1").await.unwrap().is_some(), "tasks kept");
+    assert!(s.push_configs("t1").await.unwrap().is_empty());
+    s.put_push_config(&cfg, 16).await.unwrap();
+    assert_eq!(s.push_configs("t1").await.unwrap().len(), 1);
 }

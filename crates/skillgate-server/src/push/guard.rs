@@ -1,0 +1,442 @@
+//! The SSRF guard of push notifications: which webhook URLs and addresses the server may
+//! POST to.
+//!
+//! A webhook URL is checked when its config is created (so a refused one is a clear
+//! `InvalidParams` error and nothing is ever sent), and every address is checked again when a
+//! delivery connects: the delivery client resolves names through [`GuardedResolver`], which
+//! refuses a name that resolves to a guarded address, so a DNS answer that changes between the
+//! check and the connection (DNS rebinding) cannot reach one either. URLs with a literal IP
+//! address never reach a resolver; the delivery checks those itself before each attempt.
+
+pub use ipnet::IpNet;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long resolving a webhook host may take.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why an address is guarded: the rule that covers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// 127.0.0.0/8, ::1.
+    Loopback,
+    /// RFC 1918 (10/8, 172.16/12, 192.168/16) and unique local fc00::/7.
+    Private,
+    /// 169.254/16, fe80::/10.
+    LinkLocal,
+    /// Carrier-grade NAT, 100.64/10.
+    Cgnat,
+    /// 224/4, ff00::/8, and the broadcast address.
+    Multicast,
+    /// 0.0.0.0/8 and ::.
+    Unspecified,
+    /// Cloud instance metadata: 169.254.169.254, fd00:ec2::254.
+    Metadata,
+    /// 240/4 and other ranges that are no destination on the Internet.
+    Reserved,
+}
+
+impl Rule {
+    /// The rule as the refusal names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Rule::Loopback => "loopback",
+            Rule::Private => "private (RFC 1918 / fc00::/7)",
+            Rule::LinkLocal => "link-local",
+            Rule::Cgnat => "carrier-grade NAT (100.64.0.0/10)",
+            Rule::Multicast => "multicast or broadcast",
+            Rule::Unspecified => "unspecified",
+            Rule::Metadata => "a cloud metadata endpoint",
+            Rule::Reserved => "reserved",
+        }
+    }
+}
+
+/// The rule that guards `ip`, or `None` for an ordinary public address. IPv4-mapped IPv6
+/// addresses (`::ffff:10.0.0.1`) are judged as the IPv4 address they carry.
+pub fn classify(ip: IpAddr) -> Option<Rule> {
+    match ip {
+        IpAddr::V4(v4) => classify_v4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => classify_v4(v4),
+            None => classify_v6(v6),
+        },
+    }
+}
+
+fn classify_v4(ip: Ipv4Addr) -> Option<Rule> {
+    let [a, b, ..] = ip.octets();
+    Some(if ip == Ipv4Addr::new(169, 254, 169, 254) {
+        Rule::Metadata
+    } else if ip.is_loopback() {
+        Rule::Loopback
+    } else if ip.is_private() {
+        Rule::Private
+    } else if ip.is_link_local() {
+        Rule::LinkLocal
+    } else if a == 100 && (64..128).contains(&b) {
+        Rule::Cgnat
+    } else if ip.is_multicast() || ip.is_broadcast() {
+        Rule::Multicast
+    } else if a == 0 {
+        Rule::Unspecified
+    } else if a >= 240 {
+        Rule::Reserved
+    } else {
+        return None;
+    })
+}
+
+fn classify_v6(ip: Ipv6Addr) -> Option<Rule> {
+    let first = ip.segments()[0];
+    Some(
+        if ip == Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254) {
+            Rule::Metadata
+        } else if ip.is_loopback() {
+            Rule::Loopback
+        } else if ip.is_unspecified() {
+            Rule::Unspecified
+        } else if first & 0xfe00 == 0xfc00 {
+            Rule::Private
+        } else if first & 0xffc0 == 0xfe80 {
+            Rule::LinkLocal
+        } else if ip.is_multicast() {
+            Rule::Multicast
+        } else {
+            return None;
+        },
+    )
+}
+
+/// A webhook the guard refuses, with the message the caller gets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// Not an absolute http(s) URL with a host, or one carrying credentials.
+    #[error("webhook url {0}")]
+    Url(String),
+    /// `http://` to anything but loopback, or without `--allow-http-push`.
+    #[error("{0}")]
+    Scheme(String),
+    /// A guarded address.
+    #[error("webhook address {ip} is {}; allow it with --push-allow-cidr", rule.describe())]
+    Address {
+        /// The address.
+        ip: IpAddr,
+        /// The rule covering it.
+        rule: Rule,
+    },
+    /// The host did not resolve.
+    #[error("webhook host {host} does not resolve: {why}")]
+    Resolve {
+        /// The host.
+        host: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// The guard's policy: what `--allow-http-push` and `--push-allow-cidr` allow.
+#[derive(Debug, Clone, Default)]
+pub struct Guard {
+    /// `--allow-http-push`: `http://` webhooks on loopback addresses, and loopback addresses
+    /// (for `https://` too).
+    pub allow_http_loopback: bool,
+    /// `--push-allow-cidr`: ranges allowed whatever rule covers them.
+    pub allow: Vec<IpNet>,
+}
+
+impl Guard {
+    /// Whether the server may connect to `ip`.
+    pub fn check_ip(&self, ip: IpAddr) -> Result<(), Refused> {
+        let Some(rule) = classify(ip) else {
+            return Ok(());
+        };
+        if self.allow.iter().any(|n| n.contains(&ip))
+            || (rule == Rule::Loopback && self.allow_http_loopback)
+        {
+            return Ok(());
+        }
+        Err(Refused::Address { ip, rule })
+    }
+
+    /// Parses a webhook URL and checks what can be checked without the network: absolute,
+    /// `https` (or `http` with `--allow-http-push`), a host, no credentials, and a literal IP
+    /// address allowed.
+    pub fn check_url(&self, raw: &str) -> Result<url::Url, Refused> {
+        let u = url::Url::parse(raw).map_err(|e| {
+            Refused::Url(format!(
+                "must be an absolute URL such as https://hooks.example/a2a ({e})"
+            ))
+        })?;
+        match u.scheme() {
+            "https" => {}
+            "http" if self.allow_http_loopback => {}
+            "http" => {
+                return Err(Refused::Scheme(
+                    "webhook url must use https (http is allowed only to loopback addresses, with --allow-http-push)".into(),
+                ))
+            }
+            other => {
+                return Err(Refused::Url(format!(
+                    "has scheme {other:?}; it must be https"
+                )))
+            }
+        }
+        if u.host_str().is_none_or(str::is_empty) {
+            return Err(Refused::Url("has no host".into()));
+        }
+        if !u.username().is_empty() || u.password().is_some() {
+            return Err(Refused::Url(
+                "must not carry credentials; use authentication instead".into(),
+            ));
+        }
+        if let Some(ip) = literal_ip(&u) {
+            self.check_target(&u, &[ip])?;
+        }
+        Ok(u)
+    }
+
+    /// Checks the addresses a webhook host resolved to: each must be allowed, and an `http`
+    /// webhook must be on loopback only.
+    fn check_target(&self, u: &url::Url, addrs: &[IpAddr]) -> Result<(), Refused> {
+        for ip in addrs {
+            self.check_ip(*ip)?;
+            if u.scheme() == "http" && !ip.is_loopback() && classify(*ip) != Some(Rule::Loopback) {
+                return Err(Refused::Scheme(format!(
+                    "webhook address {ip} is not loopback: http webhooks are allowed only to loopback addresses (use https)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Guard::check_url`], then resolves the host and checks every address it has.
+    pub async fn check(&self, raw: &str) -> Result<url::Url, Refused> {
+        let u = self.check_url(raw)?;
+        if literal_ip(&u).is_none() {
+            let host = u.host_str().unwrap_or_default().to_string();
+            let addrs = resolve(&host).await?;
+            self.check_target(&u, &addrs)?;
+        }
+        Ok(u)
+    }
+}
+
+/// A `--push-allow-cidr` value: `ADDRESS/PREFIX`, or a bare address (that address only).
+pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
+    if let Ok(n) = s.parse::<IpNet>() {
+        return Ok(n.trunc());
+    }
+    s.parse::<IpAddr>().map(IpNet::from).map_err(|_| {
+        format!("{s:?} is not a CIDR range such as 10.20.0.0/16 or fd00:1::/64, nor an address")
+    })
+}
+
+/// The URL's host when it is an IP address literal.
+pub(crate) fn literal_ip(u: &url::Url) -> Option<IpAddr> {
+    match u.host()? {
+        url::Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
+        url::Host::Ipv6(v6) => Some(IpAddr::V6(v6)),
+        url::Host::Domain(_) => None,
+    }
+}
+
+/// Every address of `host`, within [`RESOLVE_TIMEOUT`].
+async fn resolve(host: &str) -> Result<Vec<IpAddr>, Refused> {
+    let failed = |why: String| Refused::Resolve {
+        host: host.to_string(),
+        why,
+    };
+    let found = tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host, 0)))
+        .await
+        .map_err(|_| failed(format!("no answer within {RESOLVE_TIMEOUT:?}")))?
+        .map_err(|e| failed(e.to_string()))?;
+    let addrs: Vec<IpAddr> = found.map(|a| a.ip()).collect();
+    if addrs.is_empty() {
+        return Err(failed("no address".into()));
+    }
+    Ok(addrs)
+}
+
+/// The delivery client's resolver: resolves like the system does, then refuses the name when
+/// any address it got is guarded (or, with `loopback_only`, is not loopback), so the
+/// connection can only go to addresses checked at connect time.
+pub(crate) struct GuardedResolver {
+    pub(crate) guard: Arc<Guard>,
+    /// For the client of `http://` webhooks: only loopback addresses.
+    pub(crate) loopback_only: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let guard = Arc::clone(&self.guard);
+        let loopback_only = self.loopback_only;
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let addrs = resolve(&host).await?;
+            for ip in &addrs {
+                guard.check_ip(*ip)?;
+                if loopback_only && classify(*ip) != Some(Rule::Loopback) {
+                    return Err(Box::new(Refused::Scheme(format!(
+                        "webhook address {ip} is not loopback: http webhooks are allowed only to loopback addresses"
+                    ))) as Box<dyn std::error::Error + Send + Sync>);
+                }
+            }
+            let out: reqwest::dns::Addrs =
+                Box::new(addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)));
+            Ok(out)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn classifies_a_table_of_addresses() {
+        let table: &[(&str, Option<Rule>)] = &[
+            ("8.8.8.8", None),
+            ("1.1.1.1", None),
+            ("2606:4700::1111", None),
+            ("127.0.0.1", Some(Rule::Loopback)),
+            ("127.255.0.9", Some(Rule::Loopback)),
+            ("::1", Some(Rule::Loopback)),
+            ("::ffff:127.0.0.1", Some(Rule::Loopback)),
+            ("10.0.0.5", Some(Rule::Private)),
+            ("172.16.0.1", Some(Rule::Private)),
+            ("172.31.255.255", Some(Rule::Private)),
+            ("172.32.0.1", None),
+            ("192.168.1.1", Some(Rule::Private)),
+            ("::ffff:192.168.1.1", Some(Rule::Private)),
+            ("fc00::1", Some(Rule::Private)),
+            ("fd12:3456::1", Some(Rule::Private)),
+            ("169.254.1.1", Some(Rule::LinkLocal)),
+            ("fe80::1", Some(Rule::LinkLocal)),
+            ("febf::1", Some(Rule::LinkLocal)),
+            ("fec0::1", None),
+            ("100.64.0.1", Some(Rule::Cgnat)),
+            ("100.127.255.255", Some(Rule::Cgnat)),
+            ("100.128.0.1", None),
+            ("224.0.0.1", Some(Rule::Multicast)),
+            ("255.255.255.255", Some(Rule::Multicast)),
+            ("ff02::1", Some(Rule::Multicast)),
+            ("0.0.0.0", Some(Rule::Unspecified)),
+            ("0.1.2.3", Some(Rule::Unspecified)),
+            ("::", Some(Rule::Unspecified)),
+            ("169.254.169.254", Some(Rule::Metadata)),
+            ("fd00:ec2::254", Some(Rule::Metadata)),
+            ("240.0.0.1", Some(Rule::Reserved)),
+        ];
+        for (addr, rule) in table {
+            assert_eq!(classify(ip(addr)), *rule, "{addr}");
+        }
+    }
+
+    #[test]
+    fn allow_cidrs_and_the_http_flag_open_exactly_their_ranges() {
+        let strict = Guard::default();
+        assert!(strict.check_ip(ip("8.8.8.8")).is_ok());
+        let e = strict.check_ip(ip("10.0.0.5")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "webhook address 10.0.0.5 is private (RFC 1918 / fc00::/7); allow it with --push-allow-cidr"
+        );
+        assert!(strict.check_ip(ip("127.0.0.1")).is_err());
+        let cidr = Guard {
+            allow: vec!["10.0.0.0/24".parse().unwrap()],
+            ..Guard::default()
+        };
+        assert!(cidr.check_ip(ip("10.0.0.5")).is_ok());
+        assert!(cidr.check_ip(ip("10.0.1.5")).is_err());
+        assert!(cidr.check_ip(ip("169.254.169.254")).is_err());
+        let http = Guard {
+            allow_http_loopback: true,
+            ..Guard::default()
+        };
+        assert!(http.check_ip(ip("127.0.0.1")).is_ok());
+        assert!(http.check_ip(ip("::1")).is_ok());
+        assert!(http.check_ip(ip("192.168.0.1")).is_err());
+    }
+
+    #[test]
+    fn cidrs_parse_with_a_clear_error() {
+        assert_eq!(
+            parse_cidr("10.20.1.7/16").unwrap().to_string(),
+            "10.20.0.0/16"
+        );
+        assert_eq!(parse_cidr("fd00::1").unwrap().to_string(), "fd00::1/128");
+        assert!(parse_cidr("10.0.0.0/33").unwrap_err().contains("CIDR"));
+    }
+
+    #[test]
+    fn urls_are_checked_before_any_network() {
+        let strict = Guard::default();
+        let msg = |g: &Guard, u: &str| g.check_url(u).unwrap_err().to_string();
+        assert!(msg(&strict, "not a url").contains("absolute URL"));
+        assert!(msg(&strict, "ftp://x.example/").contains("scheme \"ftp\""));
+        assert!(msg(&strict, "http://127.0.0.1:9/").contains("must use https"));
+        assert!(msg(&strict, "https://u:p@hooks.example/").contains("credentials"));
+        assert!(msg(&strict, "https://10.0.0.5/").contains("10.0.0.5 is private"));
+        assert!(msg(&strict, "https://[fd00:ec2::254]/").contains("metadata"));
+        assert!(msg(&strict, "https://169.254.169.254/latest").contains("metadata"));
+        assert!(strict.check_url("https://203.0.113.9/hook").is_ok());
+        let http = Guard {
+            allow_http_loopback: true,
+            ..Guard::default()
+        };
+        assert!(http.check_url("http://127.0.0.1:9/hook").is_ok());
+        assert!(msg(&http, "http://203.0.113.9/").contains("not loopback"));
+        assert!(msg(&http, "http://10.1.2.3/").contains("private"));
+    }
+
+    #[tokio::test]
+    async fn names_are_judged_by_what_they_resolve_to() {
+        // `localhost` resolves to loopback from /etc/hosts: no query leaves the machine.
+        let strict = Guard::default();
+        let e = strict.check("https://localhost:1/hook").await.unwrap_err();
+        assert!(e.to_string().contains("is loopback"), "{e}");
+        let http = Guard {
+            allow_http_loopback: true,
+            ..Guard::default()
+        };
+        assert!(http.check("http://localhost:1/hook").await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_delivery_resolver_checks_every_connection() {
+        use reqwest::dns::Resolve;
+        let resolve = |guard: Guard, loopback_only: bool| async move {
+            let r = GuardedResolver {
+                guard: Arc::new(guard),
+                loopback_only,
+            };
+            r.resolve("localhost".parse().unwrap())
+                .await
+                .map(|a| a.map(|s| s.ip()).collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
+        };
+        let e = resolve(Guard::default(), false).await.unwrap_err();
+        assert!(e.contains("is loopback"), "{e}");
+        let http = Guard {
+            allow_http_loopback: true,
+            ..Guard::default()
+        };
+        let ips = resolve(http, true).await.unwrap();
+        assert!(
+            !ips.is_empty() && ips.iter().all(|ip| ip.is_loopback()),
+            "{ips:?}"
+        );
+        // A range opens loopback to the https client without --allow-http-push.
+        let lo = Guard {
+            allow: vec!["127.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()],
+            ..Guard::default()
+        };
+        assert!(resolve(lo, false).await.is_ok());
+    }
+}
