@@ -9,6 +9,7 @@ mod observe;
 mod rest;
 mod sse;
 
+pub use browser::OriginGuard;
 pub(crate) use observe::millis;
 
 use crate::agent::Agent;
