@@ -1,0 +1,88 @@
+//! A real headless browser for the console tests: Debian's chromium driven over chromedriver
+//! (WebDriver) on a free loopback port. Needs `chromium` and `chromedriver` on the PATH
+//! (`.ci/run` installs them); the tests using it are `#[ignore]`d by default.
+
+use crate::poll::eventually;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// chromedriver, killed when the test ends however it ends.
+pub struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts chromedriver and a headless chromium session (1200x1000) through it.
+pub async fn browser() -> (Driver, Client) {
+    let port = free_port();
+    let driver = Driver(
+        Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver on the PATH (apt-get install chromium chromium-driver)"),
+    );
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({"args": ["--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-dev-shm-usage", "--window-size=1200,1000"]}),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    let client = eventually(Duration::from_secs(30), || {
+        let caps = caps.clone();
+        let url = url.clone();
+        async move {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            ClientBuilder::new(connector)
+                .capabilities(caps)
+                .connect(&url)
+                .await
+                .ok()
+        }
+    })
+    .await;
+    (driver, client)
+}
+
+/// The text of the first element matching `css`.
+pub async fn text(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Waits (20 s at most) until the element has text that does not start with any of `busy`.
+pub async fn settled(c: &Client, css: &str, busy: &[&str]) -> String {
+    eventually(Duration::from_secs(20), || async {
+        let t = text(c, css).await;
+        (!t.is_empty() && !busy.iter().any(|b| t.starts_with(b))).then_some(t)
+    })
+    .await
+}
+
+/// Writes a screenshot as `name` into `$SKILLGATE_SCREENSHOTS` when that is set.
+pub async fn screenshot(c: &Client, name: &str) {
+    if let Ok(dir) = std::env::var("SKILLGATE_SCREENSHOTS") {
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(std::path::Path::new(&dir).join(name), png).unwrap();
+    }
+}
