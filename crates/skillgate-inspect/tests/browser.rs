@@ -1,7 +1,8 @@
 //! The inspector in a real browser: headless chromium over chromedriver against a real
 //! inspector and a real netops agent, both on ephemeral loopback ports. The test enters the
 //! agent's URL, runs conformance and watches its progress finish, opens a skill, sends a valid
-//! and an invalid call through the validated client, and follows the task link.
+//! and an invalid call through the validated client, follows the task link, and follows and
+//! cancels a running task.
 //!
 //! Ignored by default (it needs `chromium` and `chromedriver` on the PATH); run it with
 //! `cargo test -p skillgate-inspect --test browser -- --ignored`. With
@@ -13,7 +14,7 @@ use fantoccini::{Client, Locator};
 use serde_json::Value;
 use skillgate_inspect::{serve, InspectConfig};
 use skillgate_server::ServerConfig;
-use skillgate_testkit::browser::{browser, screenshot, settled, text};
+use skillgate_testkit::browser::{browser, screenshot, settled, text, try_text};
 use skillgate_testkit::poll::eventually;
 use skillgate_testkit::server::TestServer;
 use std::time::Duration;
@@ -132,8 +133,46 @@ async fn inspector_in_a_real_browser() {
         .await
         .contains("instance_path \"/interface\""));
 
+    // A running remote task (on a second agent: conformance above would wait for `hold`):
+    // live events relayed by the inspector, Cancel as a plain form.
+    let holder = TestServer::start(
+        skillgate_server::Agent::builder("holder", "holds tasks open", "1.0")
+            .skill(skillgate_testkit::server::hold_skill())
+            .build()
+            .unwrap(),
+        ServerConfig::default(),
+    )
+    .await;
+    let id = holder.start_task("hold", serde_json::json!({})).await;
+    let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    c.goto(&format!(
+        "{base}/task?agent={}&id={}",
+        enc(&holder.base),
+        enc(&id)
+    ))
+    .await
+    .unwrap();
+    eventually(Duration::from_secs(20), || async {
+        text(&c, "#events")
+            .await
+            .contains("task TASK_STATE_WORKING")
+            .then_some(())
+    })
+    .await;
+    click(&c, "form#cancel-form button[type='submit']").await;
+    eventually(Duration::from_secs(20), || async {
+        // The cancel form posts and the browser loads the task view again.
+        (try_text(&c, "#task-state").await? == "TASK_STATE_CANCELED").then_some(())
+    })
+    .await;
+    assert_eq!(
+        text(&c, "#events-note").await,
+        "The task is in a terminal state: no more events."
+    );
+
     c.close().await.unwrap();
     let _ = stop.send(());
     inspector.await.unwrap().unwrap();
+    holder.shutdown().await;
     agent.shutdown().await;
 }

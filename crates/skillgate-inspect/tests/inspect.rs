@@ -6,9 +6,9 @@
 
 use serde_json::{json, Value};
 use skillgate_inspect::{serve, InspectConfig};
-use skillgate_server::{ServerConfig, Skill, SkillContext, SkillError, SkillOutput, TokenTable};
+use skillgate_server::{ServerConfig, TokenTable};
 use skillgate_testkit::poll::eventually;
-use skillgate_testkit::server::{http_client, TestServer};
+use skillgate_testkit::server::{hold_skill, http_client, TestServer};
 use skillgate_transport::TransportConfig;
 use std::time::Duration;
 
@@ -81,37 +81,19 @@ fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-/// Cancelable, sleeps `ms` (default 10 s) unless canceled: a task that stays open.
-fn wait_skill() -> Skill {
-    let any = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"});
-    Skill::builder("wait", "1.0")
-        .input_schema("urn:test:inspect:wait:input", "1.0", any.clone())
-        .output_schema("urn:test:inspect:wait:output", "1.0", any)
-        .interaction(skillgate_core::wire::Interaction {
-            response_modes: vec![
-                skillgate_core::wire::ResponseMode::Sync,
-                skillgate_core::wire::ResponseMode::Stream,
-                skillgate_core::wire::ResponseMode::Poll,
-            ],
-            cancelable: true,
-        })
-        .handler(|args: Value, ctx: SkillContext| async move {
-            let ms = args["ms"].as_u64().unwrap_or(10_000);
-            ctx.progress("waiting").await;
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(SkillOutput::new(json!({"waited": ms}))),
-                _ = ctx.cancelled() => Err(SkillError::execution_failed("canceled")),
-            }
-        })
-        .build()
+/// The netops agent, served as `skillgate serve` serves it by default.
+async fn netops(config: ServerConfig) -> TestServer {
+    TestServer::start(skillgate_netops::agent().build().unwrap(), config).await
 }
 
-async fn netops(config: ServerConfig) -> TestServer {
+/// The netops agent plus `hold`, whose tasks stay open until canceled (not for conformance
+/// runs: its probe call would wait for it).
+async fn netops_with_hold() -> TestServer {
     let agent = skillgate_netops::agent()
-        .skill(wait_skill())
+        .skill(hold_skill())
         .build()
         .unwrap();
-    TestServer::start(agent, config).await
+    TestServer::start(agent, ServerConfig::default()).await
 }
 
 #[tokio::test]
@@ -289,39 +271,11 @@ async fn invalid_input_is_refused_before_sending_with_code_and_paths() {
     agent.shutdown().await;
 }
 
-/// Starts a `wait` task on the agent directly, without waiting for it.
-async fn start_wait(agent: &TestServer) -> String {
-    let card = agent.card().await;
-    let s = card["capabilities"]["extensions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|e| {
-            e["params"]["skills"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .find(|s| s["skill_id"] == "wait")
-        .unwrap();
-    let request = json!({"skill": "wait", "skill_version": s["skill_version"],
-        "interface_digest": s["interface_digest"], "arguments": {"ms": 20000}});
-    let v = agent
-        .rpc(
-            "SendMessage",
-            json!({"message": {"messageId": "m-inspect-1", "role": "ROLE_USER",
-                "parts": [{"data": request, "mediaType": "application/json"}]},
-                "configuration": {"returnImmediately": true}}),
-        )
-        .await;
-    v["result"]["task"]["id"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn task_view_gets_follows_and_cancels_a_remote_task() {
-    let agent = netops(ServerConfig::default()).await;
+    let agent = netops_with_hold().await;
     let inspector = Inspector::start(InspectConfig::default()).await;
-    let id = start_wait(&agent).await;
+    let id = agent.start_task("hold", json!({})).await;
     let (status, body) = inspector
         .get(&format!("/task?agent={}&id={}", enc(&agent.base), enc(&id)))
         .await;

@@ -68,6 +68,7 @@ async fn console_in_a_real_browser() {
     let agent = Agent::builder("browser-agent", "An agent for the browser test", "0.1.0")
         .provider("skillgate tests", "https://example.invalid")
         .skill(check_skill())
+        .skill(skillgate_testkit::server::hold_skill())
         .build()
         .unwrap();
     let s = TestServer::start(agent, ServerConfig::default()).await;
@@ -174,6 +175,43 @@ async fn console_in_a_real_browser() {
     .await
     .unwrap();
     screenshot(&c, "console-skill.png").await;
+
+    // A running task: the page follows its live events and cancels it.
+    let id = s.start_task("hold", json!({})).await;
+    c.goto(&format!("{}/console/tasks/{id}", s.base))
+        .await
+        .unwrap();
+    eventually(Duration::from_secs(20), || async {
+        (text(&c, "#events-note").await == "following the task…").then_some(())
+    })
+    .await;
+    eventually(Duration::from_secs(20), || async {
+        // The subscription starts with the task itself.
+        text(&c, "#events")
+            .await
+            .contains("task TASK_STATE_WORKING")
+            .then_some(())
+    })
+    .await;
+    c.find(Locator::Css("#cancel"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(Duration::from_secs(20), || async {
+        (text(&c, "#cancel-outcome").await == "cancel answered: TASK_STATE_CANCELED").then_some(())
+    })
+    .await;
+    eventually(Duration::from_secs(20), || async {
+        text(&c, "#events")
+            .await
+            .contains("status TASK_STATE_CANCELED")
+            .then_some(())
+    })
+    .await;
+    assert_eq!(text(&c, "#task-state").await, "TASK_STATE_CANCELED");
+    assert_eq!(settled(&c, "#events-note").await, "the stream ended.");
 
     c.close().await.unwrap();
     s.shutdown().await;

@@ -70,6 +70,12 @@ pub async fn text(c: &Client, css: &str) -> String {
         .unwrap()
 }
 
+/// The text of the first element matching `css`, or `None` while there is none (or the page
+/// is being replaced, so the element went stale): for polling across a navigation.
+pub async fn try_text(c: &Client, css: &str) -> Option<String> {
+    c.find(Locator::Css(css)).await.ok()?.text().await.ok()
+}
+
 /// Waits (20 s at most) until the element has text that does not start with any of `busy`.
 pub async fn settled(c: &Client, css: &str, busy: &[&str]) -> String {
     eventually(Duration::from_secs(20), || async {
