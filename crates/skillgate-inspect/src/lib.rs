@@ -46,6 +46,9 @@ pub use state::MAX_SESSIONS;
 /// Largest request body the inspector accepts from its browser (arguments of a call).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// Most connections served at once: one person's browser needs a handful.
+pub const MAX_CONNECTIONS: usize = 64;
+
 /// What the inspector needs to start.
 #[derive(Debug, Clone, Default)]
 pub struct InspectConfig {
@@ -98,7 +101,9 @@ async fn guard(State(st): State<state::AppState>, req: Request, next: Next) -> R
     }
 }
 
-/// Serves the inspector on `listener` until `shutdown` resolves.
+/// Serves the inspector on `listener` until `shutdown` resolves, with the agent server's
+/// connection bounds (header-read and idle timers, connection cap, shutdown grace: open
+/// event relays do not hold the shutdown beyond the grace).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     config: InspectConfig,
@@ -106,8 +111,11 @@ pub async fn serve(
 ) -> Result<(), InspectError> {
     let own = format!("http://{}", listener.local_addr()?);
     let app = router(config, &own)?;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let bounds = skillgate_server::ServerConfig {
+        max_connections: MAX_CONNECTIONS,
+        shutdown_grace: std::time::Duration::from_secs(2),
+        ..Default::default()
+    };
+    skillgate_server::serve_app(app, listener, &bounds, shutdown).await?;
     Ok(())
 }

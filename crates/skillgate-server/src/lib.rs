@@ -60,7 +60,8 @@ pub use config::{
 };
 pub use gate::SkillGate;
 pub use http::{
-    router, router_with_swap, serve, serve_swappable, AgentSwap, OriginGuard, BEARER_SCHEME_NAME,
+    router, router_with_swap, serve, serve_app, serve_swappable, AgentSwap, OriginGuard,
+    BEARER_SCHEME_NAME,
 };
 pub use service::{A2aService, Caller, EventStream, RequestContext, ServiceError};
 pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, SupportingRecord};
