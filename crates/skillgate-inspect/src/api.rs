@@ -180,6 +180,8 @@ pub(crate) async fn task_events(
     headers: HeaderMap,
     Query(q): Query<EventsQuery>,
 ) -> Response {
+    // Unbounded in count, bounded in bytes: the remote stream itself is cut at the
+    // transport's response limit, and the relay ends when the browser goes away.
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
     let mut config = ClientConfig::from_transport(st.transport(&headers));
     let sink = tx.clone();

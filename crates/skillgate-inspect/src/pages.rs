@@ -39,22 +39,23 @@ pub(crate) fn frame(title: &str, agent: Option<&str>, token: TokenSource, body: 
                 input #agent type="url" name="agent" value=[agent] placeholder="https://agent.example or http://127.0.0.1:7420" required;
                 button type="submit" { "Inspect" }
             }
-            @match token {
-                TokenSource::CommandLine => p.muted { "Credentials for the agent: from the command line." },
-                TokenSource::Session => form.inline method="post" action="/session/forget" {
+            @if let TokenSource::Session = token {
+                form.inline method="post" action="/session/forget" {
                     span.muted { "Bearer token: entered for this browser session (kept in the inspector's memory only)." }
                     @if let Some(a) = agent { input type="hidden" name="agent" value=(a); }
                     button type="submit" { "Forget it" }
-                },
-                TokenSource::None => details #token-box {
+                }
+            } @else {
+                @if let TokenSource::CommandLine = token { p.muted { "Credentials for the agent: from the command line." } }
+                details #token-box {
                     summary { "Agent needs a bearer token?" }
                     form.inline method="post" action="/session/token" {
                         input type="password" name="token" autocomplete="off" placeholder="bearer token";
                         @if let Some(a) = agent { input type="hidden" name="agent" value=(a); }
                         button type="submit" { "Use for this session" }
-                        span.muted { "Kept in the inspector's memory for this browser session only; never shown or logged." }
+                        span.muted { "Kept in the inspector's memory for this browser session only (it replaces a token given on the command line); never shown or logged." }
                     }
-                },
+                }
             }
             (body)
         },

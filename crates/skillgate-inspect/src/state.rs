@@ -53,11 +53,12 @@ impl AppState {
         // Fail at start-up, not on the first page, when the transport cannot be built.
         Client::new(ClientConfig::from_transport(config.transport.clone()))
             .map_err(|e| InspectError::Client(e.to_string()))?;
-        let localhost = own_url.replace("127.0.0.1", "localhost");
         Ok(Self(Arc::new(Inner {
             transport: config.transport,
             agent: config.agent,
-            guard: OriginGuard::new(&[own_url, &localhost]),
+            // `localhost:PORT` is admitted by the guard's Host rule (its Origin then matches
+            // the checked Host), so only the bound URL needs naming.
+            guard: OriginGuard::new(&[own_url]),
             sessions: Mutex::new(Vec::new()),
             runs: Mutex::new(Vec::new()),
         })))
