@@ -89,6 +89,12 @@ async fn inspector_in_a_real_browser() {
         .await
         .unwrap();
     assert!(rows.len() > 10, "{} rows", rows.len());
+    c.execute(
+        "document.querySelector('section#conformance').scrollIntoView()",
+        vec![],
+    )
+    .await
+    .unwrap();
     screenshot(&c, "console-inspect.png").await;
 
     // A skill: the client's verdict on its document, then a validated call.

@@ -6,7 +6,7 @@
 //! Ignored by default (it needs `chromium` and `chromedriver` on the PATH); `.ci/run` installs
 //! them and runs it with `cargo test -p skillgate-server --test browser -- --ignored`. With
 //! `SKILLGATE_SCREENSHOTS=DIR` it writes the skill page after the refused call there
-//! as `console-skill.png` (the one in docs/).
+//! as `console-skill.png` and the canceled task's page as `console-task.png` (the ones in docs/).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
@@ -212,6 +212,12 @@ async fn console_in_a_real_browser() {
     .await;
     assert_eq!(text(&c, "#task-state").await, "TASK_STATE_CANCELED");
     assert_eq!(settled(&c, "#events-note").await, "the stream ended.");
+    let cancel = c.find(Locator::Css("#cancel")).await.unwrap();
+    assert!(
+        !cancel.is_displayed().await.unwrap(),
+        "no Cancel on a canceled task"
+    );
+    screenshot(&c, "console-task.png").await;
 
     c.close().await.unwrap();
     s.shutdown().await;

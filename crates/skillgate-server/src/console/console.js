@@ -160,18 +160,29 @@
 
   // The task view.
   const task = $("task");
+  const TERMINAL = /^TASK_STATE_(COMPLETED|FAILED|CANCELED|REJECTED)$/;
+  // A new state on the page: the status line, its message, and no Cancel once terminal.
+  function setStatus(status) {
+    const state = (status || {}).state || "";
+    show("task-state", state);
+    const parts = ((status || {}).message || {}).parts || [];
+    const text = parts.map((p) => (p.text !== undefined ? p.text : JSON.stringify(p.data, null, 2))).join("\n");
+    if (text) show("task-message", text);
+    const cancel = $("cancel");
+    if (cancel && TERMINAL.test(state)) cancel.hidden = true;
+  }
   function eventLine(ev) {
     const li = document.createElement("li");
     let text;
     if (ev.statusUpdate) {
       text = "status " + ((ev.statusUpdate.status || {}).state || "");
-      show("task-state", (ev.statusUpdate.status || {}).state || "");
+      setStatus(ev.statusUpdate.status);
     } else if (ev.artifactUpdate) {
       const a = ev.artifactUpdate.artifact || {};
       text = "artifact " + (a.name || "") + " (" + (a.artifactId || "") + ")";
     } else if (ev.task) {
       text = "task " + ((ev.task.status || {}).state || "");
-      show("task-state", (ev.task.status || {}).state || "");
+      setStatus(ev.task.status);
     } else if (ev.message) {
       text = "message";
     } else {
@@ -243,9 +254,9 @@
         if (v.error) {
           out.textContent = "not canceled: " + v.error.message;
         } else {
-          const state = ((v.result || {}).status || {}).state || "";
-          out.textContent = "cancel answered: " + state;
-          show("task-state", state);
+          const status = (v.result || {}).status || {};
+          out.textContent = "cancel answered: " + (status.state || "");
+          setStatus(status);
         }
       });
     }

@@ -370,7 +370,7 @@ pub fn task_view(task: &Value, source: &TaskSource<'_>) -> Markup {
                 dt { "State" } dd { code #task-state { (state) } }
                 dt { "Context" } dd { code { (str_of(task, "contextId")) } }
                 dt { "Updated" } dd { (str_of(&status, "timestamp")) }
-                dt { "Status message" } dd { @if message.is_empty() { span.muted { "none" } } @else { pre { code #task-message { (message) } } } }
+                dt { "Status message" } dd { pre { code #task-message { @if message.is_empty() { "(none)" } @else { (message) } } } }
             }
             @match source {
                 TaskSource::SameAgent => {
