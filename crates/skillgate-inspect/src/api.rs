@@ -51,7 +51,7 @@ pub(crate) async fn call(
     headers: HeaderMap,
     Json(b): Json<CallBody>,
 ) -> Response {
-    let client = match st.client(&headers) {
+    let client = match st.client(&headers, &b.agent) {
         Ok(c) => c,
         Err(e) => return Json(json!({"ok": false, "error": error_json(&e)})).into_response(),
     };
@@ -102,7 +102,7 @@ pub(crate) async fn start_conformance(
     Json(b): Json<ConformanceBody>,
 ) -> Response {
     let (id, cell) = st.new_run();
-    let t = st.transport(&headers);
+    let t = st.transport(&headers, &b.agent);
     let progress = std::sync::Arc::clone(&cell);
     let trace = skillgate_transport::Tracer::new(move |e| {
         let mut p = lock(&progress);
@@ -183,7 +183,7 @@ pub(crate) async fn task_events(
     // Unbounded in count, bounded in bytes: the remote stream itself is cut at the
     // transport's response limit, and the relay ends when the browser goes away.
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
-    let mut config = ClientConfig::from_transport(st.transport(&headers));
+    let mut config = ClientConfig::from_transport(st.transport(&headers, &q.agent));
     let sink = tx.clone();
     config.events = Some(EventSink::new(move |ev| {
         let _ = sink.send(Event::default().data(serde_json::to_string(ev).unwrap_or_default()));

@@ -25,13 +25,12 @@ pub(crate) struct ItemQuery {
     id: String,
 }
 
-pub(crate) fn token_source(st: &AppState, headers: &HeaderMap) -> TokenSource {
-    if st.has_session_token(headers) {
-        TokenSource::Session
-    } else if st.has_configured_token() {
-        TokenSource::CommandLine
-    } else {
-        TokenSource::None
+/// Where the credentials for `agent` would come from (for the page; never the token).
+pub(crate) fn token_source(st: &AppState, headers: &HeaderMap, agent: Option<&str>) -> TokenSource {
+    match agent {
+        Some(a) if st.has_session_token(headers, a) => TokenSource::Session,
+        Some(a) if st.configured_for(a) => TokenSource::CommandLine,
+        _ => TokenSource::None,
     }
 }
 
@@ -61,19 +60,19 @@ pub(crate) async fn index(
     headers: HeaderMap,
     Query(q): Query<AgentQuery>,
 ) -> Response {
-    let token = token_source(&st, &headers);
     let agent = q
         .agent
         .filter(|a| !a.trim().is_empty())
         .or_else(|| st.default_agent().map(str::to_owned));
     let Some(agent) = agent else {
-        return page(StatusCode::OK, pages::start(token));
+        return page(StatusCode::OK, pages::start(TokenSource::None));
     };
     let agent = agent.trim();
+    let token = token_source(&st, &headers, Some(agent));
     let fail = |status, title: &str, message: String| {
         error_page(status, title, Some(agent), &message, token)
     };
-    let client = match st.client(&headers) {
+    let client = match st.client(&headers, agent) {
         Ok(c) => c,
         Err(e) => return fail(status_of(&e), "Cannot inspect", pages::client_error(&e)),
     };
@@ -132,8 +131,8 @@ pub(crate) async fn skill(
     headers: HeaderMap,
     Query(q): Query<ItemQuery>,
 ) -> Response {
-    let token = token_source(&st, &headers);
-    let client = match st.client(&headers) {
+    let token = token_source(&st, &headers, Some(&q.agent));
+    let client = match st.client(&headers, &q.agent) {
         Ok(c) => c,
         Err(e) => {
             let m = pages::client_error(&e);
@@ -190,9 +189,9 @@ pub(crate) async fn task(
     headers: HeaderMap,
     Query(q): Query<ItemQuery>,
 ) -> Response {
-    let token = token_source(&st, &headers);
+    let token = token_source(&st, &headers, Some(&q.agent));
     let read = async {
-        let client = st.client(&headers)?;
+        let client = st.client(&headers, &q.agent)?;
         let (_, conn) = client.connect(&q.agent, &mut |_, _| {}).await?;
         conn.task(&q.id).await
     };
@@ -243,9 +242,9 @@ pub(crate) async fn cancel(
     headers: HeaderMap,
     Form(f): Form<CancelForm>,
 ) -> Response {
-    let token = token_source(&st, &headers);
+    let token = token_source(&st, &headers, Some(&f.agent));
     let done = async {
-        let client = st.client(&headers)?;
+        let client = st.client(&headers, &f.agent)?;
         let (_, conn) = client.connect(&f.agent, &mut |_, _| {}).await?;
         conn.cancel(&f.id).await
     };
@@ -269,20 +268,31 @@ pub(crate) struct TokenForm {
     agent: Option<String>,
 }
 
-/// `POST /session/token`: keeps the token in memory for this browser session (a fresh
-/// random cookie names it) and goes back to the agent. The token is never echoed.
+/// `POST /session/token`: keeps the token in memory for this browser session and the agent's
+/// origin only (a fresh random cookie names the session) and goes back to the agent. The
+/// token is never echoed.
 pub(crate) async fn set_token(
     State(st): State<AppState>,
     headers: HeaderMap,
     Form(f): Form<TokenForm>,
 ) -> Response {
-    let mut r = see_other(&agent_location(f.agent.as_deref()));
+    let agent = f.agent.as_deref().unwrap_or("").trim();
+    let mut r = see_other(&agent_location(Some(agent)));
     let token = f.token.trim();
     if token.is_empty() {
         return r;
     }
     let id = session_id(&headers).unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string());
-    st.set_session_token(&id, Secret::new(token));
+    if !st.set_session_token(&id, agent, Secret::new(token)) {
+        let message = "Enter the agent's URL first: a token is kept for one agent only.";
+        return error_page(
+            StatusCode::BAD_REQUEST,
+            "Token not kept",
+            None,
+            message,
+            TokenSource::None,
+        );
+    }
     let cookie = format!("{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/");
     if let Ok(v) = HeaderValue::from_str(&cookie) {
         r.headers_mut().insert(header::SET_COOKIE, v);
@@ -306,13 +316,12 @@ pub(crate) async fn forget_token(
 }
 
 /// Any other path.
-pub(crate) async fn not_found(State(st): State<AppState>, headers: HeaderMap) -> Response {
-    let token = token_source(&st, &headers);
+pub(crate) async fn not_found() -> Response {
     error_page(
         StatusCode::NOT_FOUND,
         "Not found",
         None,
         "The inspector has no such page.",
-        token,
+        TokenSource::None,
     )
 }

@@ -53,9 +53,12 @@ pub const MAX_CONNECTIONS: usize = 64;
 #[derive(Debug, Clone, Default)]
 pub struct InspectConfig {
     /// Bounds, scheme policy and credentials of every outbound request (the CLI's `--token`,
-    /// `--token-file`, `--header`, `--allow-http`, `--timeout`, `--cacert`).
+    /// `--token-file`, `--header`, `--allow-http`, `--timeout`, `--cacert`). The token and
+    /// headers are sent only to the origin of [`InspectConfig::agent`], never to an agent a
+    /// page names; with credentials, `agent` is required.
     pub transport: TransportConfig,
-    /// The agent the index shows when the browser names none.
+    /// The agent the index shows when the browser names none, and the one the configured
+    /// credentials are for.
     pub agent: Option<String>,
 }
 
@@ -68,6 +71,9 @@ pub enum InspectError {
     /// The outbound transport cannot be built from the configuration (a bad certificate).
     #[error("outbound client: {0}")]
     Client(String),
+    /// The configuration is inconsistent (credentials without the agent they are for).
+    #[error("{0}")]
+    Config(String),
 }
 
 /// The inspector's routes for a server reachable at `own_url` (its `http://addr`): the Host
@@ -92,9 +98,22 @@ pub fn router(config: InspectConfig, own_url: &str) -> Result<Router, InspectErr
     Ok(app)
 }
 
-/// Refuses, before any handler runs, a request that names another host or comes from another
-/// origin: a web page the user visits must not drive the inspector (DNS rebinding, CSRF).
+/// Refuses, before any handler runs, a request that names another host, comes from another
+/// origin, or that the browser says another site started: a web page the user visits must not
+/// drive the inspector (DNS rebinding, cross-site forms, or a link or image whose URL makes the
+/// inspector fetch something). `Sec-Fetch-Site` is what browsers send on every request,
+/// `GET`s included, which carry no `Origin`; `none` is a URL the user typed or opened.
 async fn guard(State(st): State<state::AppState>, req: Request, next: Next) -> Response {
+    let site = req
+        .headers()
+        .get("sec-fetch-site")
+        .map(|v| v.to_str().unwrap_or("?").to_owned());
+    if let Some(site) = site.filter(|s| s != "same-origin" && s != "none") {
+        let reason = format!(
+            "requests started by another site are refused (Sec-Fetch-Site: {site}); open the inspector's URL directly"
+        );
+        return render::page(StatusCode::FORBIDDEN, pages::refused(&reason));
+    }
     match st.guard().check(req.headers()) {
         Ok(()) => next.run(req).await,
         Err(reason) => render::page(StatusCode::FORBIDDEN, pages::refused(&reason)),

@@ -8,7 +8,7 @@ use skillgate_server::OriginGuard;
 use skillgate_transport::{Secret, TransportConfig};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Most browser sessions holding a token at once; the oldest is forgotten beyond it.
+/// Most (browser session, agent) tokens held at once; the oldest is forgotten beyond it.
 pub const MAX_SESSIONS: usize = 64;
 /// Most conformance runs remembered (finished ones are dropped first).
 pub(crate) const MAX_RUNS: usize = 16;
@@ -29,9 +29,11 @@ pub(crate) struct RunState {
 struct Inner {
     transport: TransportConfig,
     agent: Option<String>,
+    /// The origin the configured credentials belong to: the configured agent's.
+    credentials_origin: Option<url::Origin>,
     guard: OriginGuard,
-    /// Session id -> token, in insertion order (oldest first) for the bound.
-    sessions: Mutex<Vec<(String, Secret)>>,
+    /// (session id, agent origin, token), oldest first for the bound.
+    sessions: Mutex<Vec<(String, url::Origin, Secret)>>,
     runs: Mutex<Vec<(String, Arc<Mutex<RunState>>)>>,
 }
 
@@ -48,14 +50,29 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     }
 }
 
+/// The origin of an agent URL as the client resolves it (its Agent Card URL's), if it has one.
+pub(crate) fn agent_origin(agent: &str) -> Option<url::Origin> {
+    let origin = skillgate_transport::card_url(agent.trim()).ok()?.origin();
+    origin.is_tuple().then_some(origin)
+}
+
 impl AppState {
     pub(crate) fn new(config: InspectConfig, own_url: &str) -> Result<Self, InspectError> {
         // Fail at start-up, not on the first page, when the transport cannot be built.
         Client::new(ClientConfig::from_transport(config.transport.clone()))
             .map_err(|e| InspectError::Client(e.to_string()))?;
+        let has_credentials =
+            config.transport.token.is_some() || !config.transport.headers.is_empty();
+        let credentials_origin = config.agent.as_deref().and_then(agent_origin);
+        if has_credentials && credentials_origin.is_none() {
+            return Err(InspectError::Config(
+                "a token or extra headers need the agent URL they are for: the inspector sends them to that agent's origin only".to_owned(),
+            ));
+        }
         Ok(Self(Arc::new(Inner {
             transport: config.transport,
             agent: config.agent,
+            credentials_origin,
             // `localhost:PORT` is admitted by the guard's Host rule (its Origin then matches
             // the checked Host), so only the bound URL needs naming.
             guard: OriginGuard::new(&[own_url]),
@@ -73,54 +90,69 @@ impl AppState {
         self.0.agent.as_deref()
     }
 
-    /// The outbound transport for a request: the configured one, with the browser session's
-    /// token (if it entered one) in place of the configured token.
-    pub(crate) fn transport(&self, headers: &HeaderMap) -> TransportConfig {
+    /// Whether the configured credentials go to `agent` (it shares the configured agent's
+    /// origin).
+    pub(crate) fn configured_for(&self, agent: &str) -> bool {
+        self.0.credentials_origin.is_some()
+            && agent_origin(agent) == self.0.credentials_origin
+            && (self.0.transport.token.is_some() || !self.0.transport.headers.is_empty())
+    }
+
+    /// The outbound transport for a request to `agent`: the configured bounds and policy; the
+    /// configured token and headers only when `agent` is the configured agent's origin; the
+    /// browser session's token for this agent (if one was entered) in place of a token.
+    /// Credentials never follow a URL that a page (or a link) named.
+    pub(crate) fn transport(&self, headers: &HeaderMap, agent: &str) -> TransportConfig {
         let mut t = self.0.transport.clone();
-        if let Some(token) = self.session_token(headers) {
+        if !self.configured_for(agent) {
+            t.token = None;
+            t.headers.clear();
+        }
+        if let Some(token) = self.session_token(headers, agent) {
             t.token = Some(token);
         }
         t
     }
 
-    /// A validated client for this request (memory cache only: the inspector writes nothing).
-    pub(crate) fn client(&self, headers: &HeaderMap) -> Result<Client, ClientError> {
-        Client::new(ClientConfig::from_transport(self.transport(headers)))
+    /// A validated client for a request to `agent` (memory cache only: the inspector writes
+    /// nothing).
+    pub(crate) fn client(&self, headers: &HeaderMap, agent: &str) -> Result<Client, ClientError> {
+        Client::new(ClientConfig::from_transport(self.transport(headers, agent)))
     }
 
-    /// Whether this browser session entered a token.
-    pub(crate) fn has_session_token(&self, headers: &HeaderMap) -> bool {
-        self.session_token(headers).is_some()
+    /// Whether this browser session entered a token for `agent`'s origin.
+    pub(crate) fn has_session_token(&self, headers: &HeaderMap, agent: &str) -> bool {
+        self.session_token(headers, agent).is_some()
     }
 
-    /// Whether a token was configured on the command line.
-    pub(crate) fn has_configured_token(&self) -> bool {
-        self.0.transport.token.is_some() || !self.0.transport.headers.is_empty()
-    }
-
-    fn session_token(&self, headers: &HeaderMap) -> Option<Secret> {
+    fn session_token(&self, headers: &HeaderMap, agent: &str) -> Option<Secret> {
         let id = session_id(headers)?;
+        let origin = agent_origin(agent)?;
         lock(&self.0.sessions)
             .iter()
-            .find(|(s, _)| *s == id)
-            .map(|(_, t)| t.clone())
+            .find(|(s, o, _)| *s == id && *o == origin)
+            .map(|(_, _, t)| t.clone())
     }
 
-    /// Keeps `token` for the session `id` (replacing what it had), forgetting the oldest
-    /// session beyond [`MAX_SESSIONS`].
-    pub(crate) fn set_session_token(&self, id: &str, token: Secret) {
+    /// Keeps `token` for the session `id` and `agent`'s origin (replacing what it had there),
+    /// forgetting the oldest entry beyond [`MAX_SESSIONS`]. `false` when `agent` has no origin.
+    pub(crate) fn set_session_token(&self, id: &str, agent: &str, token: Secret) -> bool {
+        let Some(origin) = agent_origin(agent) else {
+            return false;
+        };
         let mut s = lock(&self.0.sessions);
-        s.retain(|(sid, _)| sid != id);
-        s.push((id.to_owned(), token));
+        s.retain(|(sid, o, _)| !(sid == id && *o == origin));
+        s.push((id.to_owned(), origin, token));
         if s.len() > MAX_SESSIONS {
             s.remove(0);
         }
+        true
     }
 
-    /// Forgets the token of the request's session.
+    /// Forgets every token of the request's session.
     pub(crate) fn forget_session(&self, headers: &HeaderMap) {
         if let Some(id) = session_id(headers) {
-            lock(&self.0.sessions).retain(|(sid, _)| *sid != id);
+            lock(&self.0.sessions).retain(|(sid, _, _)| *sid != id);
         }
     }
 
@@ -163,32 +195,57 @@ pub(crate) fn session_id(headers: &HeaderMap) -> Option<String> {
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+    use skillgate_transport::Secret;
+
+    const A: &str = "http://127.0.0.1:7420";
 
     #[test]
-    fn sessions_are_bounded_and_read_from_the_cookie() {
+    fn session_tokens_are_bounded_bound_to_an_origin_and_read_from_the_cookie() {
         let st = AppState::new(InspectConfig::default(), "http://127.0.0.1:1").unwrap();
         let id = |i: usize| format!("{i:032x}");
         for i in 0..=MAX_SESSIONS {
-            st.set_session_token(&id(i), Secret::new(format!("t{i}")));
+            assert!(st.set_session_token(&id(i), A, Secret::new(format!("t{i}"))));
         }
+        assert!(!st.set_session_token(&id(0), "not a url", Secret::new("x")));
         let mut h = HeaderMap::new();
         let cookie = |i: usize| HeaderValue::from_str(&format!("a=b; {SESSION_COOKIE}={}", id(i)));
         h.insert(header::COOKIE, cookie(0).unwrap());
         assert!(
-            !st.has_session_token(&h),
-            "the oldest session was forgotten"
+            !st.has_session_token(&h, A),
+            "the oldest entry was forgotten"
         );
         h.insert(header::COOKIE, cookie(MAX_SESSIONS).unwrap());
-        assert_eq!(
-            st.transport(&h).token.unwrap().expose(),
-            format!("t{MAX_SESSIONS}")
-        );
+        let t = st.transport(&h, &format!("{A}/.well-known/agent-card.json"));
+        assert_eq!(t.token.unwrap().expose(), format!("t{MAX_SESSIONS}"));
+        // Another agent does not get this agent's token.
+        assert!(st.transport(&h, "http://127.0.0.1:7421").token.is_none());
         st.forget_session(&h);
-        assert!(!st.has_session_token(&h));
+        assert!(!st.has_session_token(&h, A));
         h.insert(
             header::COOKIE,
             HeaderValue::from_static("skillgate_inspect_session=../x"),
         );
         assert_eq!(session_id(&h), None);
+    }
+
+    #[test]
+    fn configured_credentials_go_to_the_configured_origin_only() {
+        let transport = TransportConfig {
+            token: Some(Secret::new("cli-token")),
+            ..Default::default()
+        };
+        let config = |agent: Option<&str>| InspectConfig {
+            transport: transport.clone(),
+            agent: agent.map(str::to_owned),
+        };
+        assert!(matches!(
+            AppState::new(config(None), "http://127.0.0.1:1"),
+            Err(InspectError::Config(_))
+        ));
+        let st = AppState::new(config(Some(A)), "http://127.0.0.1:1").unwrap();
+        let h = HeaderMap::new();
+        assert!(st.transport(&h, &format!("{A}/")).token.is_some());
+        assert!(st.transport(&h, "https://attacker.example").token.is_none());
+        assert!(st.transport(&h, "http://127.0.0.1:9").token.is_none());
     }
 }

@@ -374,6 +374,25 @@ async fn foreign_hosts_and_origins_are_refused() {
         assert_eq!(r.status(), 403, "{path}");
         assert!(r.text().await.unwrap().contains("evil.example"), "{path}");
     }
+    // A link or image on another site: no Origin on a GET, but the browser says who started it.
+    for site in ["cross-site", "same-site"] {
+        let r = inspector
+            .client
+            .get(&url)
+            .header("Sec-Fetch-Site", site)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{site}");
+    }
+    let r = inspector
+        .client
+        .get(&url)
+        .header("Sec-Fetch-Site", "none")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "a URL the user opened");
     // Its own origin (and localhost naming it) are fine.
     let port = inspector.base.rsplit(':').next().unwrap().to_owned();
     let r = inspector
@@ -503,4 +522,55 @@ async fn a_token_entered_in_the_session_is_used_and_never_shown() {
     assert_eq!(inspector.get(&skill).await.0, 502);
     inspector.stop().await;
     agent.shutdown().await;
+}
+
+#[tokio::test]
+async fn command_line_credentials_go_to_the_command_line_agent_only() {
+    let secret = "inspect-cli-secret-0123456789";
+    let auth = || ServerConfig {
+        tokens: Some(TokenTable::parse(&format!("{secret}\n")).unwrap()),
+        ..Default::default()
+    };
+    let mine = netops(auth()).await;
+    let other = netops(auth()).await;
+    let inspector = Inspector::start(InspectConfig {
+        transport: TransportConfig {
+            token: Some(secret.into()),
+            ..Default::default()
+        },
+        agent: Some(mine.base.clone()),
+    })
+    .await;
+    let skill = |base: &str| format!("/skill?agent={}&id=collect_interface_counters", enc(base));
+    let (status, body) = inspector.get(&skill(&mine.base)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("from the command line") && !body.contains(secret),
+        "{body}"
+    );
+    // Another agent named by a page does not get the token (it answers 401 without it).
+    let (status, body) = inspector.get(&skill(&other.base)).await;
+    assert_eq!(status, 502, "{body}");
+    assert!(body.contains("401"), "{body}");
+    // Credentials without the agent they are for: refused at start.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let refused = serve(
+        listener,
+        InspectConfig {
+            transport: TransportConfig {
+                token: Some(secret.into()),
+                ..Default::default()
+            },
+            agent: None,
+        },
+        async {},
+    )
+    .await;
+    assert!(matches!(
+        refused,
+        Err(skillgate_inspect::InspectError::Config(_))
+    ));
+    inspector.stop().await;
+    mine.shutdown().await;
+    other.shutdown().await;
 }
