@@ -574,3 +574,53 @@ async fn command_line_credentials_go_to_the_command_line_agent_only() {
     mine.shutdown().await;
     other.shutdown().await;
 }
+
+#[tokio::test]
+async fn hostile_remote_text_is_escaped() {
+    use skillgate_server::{Agent, Skill, SkillContext, SkillOutput};
+    let evil = "<script>alert('x')</script><img src=x onerror=alert(1)>";
+    let schema = |extra: Value| {
+        let mut s =
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"});
+        s.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        s
+    };
+    let skill = Skill::builder("evil", "1.0")
+        .name(format!("Name {evil}"))
+        .description(format!("Desc {evil}"))
+        .tags([format!("tag{evil}")])
+        .input_schema(
+            "urn:test:inspect:evil:input",
+            "1.0",
+            schema(json!({"properties": {format!("p{evil}"): {"type": "string",
+                "description": format!("field {evil}")}}})),
+        )
+        .output_schema("urn:test:inspect:evil:output", "1.0", schema(json!({})))
+        .handler(|_a: Value, _c: SkillContext| async move { Ok(SkillOutput::new(json!({}))) })
+        .build();
+    let agent = Agent::builder(format!("agent {evil}"), format!("about {evil}"), "1.0")
+        .provider(format!("org {evil}"), "https://example.invalid/\"><script>")
+        .skill(skill)
+        .build()
+        .unwrap();
+    let agent = TestServer::start(agent, ServerConfig::default()).await;
+    let inspector = Inspector::start(InspectConfig::default()).await;
+    let (status, index) = inspector
+        .get(&format!("/?agent={}", enc(&agent.base)))
+        .await;
+    assert_eq!(status, 200, "{index}");
+    let (status, skill) = inspector
+        .get(&format!("/skill?agent={}&id=evil", enc(&agent.base)))
+        .await;
+    assert_eq!(status, 200, "{skill}");
+    for body in [&index, &skill] {
+        assert!(!body.contains("<script>alert"), "{body}");
+        assert!(!body.contains("<img"), "{body}");
+        assert!(body.contains("&lt;script&gt;alert("), "{body}");
+    }
+    assert!(skill.contains("field &lt;script&gt;"), "{skill}");
+    inspector.stop().await;
+    agent.shutdown().await;
+}
