@@ -5,14 +5,19 @@
 use crate::poll::eventually;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// chromedriver, killed when the test ends however it ends.
+/// chromedriver in a process group of its own, which is killed when the test ends however it
+/// ends: a failing test never closes its WebDriver session, and killing chromedriver alone
+/// would leave the browser it started running.
 pub struct Driver(Child);
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -32,6 +37,7 @@ pub async fn browser() -> (Driver, Client) {
     let driver = Driver(
         Command::new("chromedriver")
             .arg(format!("--port={port}"))
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
