@@ -8,7 +8,8 @@
 #
 # usage: bench/load/callgrind.sh [N] [scenario ...]   (default N=400; scenarios: floor describe evaluate)
 # Environment: BENCH_BIN (default target/release/skillgate; needs symbols, which the release
-# profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25).
+# profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25),
+# BENCH_PRELOAD (an allocator to LD_PRELOAD into the server, as run.sh --preload).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-400}
@@ -68,7 +69,7 @@ ROWS=()
 for scen in "${SCENARIOS[@]}"; do
     out=$OUT/$scen.out
     if [ "$scen" = floor ]; then cmd=("$FLOOR_BIN" 127.0.0.1:0); else cmd=("$BIN" serve --listen 127.0.0.1:0 --store memory); fi
-    valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$scen" --instr-atstart=no \
+    LD_PRELOAD=${BENCH_PRELOAD:-} valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$scen" --instr-atstart=no \
         "${cmd[@]}" >"$out" 2>"$OUT/$scen.err" &
     PID=$!
     URL=""
@@ -93,7 +94,7 @@ for scen in "${SCENARIOS[@]}"; do
     echo "== $scen: $per instructions per request; top $TOP inclusive: $OUT/$scen.top.txt" >&2
 done
 echo
-echo "callgrind, instructions per JSON-RPC SendMessage (one keep-alive connection, $N requests after 50 warm-up, memory store); skillgate $(git rev-parse --short HEAD)"
+echo "callgrind, instructions per JSON-RPC SendMessage (one keep-alive connection, $N requests after 50 warm-up, memory store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
 echo
 echo "| scenario | requests | instructions | per request |"
 echo "|---|---|---|---|"

@@ -311,7 +311,8 @@ rss_cell() { # $1 scenario, $2 store kind
         errs=$(( $(field non200 "$line") + $(field not_completed "$line") + $(field connect_err "$line") \
             + $(field read_err "$line") + $(field write_err "$line") + $(field timeout_err "$line") ))
         local during
-        during=$(tr ' ' '\n' <<<"$samples" | grep -v '^$' | sort -g \
+        # A run shorter than 10 s has no sample: grep then matches nothing (not an error).
+        during=$(tr ' ' '\n' <<<"$samples" | { grep -v '^$' || true; } | sort -g \
             | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR==1) print a[1]; else printf "%s-%s (%d samples)", a[1], a[NR], NR}')
         RSS_ROWS+=("| $scen | $kind | $r | $(field requests "$line") | $(printf %.0f "$(field duration_s "$line")") | $(mib "$before") | $during | $(mib "$max") | $(mib "$after") | $(mib "$hwm") | $errs | $la |")
     done

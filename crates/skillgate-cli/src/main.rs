@@ -70,6 +70,9 @@ enum Command {
     /// Manage task stores (`store migrate`).
     #[command(subcommand)]
     Store(cmd::store::StoreCommand),
+    /// Serve the web console for any A2A agent on loopback: its card with lint findings,
+    /// validated skill documents, conformance, calls and tasks.
+    Inspect(cmd::inspect::InspectArgs),
     /// Probe an agent for the schema-interface draft: every check with an id, verdict and evidence.
     Conformance(cmd::conformance::ConformanceArgs),
     /// List an agent's skills: id, version, interface digest, modes, tags.
@@ -169,6 +172,7 @@ fn main() -> ExitCode {
         Command::Gateway(a) => cmd::gateway::run(*a),
         Command::Init(a) => cmd::init::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
+        Command::Inspect(a) => cmd::inspect::run(a),
         Command::Store(c) => cmd::store::run(c),
         Command::Skills(a) => cmd::agent::skills(a),
         Command::Task(c) => cmd::task::run(c),

@@ -221,7 +221,7 @@ type Prepared<'p> = (Vec<Resolved>, HashMap<&'p str, usize>);
 async fn prepare_chain<'p>(
     client: &Client,
     plan: &'p Plan,
-    obs: &mut dyn FnMut(ChainEvent<'_>),
+    obs: &mut (dyn FnMut(ChainEvent<'_>) + Send),
 ) -> Result<Prepared<'p>, ChainFailure> {
     plan.check().map_err(ChainFailure::InvalidPlan)?;
     let mut resolved: Vec<Resolved> = Vec::with_capacity(plan.steps.len());
@@ -280,7 +280,7 @@ pub async fn run_chain(
     client: &Client,
     plan: &Plan,
     mode: Mode,
-    obs: &mut dyn FnMut(ChainEvent<'_>),
+    obs: &mut (dyn FnMut(ChainEvent<'_>) + Send),
 ) -> Result<ChainReport, (ChainFailure, ChainReport)> {
     let mut report = ChainReport {
         steps: Vec::new(),

@@ -12,8 +12,9 @@ use crate::error::{ClientError, Step};
 use crate::http::{ClientConfig, Http};
 use crate::steps::{self, Selection, SkillResult, Target};
 
-/// Receives `(step, summary)` each time a step passes.
-pub type Observer<'a> = dyn FnMut(Step, &str) + 'a;
+/// Receives `(step, summary)` each time a step passes. `Send`, so that a call can run as a
+/// task of a multi-threaded runtime (the inspector's web handlers).
+pub type Observer<'a> = dyn FnMut(Step, &str) + Send + 'a;
 
 /// Where the validated document of a [`Resolved`] came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

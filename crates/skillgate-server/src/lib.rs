@@ -44,7 +44,7 @@
 
 pub mod agent;
 pub mod config;
-mod console;
+pub mod console;
 pub mod gate;
 mod http;
 mod metrics;
@@ -60,7 +60,10 @@ pub use config::{
     TokenTable, MIN_TOKEN_BYTES,
 };
 pub use gate::SkillGate;
-pub use http::{router, router_with_swap, serve, serve_swappable, AgentSwap, BEARER_SCHEME_NAME};
+pub use http::{
+    router, router_with_swap, serve, serve_app, serve_swappable, AgentSwap, OriginGuard,
+    BEARER_SCHEME_NAME,
+};
 pub use push::PushPolicy;
 pub use service::{A2aService, Caller, EventStream, RequestContext, ServiceError};
 pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, SupportingRecord};

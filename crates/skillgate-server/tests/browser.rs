@@ -1,73 +1,22 @@
 //! The web console in a real browser: Debian's headless chromium driven over chromedriver
 //! (WebDriver) against a real server on an ephemeral loopback port. The test opens the
-//! console, clicks through to a skill, submits a valid and an invalid call and checks what
-//! the page shows.
+//! console, clicks through to a skill, submits a valid call, follows the result's link to the
+//! task view, submits an invalid call and checks what each page shows.
 //!
 //! Ignored by default (it needs `chromium` and `chromedriver` on the PATH); `.ci/run` installs
 //! them and runs it with `cargo test -p skillgate-server --test browser -- --ignored`. With
 //! `SKILLGATE_SCREENSHOTS=DIR` it writes the skill page after the refused call there
-//! as `console-skill.png` (the one in docs/).
+//! as `console-skill.png` and the canceled task's page as `console-task.png` (the ones in docs/).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 use skillgate_server::*;
+use skillgate_testkit::browser::{browser, screenshot, text};
 use skillgate_testkit::poll::eventually;
 use skillgate_testkit::server::TestServer;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-/// chromedriver, killed when the test ends however it ends.
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn browser() -> (Driver, Client) {
-    let port = free_port();
-    let driver = Driver(
-        Command::new("chromedriver")
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver on the PATH (apt-get install chromium chromium-driver)"),
-    );
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({"args": ["--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-background-networking", "--disable-dev-shm-usage", "--window-size=1200,1000"]}),
-    );
-    let url = format!("http://127.0.0.1:{port}");
-    let client = eventually(Duration::from_secs(30), || {
-        let caps = caps.clone();
-        let url = url.clone();
-        async move {
-            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-            ClientBuilder::new(connector)
-                .capabilities(caps)
-                .connect(&url)
-                .await
-                .ok()
-        }
-    })
-    .await;
-    (driver, client)
-}
 
 fn check_skill() -> Skill {
     let schema = "https://json-schema.org/draft/2020-12/schema";
@@ -108,29 +57,9 @@ fn check_skill() -> Skill {
         .build()
 }
 
-async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 /// Waits until the element has text and the call is no longer being sent.
 async fn settled(c: &Client, css: &str) -> String {
-    eventually(Duration::from_secs(20), || async {
-        let t = text(c, css).await;
-        (!t.is_empty() && !t.starts_with("sending")).then_some(t)
-    })
-    .await
-}
-
-async fn screenshot(c: &Client, name: &str) {
-    if let Ok(dir) = std::env::var("SKILLGATE_SCREENSHOTS") {
-        let png = c.screenshot().await.unwrap();
-        std::fs::write(std::path::Path::new(&dir).join(name), png).unwrap();
-    }
+    skillgate_testkit::browser::settled(c, css, &["sending"]).await
 }
 
 #[tokio::test]
@@ -139,6 +68,7 @@ async fn console_in_a_real_browser() {
     let agent = Agent::builder("browser-agent", "An agent for the browser test", "0.1.0")
         .provider("skillgate tests", "https://example.invalid")
         .skill(check_skill())
+        .skill(skillgate_testkit::server::hold_skill())
         .build()
         .unwrap();
     let s = TestServer::start(agent, ServerConfig::default()).await;
@@ -191,6 +121,32 @@ async fn console_in_a_real_browser() {
     assert_eq!(records[0]["kind"], "observation");
     assert_eq!(records[0]["data"]["errors"], 3);
 
+    // The result links the task view, which reads the task back through GetTask.
+    let task_id = text(&c, "#task-link").await;
+    assert!(!task_id.is_empty());
+    c.find(Locator::Css("#task-link"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.wait()
+        .for_element(Locator::Css("section#task"))
+        .await
+        .unwrap();
+    assert_eq!(text(&c, "#task-state").await, "TASK_STATE_COMPLETED");
+    let page = text(&c, "section#task").await;
+    assert!(
+        page.contains("\"ok\": true") && page.contains("observation"),
+        "{page}"
+    );
+    assert!(text(&c, "#events-note").await.contains("terminal state"));
+    c.back().await.unwrap();
+    c.wait()
+        .for_element(Locator::Css("form#try"))
+        .await
+        .unwrap();
+
     // An invalid call through the JSON fallback: refused by the gate, code and paths shown.
     c.find(Locator::Css("textarea[name='__arguments']"))
         .await
@@ -219,6 +175,49 @@ async fn console_in_a_real_browser() {
     .await
     .unwrap();
     screenshot(&c, "console-skill.png").await;
+
+    // A running task: the page follows its live events and cancels it.
+    let id = s.start_task("hold", json!({})).await;
+    c.goto(&format!("{}/console/tasks/{id}", s.base))
+        .await
+        .unwrap();
+    eventually(Duration::from_secs(20), || async {
+        (text(&c, "#events-note").await == "following the task…").then_some(())
+    })
+    .await;
+    eventually(Duration::from_secs(20), || async {
+        // The subscription starts with the task itself.
+        text(&c, "#events")
+            .await
+            .contains("task TASK_STATE_WORKING")
+            .then_some(())
+    })
+    .await;
+    c.find(Locator::Css("#cancel"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    eventually(Duration::from_secs(20), || async {
+        (text(&c, "#cancel-outcome").await == "cancel answered: TASK_STATE_CANCELED").then_some(())
+    })
+    .await;
+    eventually(Duration::from_secs(20), || async {
+        text(&c, "#events")
+            .await
+            .contains("status TASK_STATE_CANCELED")
+            .then_some(())
+    })
+    .await;
+    assert_eq!(text(&c, "#task-state").await, "TASK_STATE_CANCELED");
+    assert_eq!(settled(&c, "#events-note").await, "the stream ended.");
+    let cancel = c.find(Locator::Css("#cancel")).await.unwrap();
+    assert!(
+        !cancel.is_displayed().await.unwrap(),
+        "no Cancel on a canceled task"
+    );
+    screenshot(&c, "console-task.png").await;
 
     c.close().await.unwrap();
     s.shutdown().await;

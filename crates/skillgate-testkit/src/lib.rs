@@ -7,11 +7,13 @@
 //!   HTTP client that speaks its bindings;
 //! - [`plain`]: a plain A2A agent (no extension) for the gateway to front;
 //! - [`cli`]: runs a built binary (the `skillgate` CLI) and captures stdout, stderr and exit code;
+//! - [`browser`]: headless chromium over chromedriver, for the consoles' browser tests;
 //! - [`poll`]: waiting for an observable state with a deadline instead of sleeping.
 
 // Test-only crate: every helper panics on a broken precondition, and a failure is the point.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod browser;
 pub mod cli;
 pub mod fake;
 pub mod plain;

@@ -145,6 +145,37 @@ impl TestServer {
         (s, hd, v)
     }
 
+    /// Starts a task of the governed `skill` with `arguments` (version and digest from the
+    /// card) and returns its id without waiting for it (`returnImmediately`).
+    pub async fn start_task(&self, skill: &str, arguments: Value) -> String {
+        let card = self.card().await;
+        let entry = card["capabilities"]["extensions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["params"]["skills"].as_array())
+            .flatten()
+            .find(|e| e["skill_id"] == skill)
+            .unwrap_or_else(|| panic!("{skill} is not advertised: {card}"))
+            .clone();
+        let request = json!({"skill": skill, "skill_version": entry["skill_version"],
+            "interface_digest": entry["interface_digest"], "arguments": arguments});
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let v = self
+            .rpc(
+                "SendMessage",
+                json!({"message": {"messageId": format!("testkit-start-{n}"), "role": "ROLE_USER",
+                    "parts": [{"data": request, "mediaType": "application/json"}]},
+                    "configuration": {"returnImmediately": true}}),
+            )
+            .await;
+        v["result"]["task"]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no task: {v}"))
+            .to_owned()
+    }
+
     /// A JSON-RPC call with no extra headers; returns only the body (see [`Self::rpc_with`]).
     pub async fn rpc(&self, method: &str, params: Value) -> Value {
         self.rpc_with(method, params, &[]).await.2
@@ -180,6 +211,29 @@ impl Drop for TestServer {
             let _ = s.send(());
         }
     }
+}
+
+/// The skill `hold`: cancelable, reports the progress "holding", then waits until it is
+/// canceled (60 s at most). A task that stays open for task-view and cancel tests.
+pub fn hold_skill() -> skillgate_server::Skill {
+    use skillgate_core::wire::{Interaction, ResponseMode};
+    use skillgate_server::{Skill, SkillContext, SkillError, SkillOutput};
+    let any = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"});
+    Skill::builder("hold", "1.0")
+        .input_schema("urn:testkit:hold:input", "1.0", any.clone())
+        .output_schema("urn:testkit:hold:output", "1.0", any)
+        .interaction(Interaction {
+            response_modes: vec![ResponseMode::Sync, ResponseMode::Stream, ResponseMode::Poll],
+            cancelable: true,
+        })
+        .handler(|_args: Value, ctx: SkillContext| async move {
+            ctx.progress("holding").await;
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs(60)) => Ok(SkillOutput::new(json!({}))),
+                _ = ctx.cancelled() => Err(SkillError::execution_failed("canceled")),
+            }
+        })
+        .build()
 }
 
 /// A reqwest client for loopback tests: the ring provider installed (the workspace builds

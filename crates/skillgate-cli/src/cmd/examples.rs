@@ -23,6 +23,7 @@ pub const EXAMPLES: &[(&[&str], &str)] = &[
     (&["gateway"], "skillgate gateway --upstream http://127.0.0.1:9999 --config gateway.toml\n  SKILLGATE_UPSTREAM_TOKEN=... skillgate gateway --upstream https://agent.internal --config gateway.toml --token-file tokens"),
     (&["init"], "skillgate init myagent && skillgate serve --config myagent/agent.toml"),
     (&["store", "migrate"], "skillgate store migrate --store postgres://postgres@127.0.0.1/skillgate"),
+    (&["inspect"], "skillgate inspect http://127.0.0.1:7420\n  skillgate inspect https://agent.example --token-file token --listen 127.0.0.1:7430"),
     (&["conformance"], "skillgate conformance http://127.0.0.1:7420\n  skillgate conformance http://127.0.0.1:7420 --binding http-json --format json | jq .summary"),
     (&["skills"], "skillgate skills http://127.0.0.1:7420\n  skillgate skills http://127.0.0.1:7420 --format json | jq -r '.skills[].id'"),
     (&["task", "get"], "skillgate task get http://127.0.0.1:7420 TASK_ID\n  skillgate task get http://127.0.0.1:7420 TASK_ID --format json | jq -r .task.status.state"),

@@ -10,6 +10,7 @@ pub mod docs;
 pub mod examples;
 pub mod gateway;
 pub mod init;
+pub mod inspect;
 pub mod interface;
 pub mod io;
 pub mod jcs;

@@ -402,7 +402,7 @@ impl Reload {
 
 /// Resolves on SIGINT or SIGTERM; the handlers are installed when this returns, so a signal
 /// that arrives later is never the default (death by signal).
-fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+pub(crate) fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

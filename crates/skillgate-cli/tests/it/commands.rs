@@ -359,6 +359,7 @@ const COMMANDS: &[&[&str]] = &[
     &["demo"],
     &["serve"],
     &["gateway"],
+    &["inspect"],
     &["init"],
     &["store", "migrate"],
     &["conformance"],

@@ -13,6 +13,7 @@ mod contract;
 mod core_cli;
 mod declarative;
 mod gateway;
+mod inspect_cli;
 mod logs;
 mod messages;
 mod net_flags;

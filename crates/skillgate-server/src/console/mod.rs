@@ -1,49 +1,48 @@
 //! The web console every served agent shows to a browser: `GET /` with `Accept: text/html`
-//! (the card summary and skills table) and `GET /console/skills/{id}` (a skill's Skill
-//! Interface Document as field tables, and a "try it" form). Pages are rendered on the
+//! (the card summary and skills table), `GET /console/skills/{id}` (a skill's Skill
+//! Interface Document as field tables, the skills it composes with directly, and a "try it"
+//! form) and `GET /console/tasks/{id}` (a task as `GetTask` reads it, with Cancel and live
+//! events). Pages are rendered on the
 //! server; the one script and the style sheet are embedded in the binary and served under
 //! `/console/assets/`, so the console works offline and a strict Content-Security-Policy
 //! (no inline script, same-origin only) holds on every page.
 //!
 //! The index shows only what the public Agent Card shows and is public like it; skill pages
 //! and every call the form makes go through the normal endpoints and checks (bearer auth,
-//! Host and Origin, version).
+//! Host and Origin, version); a task page is rendered from `GetTask` itself, so it shows
+//! exactly the tasks its caller could `GetTask`.
+//!
+//! [`render`] is public: `skillgate inspect` draws the same pages for any agent.
 
 mod pages;
+pub mod render;
 mod schema;
 
 use crate::agent::HostedSkill;
 use crate::http::AppState;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use render::page;
 use serde_json::to_value;
+use skillgate_a2a::GetTaskRequest;
 
 /// Every console path but `/` starts with this.
 pub(crate) const PREFIX: &str = "/console/";
 /// Where a skill's page lives (followed by the percent-encoded id).
 pub(crate) const SKILL_PREFIX: &str = "/console/skills/";
+/// Where a task's page lives (followed by the percent-encoded id).
+pub(crate) const TASK_PREFIX: &str = "/console/tasks/";
 /// The embedded assets (public: they hold nothing of the agent).
 pub(crate) const ASSET_PREFIX: &str = "/console/assets/";
-const CSS_PATH: &str = "/console/assets/console.css";
-const JS_PATH: &str = "/console/assets/console.js";
-
-const CSS: &str = include_str!("console.css");
-const JS: &str = include_str!("console.js");
-
-/// No inline script or style, nothing from another origin, no framing: an escaping mistake
-/// in a page cannot run script.
-const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
-                   img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /// The console routes other than `/` (which shares its path with the JSON-RPC binding).
 pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
-    router
-        .route(CSS_PATH, get(css))
-        .route(JS_PATH, get(js))
+    render::with_assets(router)
         .route("/console/skills/{id}", get(skill_page))
+        .route("/console/tasks/{id}", get(task_page))
 }
 
 /// Whether the request prefers a page: `Accept` names `text/html` with a non-zero quality.
@@ -71,48 +70,6 @@ pub(crate) fn wants_html(headers: &HeaderMap) -> bool {
 pub(crate) fn is_public(method: &Method, path: &str, headers: &HeaderMap) -> bool {
     *method == Method::GET
         && ((path == "/" && wants_html(headers)) || path.starts_with(ASSET_PREFIX))
-}
-
-fn page(status: StatusCode, markup: maud::Markup) -> Response {
-    let mut r = (status, markup.into_string()).into_response();
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    r
-}
-
-fn asset(content_type: &'static str, body: &'static str) -> Response {
-    let mut r = body.into_response();
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=300"),
-    );
-    r
-}
-
-async fn css() -> Response {
-    asset("text/css; charset=utf-8", CSS)
-}
-
-async fn js() -> Response {
-    asset("text/javascript; charset=utf-8", JS)
 }
 
 fn summary(h: &HostedSkill) -> pages::SkillSummary {
@@ -157,13 +114,14 @@ async fn skill_page(
     Path(id): Path<String>,
 ) -> Response {
     let agent = st.service.agent();
+    let caller = ctx.caller.as_ref();
     let hosted = agent
         .0
         .skills
         .get(&id)
-        .filter(|_| agent.visible(&id, ctx.caller.as_ref()));
+        .filter(|_| agent.visible(&id, caller));
     let Some(h) = hosted else {
-        return page(StatusCode::NOT_FOUND, pages::not_found(&id));
+        return page(StatusCode::NOT_FOUND, pages::not_found("skill", &id));
     };
     let doc = h.gate.document();
     let d = doc.document();
@@ -179,21 +137,53 @@ async fn skill_page(
             "no"
         }
     );
+    // Only skills this caller may know of, in the agent's order.
+    let others = agent
+        .skill_ids()
+        .filter(|o| agent.visible(o, caller))
+        .filter_map(|o| {
+            agent
+                .0
+                .skills
+                .get(o)
+                .map(|s| (o, s.gate.document().document()))
+        });
     let p = pages::SkillPage {
         agent_name: &agent.0.name,
         summary: summary(h),
-        cancelable: d.interaction.cancelable,
+        document: d,
         authority,
-        input: &d.input_schema,
-        output: &d.output_schema,
-        records: d
-            .supporting_record_schemas
-            .iter()
-            .map(|(k, v)| (k.as_str(), v))
-            .collect(),
         constraints: to_value(&d.constraints).unwrap_or_default(),
         raw: serde_json::to_string_pretty(doc.value()).unwrap_or_default(),
         auth: st.auth_enabled(),
+        composition: render::composition(d, others),
     };
     page(StatusCode::OK, pages::skill(&p))
+}
+
+/// `GET /console/tasks/{id}`: the service's own `GetTask` with the caller's context, so the
+/// page exists exactly when the caller could read the task over A2A.
+async fn task_page(
+    State(st): State<AppState>,
+    crate::http::Ctx(ctx): crate::http::Ctx,
+    Path(id): Path<String>,
+) -> Response {
+    let req = GetTaskRequest {
+        id: id.clone(),
+        ..Default::default()
+    };
+    let agent = st.service.agent();
+    match st.service.get_task(&req, &ctx).await {
+        Ok(task) => {
+            let value = to_value(&task).unwrap_or_default();
+            page(StatusCode::OK, pages::task(&agent.0.name, &value))
+        }
+        Err(e) if e.kind == skillgate_a2a::A2aError::TaskNotFound => {
+            page(StatusCode::NOT_FOUND, pages::not_found("task", &id))
+        }
+        Err(e) => page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            pages::error("task", &e.message),
+        ),
+    }
 }

@@ -91,6 +91,50 @@ impl BrowserPolicy {
     }
 }
 
+/// The server's `Host` and `Origin` checks for another local web UI (`skillgate inspect`):
+/// a request must name one of the UI's own hosts (its address, `localhost`, an IP literal)
+/// and, when it carries an `Origin`, come from the UI's own origin. No origin is ever
+/// allowed cross-origin, so no CORS answer exists.
+#[derive(Clone, Debug)]
+pub struct OriginGuard(BrowserPolicy);
+
+impl OriginGuard {
+    /// The guard of a UI served at `own_urls` (absolute URLs; their hosts and origins are the
+    /// UI's own).
+    pub fn new(own_urls: &[&str]) -> Self {
+        Self(BrowserPolicy::new(false, own_urls, &[]))
+    }
+
+    /// `Err` with the reason when the request must be refused (answer 403).
+    pub fn check(&self, headers: &axum::http::HeaderMap) -> Result<(), String> {
+        let hosts: Vec<&HeaderValue> = headers.get_all(header::HOST).iter().collect();
+        if hosts.len() > 1 {
+            return Err("send exactly one Host header".to_owned());
+        }
+        let host = hosts.first().map(|h| h.to_str().unwrap_or(""));
+        if let Some(h) = host {
+            if !self.0.host_allowed(h) {
+                return Err(format!(
+                    "the Host header names {h:?}, which this server does not serve"
+                ));
+            }
+        }
+        match headers.get(header::ORIGIN) {
+            None => Ok(()),
+            Some(o) => {
+                let shown = o.to_str().unwrap_or("<not text>");
+                if self.0.same_origin(shown, host) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "requests from other web pages are refused: Origin {shown:?} is not this server's"
+                    ))
+                }
+            }
+        }
+    }
+}
+
 /// An origin as browsers send it: lower case, no trailing slash.
 fn normalize_origin(o: &str) -> String {
     o.trim().trim_end_matches('/').to_ascii_lowercase()
@@ -199,6 +243,40 @@ mod tests {
         assert!(p.host_allowed("10.0.0.7:7420"));
         assert!(!p.host_allowed("rebind.example:7420"));
         assert!(BrowserPolicy::new(true, &[], &[]).host_allowed("rebind.example"));
+    }
+
+    #[test]
+    fn origin_guard() {
+        let g = OriginGuard::new(&["http://127.0.0.1:7421"]);
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = axum::http::HeaderMap::new();
+            for (k, v) in pairs {
+                h.append(*k, HeaderValue::from_static(v));
+            }
+            h
+        };
+        assert!(g.check(&headers(&[("host", "127.0.0.1:7421")])).is_ok());
+        assert!(g
+            .check(&headers(&[
+                ("host", "127.0.0.1:7421"),
+                ("origin", "http://127.0.0.1:7421")
+            ]))
+            .is_ok());
+        assert!(g
+            .check(&headers(&[("host", "rebind.example:7421")]))
+            .is_err());
+        assert!(g
+            .check(&headers(&[
+                ("host", "127.0.0.1:7421"),
+                ("origin", "https://evil.example")
+            ]))
+            .is_err());
+        assert!(g
+            .check(&headers(&[
+                ("host", "127.0.0.1:7421"),
+                ("host", "127.0.0.1:7421")
+            ]))
+            .is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod observe;
 mod rest;
 mod sse;
 
+pub use browser::OriginGuard;
 pub(crate) use observe::millis;
 
 use crate::agent::Agent;
@@ -328,6 +329,34 @@ pub async fn serve_swappable(
     let (app, swap) = build_router(agent, config, base, streams_end.clone(), metrics.clone());
     with_swap(swap);
     conn::run(listener, app, limits, shutdown, streams_end, metrics).await
+}
+
+/// Serves any axum `app` (not an agent: `skillgate inspect`'s pages) under the same
+/// connection discipline as [`serve`]: the header-read and idle timers, the connection cap
+/// and the shutdown grace of `config` (its other fields are not used). Returns once
+/// `shutdown` resolved and the connections finished or the grace ran out.
+pub async fn serve_app(
+    app: Router,
+    listener: tokio::net::TcpListener,
+    config: &ServerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let limits = conn::Limits {
+        header_read_timeout: config.header_read_timeout,
+        idle_timeout: config.idle_timeout,
+        max_connections: config.max_connections,
+        shutdown_grace: config.shutdown_grace,
+    };
+    let streams_end = tokio_util::sync::CancellationToken::new();
+    conn::run(
+        listener,
+        app,
+        limits,
+        shutdown,
+        streams_end,
+        Metrics::disabled(),
+    )
+    .await
 }
 
 fn is_jsonrpc_path(path: &str) -> bool {

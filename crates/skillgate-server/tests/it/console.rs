@@ -251,3 +251,160 @@ async fn console_requests_count_under_their_own_binding() {
     );
     s.shutdown().await;
 }
+
+fn schema_of(uri: &str) -> Value {
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "description": uri})
+}
+
+fn pipe_skill(id: &str, input: &str, output: &str) -> Skill {
+    Skill::builder(id, "1.0")
+        .input_schema(input, "1.0", schema_of(input))
+        .output_schema(output, "1.0", schema_of(output))
+        .handler(|_a: Value, _c: SkillContext| async move { Ok(SkillOutput::new(json!({}))) })
+        .build()
+}
+
+fn section<'a>(body: &'a str, id: &str) -> &'a str {
+    let start = body.find(&format!("id=\"{id}\"")).unwrap();
+    let rest = &body[start..];
+    &rest[..rest.find("</dd>").unwrap()]
+}
+
+#[tokio::test]
+async fn skill_page_lists_what_the_skill_composes_with() {
+    let agent = Agent::builder("pipes", "composition", "1.0")
+        .skill(pipe_skill("collect", "urn:t:query", "urn:t:measurement"))
+        .skill(pipe_skill("assess", "urn:t:measurement", "urn:t:verdict"))
+        .skill(pipe_skill(
+            "lookalike",
+            "urn:t:measurement2",
+            "urn:t:verdict",
+        ))
+        .skill(pipe_skill("plan", "urn:t:verdict", "urn:t:query"))
+        .build()
+        .unwrap();
+    let s = Server::start(agent, ServerConfig::default()).await;
+    let (status, _, body) = page(&s, "/console/skills/collect").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Composes with"), "{body}");
+    let feeds = section(&body, "feeds");
+    assert!(feeds.contains("href=\"/console/skills/assess\""), "{feeds}");
+    assert!(
+        !feeds.contains("lookalike") && !feeds.contains("plan"),
+        "{feeds}"
+    );
+    let fed_by = section(&body, "fed-by");
+    assert!(fed_by.contains("href=\"/console/skills/plan\""), "{fed_by}");
+    assert!(!fed_by.contains("assess"), "{fed_by}");
+    // The other direction, and a skill nothing feeds into.
+    let (_, _, body) = page(&s, "/console/skills/assess").await;
+    assert!(section(&body, "fed-by").contains("/console/skills/collect"));
+    assert!(section(&body, "feeds").contains("/console/skills/plan"));
+    let (_, _, body) = page(&s, "/console/skills/lookalike").await;
+    assert!(section(&body, "fed-by").contains("none"), "{body}");
+    s.shutdown().await;
+}
+
+/// Starts a `wait` task without waiting for it; returns its id.
+async fn start_wait(s: &Server, auth: Option<&str>) -> String {
+    let card = s.card().await;
+    let mut p = msg(request(&card, "wait", json!({"ms": 10000})));
+    p["configuration"] = json!({"returnImmediately": true});
+    let headers: Vec<(&str, &str)> = auth.map(|a| ("Authorization", a)).into_iter().collect();
+    let (status, _, v) = s.rpc_with("SendMessage", p, &headers).await;
+    assert_eq!(status, 200, "{v}");
+    task_of(&v)["id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn task_page_shows_the_task_as_get_task_reads_it() {
+    let s = start_server().await;
+    let id = start_wait(&s, None).await;
+    let (status, headers, body) = page(&s, &format!("/console/tasks/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("script-src 'self'"));
+    assert!(body.contains(&format!("data-task-id=\"{id}\"")), "{body}");
+    assert!(body.contains("TASK_STATE_WORKING") || body.contains("TASK_STATE_SUBMITTED"));
+    // Not terminal: the Cancel button (shown by the script) and the live-events log.
+    assert!(
+        body.contains("id=\"cancel\"") && body.contains("id=\"events\""),
+        "{body}"
+    );
+    // Cancel the way the page's script does, then the page shows the terminal task.
+    let v = s.rpc("CancelTask", json!({"id": id})).await;
+    assert_eq!(v["result"]["status"]["state"], "TASK_STATE_CANCELED", "{v}");
+    let (_, _, body) = page(&s, &format!("/console/tasks/{id}")).await;
+    assert!(body.contains("TASK_STATE_CANCELED"), "{body}");
+    assert!(!body.contains("id=\"cancel\""));
+    // A completed task: its result artifact and history are on the page.
+    let card = s.card().await;
+    let v = s
+        .rpc(
+            "SendMessage",
+            msg(request(
+                &card,
+                "evaluate_resource_condition",
+                observe_args(),
+            )),
+        )
+        .await;
+    let done = task_of(&v)["id"].as_str().unwrap().to_owned();
+    let (_, _, body) = page(&s, &format!("/console/tasks/{done}")).await;
+    assert!(
+        body.contains("TASK_STATE_COMPLETED") && body.contains("Result "),
+        "{body}"
+    );
+    assert!(body.contains("ROLE_USER"), "{body}");
+    // The try-it form links the task view.
+    let (_, _, body) = page(&s, "/console/skills/wait").await;
+    assert!(
+        body.contains("data-task-href=\"/console/tasks/\""),
+        "{body}"
+    );
+    let (status, _, body) = page(&s, "/console/tasks/no-such-task").await;
+    assert_eq!(status, 404);
+    assert!(body.contains("No such task"));
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn task_page_follows_get_task_visibility() {
+    let config = ServerConfig {
+        tokens: Some(
+            TokenTable::parse("alice-secret-0123456789\nbob-secret-0123456789\n").unwrap(),
+        ),
+        ..Default::default()
+    };
+    let s = Server::start(agent(), config).await;
+    let id = start_wait(&s, Some("Bearer alice-secret-0123456789")).await;
+    let path = format!("/console/tasks/{id}");
+    let get = |token: Option<&'static str>| {
+        let mut h = vec![("Accept", HTML)];
+        if let Some(t) = token {
+            h.push(("Authorization", t));
+        }
+        let s = &s;
+        let path = path.clone();
+        async move { s.get_raw(&path, &h).await }
+    };
+    assert_eq!(get(None).await.0, 401);
+    let (status, _, body) = get(Some("Bearer alice-secret-0123456789")).await;
+    assert_eq!(status, 200, "{body}");
+    // Bob could not GetTask Alice's task: the console does not show it either.
+    let (status, _, body) = get(Some("Bearer bob-secret-0123456789")).await;
+    assert_eq!(status, 404, "{body}");
+    assert!(!body.contains("TASK_STATE"), "{body}");
+    let (_, _, v) = s
+        .rpc_with(
+            "GetTask",
+            json!({"id": id}),
+            &[("Authorization", "Bearer bob-secret-0123456789")],
+        )
+        .await;
+    assert!(v["error"].is_object(), "{v}");
+    s.shutdown().await;
+}
