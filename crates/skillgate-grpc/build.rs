@@ -19,6 +19,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .register_descriptors(&fds.encode_to_vec())?
         .out_dir(&out)
         .extern_path(".google.protobuf", "::pbjson_types")
+        // ProtoJSON parsers ignore unknown fields (A2A 1.0 section 5.6.2): a newer peer's
+        // field must not fail a conversion.
+        .ignore_unknown_fields()
         .build(&[".lf.a2a.v1"])?;
     Ok(())
 }

@@ -1,6 +1,30 @@
-//! skillgate-grpc: the A2A gRPC binding, generated from the normative `a2a.proto`.
+//! skillgate-grpc: the A2A gRPC binding (`lf.a2a.v1.A2AService`), generated at build time
+//! from the vendored normative `proto/a2a.proto` (A2A 1.0.1).
+//!
+//! It is a thin adapter: [`serve`] answers every method through the same
+//! [`skillgate_server::A2aService`] as the server's JSON-RPC and HTTP+JSON bindings (one gate,
+//! one task store, reloads included), reached through the [`skillgate_server::AgentSwap`] the
+//! HTTP server hands out. Messages convert through their ProtoJSON form into the
+//! skillgate-a2a types ([`convert`]); errors are `google.rpc.Status` with an `ErrorInfo`
+//! ([`status`]). Version, extension and bearer checks are the server's
+//! ([`skillgate_server::binding`]), read from gRPC metadata.
+//!
+//! One difference from the JSON bindings is the protobuf `Struct` in Data Parts and metadata:
+//! its numbers are doubles, so an integer beyond 2^53 reaches a skill rounded (see
+//! [`convert::integral_numbers`]).
 
-/// The generated messages, service and client of package `lf.a2a.v1`.
+#![warn(missing_docs)]
+
+mod adapter;
+pub mod convert;
+mod server;
+pub mod status;
+
+pub use adapter::{Adapter, EventStream};
+pub use server::{serve, GrpcConfig, GrpcError};
+
+/// The generated messages, service and client of package `lf.a2a.v1` (prost + tonic +
+/// pbjson serde impls, the latter speaking ProtoJSON).
 #[allow(
     missing_docs,
     clippy::all,

@@ -60,6 +60,9 @@ pub struct ServerConfig {
     /// serve them at `GET /metrics` (default `false`: the path is a 404 like any unknown one).
     /// With `tokens` set, `/metrics` takes the same bearer tokens as the agent.
     pub metrics: bool,
+    /// Where the gRPC binding (skillgate-grpc) serves this same agent, as `host:port`; the
+    /// card then lists a `GRPC` interface after the two HTTP ones (default `None`: no gRPC).
+    pub grpc_url: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -83,6 +86,7 @@ impl Default for ServerConfig {
             allow_any_host: false,
             card_signer: None,
             metrics: false,
+            grpc_url: None,
         }
     }
 }
