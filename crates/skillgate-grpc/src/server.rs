@@ -16,7 +16,7 @@ pub struct GrpcConfig {
     /// Bearer tokens (the HTTP server's); `None` means no authentication.
     pub tokens: Option<TokenTable>,
     /// Largest accepted request message in bytes (the HTTP body limit; default 1 MiB). A
-    /// larger one is refused `RESOURCE_EXHAUSTED` by tonic before it is decoded.
+    /// larger one is refused `OUT_OF_RANGE` by tonic before it is decoded.
     pub body_limit: usize,
     /// After shutdown: how long in-flight calls get before the server stops (default 10 s).
     pub shutdown_grace: Duration,

@@ -1,0 +1,132 @@
+//! Errors as google.rpc.Status with ErrorInfo; version metadata; bearer tokens.
+
+use crate::common::*;
+use serde_json::json;
+use skillgate_grpc::pb;
+use skillgate_server::ServerConfig;
+use tonic::Code;
+
+#[tokio::test]
+async fn unknown_task_is_not_found_with_error_info() {
+    let s = Both::start(ServerConfig::default()).await;
+    let mut c = s.client().await;
+    let e = c
+        .get_task(req(pb::<pb::GetTaskRequest>(json!({"id": "nope"})), &[]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert_eq!(
+        error_info(&e),
+        ("TASK_NOT_FOUND".to_owned(), "a2a-protocol.org".to_owned())
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn push_configs_are_not_supported() {
+    let s = Both::start(ServerConfig::default()).await;
+    let mut c = s.client().await;
+    let e = c
+        .create_task_push_notification_config(req(
+            pb::<pb::TaskPushNotificationConfig>(
+                json!({"taskId": "t", "url": "https://example.invalid/hook"}),
+            ),
+            &[],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert_eq!(error_info(&e).0, "PUSH_NOTIFICATION_NOT_SUPPORTED");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_invalid_message_is_invalid_argument() {
+    let s = Both::start(ServerConfig::default()).await;
+    let mut c = s.client().await;
+    // No parts: the A2A types refuse it, as on JSON-RPC (-32602).
+    let m: pb::SendMessageRequest = pb(json!({"message": {"messageId": "x", "role": "ROLE_USER"}}));
+    let e = c.send_message(req(m, &[])).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert_eq!(error_info(&e).0, "INVALID_PARAMS");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn version_metadata_missing_or_unsupported_is_refused() {
+    let s = Both::start(ServerConfig::default()).await;
+    let mut c = s.client().await;
+    let get = || pb::<pb::GetTaskRequest>(json!({"id": "nope"}));
+    // No a2a-version: 0.3, as on HTTP.
+    let e = c.get_task(tonic::Request::new(get())).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert_eq!(error_info(&e).0, "VERSION_NOT_SUPPORTED");
+    assert!(e.message().contains("'0.3'"), "{}", e.message());
+    let mut r = tonic::Request::new(get());
+    r.metadata_mut()
+        .insert("a2a-version", "99.0".parse().unwrap());
+    let e = c.get_task(r).await.unwrap_err();
+    assert_eq!(error_info(&e).0, "VERSION_NOT_SUPPORTED");
+    assert!(e.message().contains("'99.0'"), "{}", e.message());
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn bearer_token_is_checked_like_http() {
+    let token = "grpc-test-token-0123456789";
+    let config = ServerConfig {
+        tokens: Some(tokens(token)),
+        ..Default::default()
+    };
+    let s = Both::start(config).await;
+    let mut c = s.client().await;
+    let m = || send(json!({"skill": "describe_skill", "arguments": {"skill_id": "echo"}}));
+    let e = c.send_message(req(m(), &[])).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    let e = c
+        .send_message(req(
+            m(),
+            &[("authorization", "Bearer wrong-token-0123456789")],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    assert!(e.message().contains("not valid"));
+    let bearer = format!("Bearer {token}");
+    let ok = c
+        .send_message(req(m(), &[("authorization", &bearer)]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        json_of(&ok)["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    let e = c
+        .send_message(req(
+            m(),
+            &[("authorization", &bearer), ("authorization", &bearer)],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_message_over_the_body_limit_is_refused() {
+    let config = ServerConfig {
+        body_limit: 2048,
+        ..Default::default()
+    };
+    let s = Both::start(config).await;
+    let mut c = s.client().await;
+    let big = "x".repeat(4096);
+    let m: pb::SendMessageRequest = pb(json!({"message": {"messageId": "x", "role": "ROLE_USER",
+        "parts": [{"text": big}]}}));
+    let e = c.send_message(req(m, &[])).await.unwrap_err();
+    // tonic's own refusal, before anything is decoded.
+    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    assert!(e.message().contains("2048"), "{}", e.message());
+    s.shutdown().await;
+}
