@@ -215,7 +215,7 @@ async fn shutdown_ends_open_streams_within_the_grace() {
     let started = std::time::Instant::now();
     s.signal_stop();
     // The stream ends (cleanly or with a transport error) instead of waiting for the skill.
-    let _ = tokio::time::timeout(Duration::from_secs(5), collect_rest(&mut st))
+    tokio::time::timeout(Duration::from_secs(5), collect_rest(&mut st))
         .await
         .expect("stream ended at shutdown");
     assert!(started.elapsed() < Duration::from_secs(5));
