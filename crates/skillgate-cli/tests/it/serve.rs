@@ -351,3 +351,54 @@ fn serve_allows_the_origins_it_is_told() {
     sigterm(&child);
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn serve_grpc_listen_serves_the_grpc_binding_and_stops_on_sigterm() {
+    let (child, url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+        ],
+        Stdio::null(),
+    );
+    let addr = url.strip_prefix("http://").unwrap().to_owned();
+    let card = http(
+        &addr,
+        &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    );
+    let body = &card[card.find("\r\n\r\n").unwrap() + 4..];
+    let card: serde_json::Value = serde_json::from_str(body).unwrap();
+    let interfaces = card["supportedInterfaces"].as_array().unwrap();
+    let grpc = interfaces.last().unwrap();
+    assert_eq!(grpc["protocolBinding"], "GRPC", "{card}");
+    let grpc_addr = grpc["url"].as_str().unwrap().to_owned();
+    assert!(grpc_addr.starts_with("127.0.0.1:"), "{grpc_addr}");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let state = rt.block_on(async {
+        use skillgate_grpc::pb;
+        let mut c =
+            pb::a2a_service_client::A2aServiceClient::connect(format!("http://{grpc_addr}"))
+                .await
+                .unwrap();
+        let m: pb::SendMessageRequest = serde_json::from_value(serde_json::json!({"message": {
+            "messageId": "g1", "role": "ROLE_USER", "parts": [{"data": {"skill": "describe_skill",
+            "arguments": {"skill_id": "evaluate_resource_condition"}}}]}}))
+        .unwrap();
+        let mut r = tonic::Request::new(m);
+        r.metadata_mut()
+            .insert("a2a-version", "1.0".parse().unwrap());
+        let out = c.send_message(r).await.unwrap().into_inner();
+        serde_json::to_value(&out).unwrap()["task"]["status"]["state"].clone()
+    });
+    assert_eq!(state, "TASK_STATE_COMPLETED");
+    skillgate_testkit::cli::stop(child);
+}
