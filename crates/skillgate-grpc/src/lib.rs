@@ -9,18 +9,28 @@
 //! ([`status`]). Version, extension and bearer checks are the server's
 //! ([`skillgate_server::binding`]), read from gRPC metadata.
 //!
+//! Without the default `server` feature only the generated code (with its client) and
+//! [`numbers`] are built, for the client transport, which must not depend on the server.
+//!
 //! One difference from the JSON bindings is the protobuf `Struct` in Data Parts and metadata:
 //! its numbers are doubles, so an integer beyond 2^53 reaches a skill rounded (see
-//! [`convert::integral_numbers`]).
+//! [`numbers::integral_numbers`]).
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "server")]
 mod adapter;
+#[cfg(feature = "server")]
 pub mod convert;
+pub mod numbers;
+#[cfg(feature = "server")]
 mod server;
+#[cfg(feature = "server")]
 pub mod status;
 
+#[cfg(feature = "server")]
 pub use adapter::{Adapter, EventStream};
+#[cfg(feature = "server")]
 pub use server::{serve, GrpcConfig, GrpcError};
 
 /// The generated messages, service and client of package `lf.a2a.v1` (prost + tonic +

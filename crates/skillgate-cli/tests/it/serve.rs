@@ -402,3 +402,68 @@ fn serve_grpc_listen_serves_the_grpc_binding_and_stops_on_sigterm() {
     assert_eq!(state, "TASK_STATE_COMPLETED");
     skillgate_testkit::cli::stop(child);
 }
+
+#[test]
+fn client_commands_speak_grpc_with_binding_grpc() {
+    let (child, url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+        ],
+        Stdio::null(),
+    );
+    let skill = "evaluate_resource_condition";
+    let describe = skillgate().run(&["describe", &url, skill, "--binding", "grpc", "-v"]);
+    let err = String::from_utf8_lossy(&describe.stderr).to_string();
+    let out = String::from_utf8_lossy(&describe.stdout).to_string();
+    assert!(describe.status.success(), "{out}{err}");
+    assert!(out.contains("interface GRPC http://127.0.0.1:"), "{out}");
+    assert!(
+        err.contains("gRPC http://127.0.0.1:"),
+        "the calls went over gRPC: {err}"
+    );
+
+    let args = r#"{"resource_id":"lo","condition":{"metric":"rx_bytes_per_second","operator":"gte","threshold":0,"unit":"bytes_per_second"},"window_ms":200}"#;
+    for stream in [false, true] {
+        let mut a = vec![
+            "call",
+            &url,
+            skill,
+            "--binding",
+            "grpc",
+            "--args",
+            args,
+            "--format",
+            "json",
+        ];
+        if stream {
+            a.push("--stream");
+        }
+        let call = skillgate().run(&a);
+        let out = String::from_utf8_lossy(&call.stdout).to_string();
+        assert!(call.status.success(), "stream {stream}: {out}");
+        let last: serde_json::Value =
+            serde_json::from_str(out.trim().lines().last().unwrap()).unwrap();
+        assert_eq!(last["ok"], true, "{out}");
+    }
+
+    let missing = skillgate().run(&["task", "get", &url, "no-such-task", "--binding", "grpc"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr).to_string();
+    assert!(
+        err.contains("NOT_FOUND") && err.contains("no-such-task"),
+        "{err}"
+    );
+
+    let conf = skillgate().run(&["conformance", &url, "--binding", "grpc", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&conf.stdout).unwrap();
+    assert_eq!(report["binding"], "GRPC", "{report}");
+    assert_eq!(report["summary"]["fail"], 0, "{report}");
+    assert!(conf.status.success());
+    skillgate_testkit::cli::stop(child);
+}
