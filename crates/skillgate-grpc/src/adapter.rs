@@ -48,9 +48,20 @@ impl Adapter {
         }
     }
 
-    /// The request context from the call's metadata, after the version and bearer checks,
+    /// The request context from the call's metadata, after the bearer and version checks,
     /// and the extensions to echo.
     fn context(&self, md: &MetadataMap) -> Result<(RequestContext, Vec<String>), Status> {
+        // The HTTP layers' order: the caller first, then the version.
+        let caller = match &self.tokens {
+            None => None,
+            Some(t) => {
+                let values = md
+                    .get_all(AUTHORIZATION_KEY)
+                    .iter()
+                    .map(|v| v.to_str().unwrap_or(""));
+                Some(binding::authenticate(t, values).map_err(auth_status)?)
+            }
+        };
         let version = md
             .get(VERSION_KEY)
             .and_then(|v| v.to_str().ok())
@@ -63,16 +74,6 @@ impl Adapter {
                 binding::version_message(shown),
             ));
         }
-        let caller = match &self.tokens {
-            None => None,
-            Some(t) => {
-                let values = md
-                    .get_all(AUTHORIZATION_KEY)
-                    .iter()
-                    .map(|v| v.to_str().unwrap_or(""));
-                Some(binding::authenticate(t, values).map_err(auth_status)?)
-            }
-        };
         let requested: Vec<&str> = md
             .get_all(EXTENSIONS_KEY)
             .iter()

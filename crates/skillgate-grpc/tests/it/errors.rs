@@ -83,6 +83,9 @@ async fn bearer_token_is_checked_like_http() {
     let m = || send(json!({"skill": "describe_skill", "arguments": {"skill_id": "echo"}}));
     let e = c.send_message(req(m(), &[])).await.unwrap_err();
     assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    // The caller is checked before the version, as on HTTP.
+    let e = c.send_message(tonic::Request::new(m())).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
     let e = c
         .send_message(req(
             m(),
