@@ -133,3 +133,16 @@ async fn a_message_over_the_body_limit_is_refused() {
     assert!(e.message().contains("2048"), "{}", e.message());
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn no_extended_card_is_unsupported_operation() {
+    let s = Both::start(ServerConfig::default()).await;
+    let mut c = s.client().await;
+    let e = c
+        .get_extended_agent_card(req(pb::GetExtendedAgentCardRequest::default(), &[]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert_eq!(error_info(&e).0, "UNSUPPORTED_OPERATION");
+    s.shutdown().await;
+}
