@@ -63,7 +63,10 @@ pub async fn serve(
         streams_end.cancel();
         let _ = fired_tx.send(());
     };
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    // TCP_NODELAY: without it a small answer waits on the client's delayed ACK (measured:
+    // a describe_skill SendMessage took a median 48 ms instead of about 2 ms on loopback).
+    let incoming =
+        tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     let server = tonic::transport::Server::builder()
         .max_concurrent_streams(config.max_concurrent_streams)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
