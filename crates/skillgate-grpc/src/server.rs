@@ -22,6 +22,10 @@ pub struct GrpcConfig {
     pub shutdown_grace: Duration,
     /// Most calls open at once on one HTTP/2 connection (default 100).
     pub max_concurrent_streams: u32,
+    /// Longest a call may take to produce its answer (for a stream: its first message), the
+    /// request's upload included; past it the call ends `CANCELLED`. Set it above the HTTP
+    /// server's request timeout, which a blocking SendMessage already keeps to (default 35 s).
+    pub call_timeout: Duration,
 }
 
 impl Default for GrpcConfig {
@@ -31,6 +35,7 @@ impl Default for GrpcConfig {
             body_limit: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
             max_concurrent_streams: 100,
+            call_timeout: Duration::from_secs(35),
         }
     }
 }
@@ -65,10 +70,10 @@ pub async fn serve(
     };
     // TCP_NODELAY: without it a small answer waits on the client's delayed ACK (measured:
     // a describe_skill SendMessage took a median 48 ms instead of about 2 ms on loopback).
-    let incoming =
-        tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     let server = tonic::transport::Server::builder()
         .max_concurrent_streams(config.max_concurrent_streams)
+        .timeout(config.call_timeout)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(10)))
         .add_service(service)

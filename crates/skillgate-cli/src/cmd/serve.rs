@@ -243,6 +243,9 @@ where
             tokens: config.tokens.clone(),
             body_limit: config.body_limit,
             shutdown_grace: config.shutdown_grace,
+            // A blocking SendMessage answers within the request timeout; the margin is
+            // for the answer's conversion and sending.
+            call_timeout: config.request_timeout + Duration::from_secs(5),
             ..Default::default()
         };
         let mut grpc = None;

@@ -80,7 +80,20 @@ impl Both {
         Self::start_with(agent(), config, Duration::from_secs(10)).await
     }
 
-    pub async fn start_with(agent: Agent, mut config: ServerConfig, grace: Duration) -> Both {
+    pub async fn start_with(agent: Agent, config: ServerConfig, grace: Duration) -> Both {
+        let grpc = skillgate_grpc::GrpcConfig {
+            shutdown_grace: grace,
+            ..Default::default()
+        };
+        Self::start_full(agent, config, grpc).await
+    }
+
+    /// Both servers; the gRPC one with `grpc`, its tokens and body limit taken from `config`.
+    pub async fn start_full(
+        agent: Agent,
+        mut config: ServerConfig,
+        grpc: skillgate_grpc::GrpcConfig,
+    ) -> Both {
         let http_l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let grpc_l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", http_l.local_addr().unwrap());
@@ -89,8 +102,7 @@ impl Both {
         let grpc_config = skillgate_grpc::GrpcConfig {
             tokens: config.tokens.clone(),
             body_limit: config.body_limit,
-            shutdown_grace: grace,
-            ..Default::default()
+            ..grpc
         };
         let (stop, rx) = tokio::sync::watch::channel(false);
         let (swap_tx, swap_rx) = tokio::sync::oneshot::channel();

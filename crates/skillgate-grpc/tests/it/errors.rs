@@ -146,3 +146,21 @@ async fn no_extended_card_is_unsupported_operation() {
     assert_eq!(error_info(&e).0, "UNSUPPORTED_OPERATION");
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_call_past_the_call_timeout_is_cancelled() {
+    let grpc = skillgate_grpc::GrpcConfig {
+        call_timeout: std::time::Duration::from_millis(300),
+        ..Default::default()
+    };
+    let s = Both::start_full(agent(), ServerConfig::default(), grpc).await;
+    let card = s.card().await;
+    let mut c = s.client().await;
+    let started = std::time::Instant::now();
+    // A blocking SendMessage of a 5 s call: the service would wait for it.
+    let m = send(call(&card, "echo", json!({"n": 1, "ms": 5000})));
+    let e = c.send_message(req(m, &[])).await.unwrap_err();
+    assert_eq!(e.code(), Code::Cancelled, "{e:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    s.shutdown().await;
+}
