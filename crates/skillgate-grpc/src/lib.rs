@@ -22,6 +22,8 @@
 mod adapter;
 #[cfg(feature = "server")]
 pub mod convert;
+#[cfg(feature = "server")]
+mod limit;
 pub mod numbers;
 #[cfg(feature = "server")]
 mod server;

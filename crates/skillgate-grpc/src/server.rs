@@ -1,9 +1,12 @@
 //! Serving the gRPC binding on a listener: the same limits as the HTTP server where tonic has
-//! them (message size = the body limit, a bound on concurrent streams per connection) and the
-//! same graceful shutdown (streams end at once, in-flight calls get the grace).
+//! them (message size = the body limit, the connection cap, a bound on concurrent streams per
+//! connection) and the same graceful shutdown (streams end at once, in-flight calls get the
+//! grace).
 
 use crate::adapter::Adapter;
+use crate::limit::Limited;
 use crate::pb::a2a_service_server::A2aServiceServer;
+use futures_util::StreamExt;
 use skillgate_server::{AgentSwap, TokenTable};
 use std::future::Future;
 use std::sync::Arc;
@@ -20,6 +23,9 @@ pub struct GrpcConfig {
     pub body_limit: usize,
     /// After shutdown: how long in-flight calls get before the server stops (default 10 s).
     pub shutdown_grace: Duration,
+    /// Most connections served at once (the HTTP server's `max_connections`; default 1024).
+    /// One more is closed as soon as it is accepted.
+    pub max_connections: usize,
     /// Most calls open at once on one HTTP/2 connection (default 100).
     pub max_concurrent_streams: u32,
     /// Longest a call may take to produce its answer (for a stream: its first message), the
@@ -34,6 +40,7 @@ impl Default for GrpcConfig {
             tokens: None,
             body_limit: 1024 * 1024,
             shutdown_grace: Duration::from_secs(10),
+            max_connections: 1024,
             max_concurrent_streams: 100,
             call_timeout: Duration::from_secs(35),
         }
@@ -70,7 +77,16 @@ pub async fn serve(
     };
     // TCP_NODELAY: without it a small answer waits on the client's delayed ACK (measured:
     // a describe_skill SendMessage took a median 48 ms instead of about 2 ms on loopback).
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    let slots = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
+    let incoming = tonic::transport::server::TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .filter_map(move |accepted| {
+            let admitted = match accepted {
+                Ok(io) => Limited::admit(io, &slots).map(Ok),
+                Err(e) => Some(Err(e)),
+            };
+            std::future::ready(admitted)
+        });
     let server = tonic::transport::Server::builder()
         .max_concurrent_streams(config.max_concurrent_streams)
         .timeout(config.call_timeout)

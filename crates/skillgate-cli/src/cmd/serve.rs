@@ -246,6 +246,7 @@ where
             // A blocking SendMessage answers within the request timeout; the margin is
             // for the answer's conversion and sending.
             call_timeout: config.request_timeout + Duration::from_secs(5),
+            max_connections: config.max_connections,
             ..Default::default()
         };
         let mut grpc = None;

@@ -164,3 +164,39 @@ async fn a_call_past_the_call_timeout_is_cancelled() {
     assert!(started.elapsed() < std::time::Duration::from_secs(3));
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn connections_past_the_cap_are_closed_and_a_freed_slot_is_reused() {
+    let grpc = skillgate_grpc::GrpcConfig {
+        max_connections: 1,
+        ..Default::default()
+    };
+    let s = Both::start_full(agent(), ServerConfig::default(), grpc).await;
+    let describe = || send(json!({"skill": "describe_skill", "arguments": {"skill_id": "echo"}}));
+    let mut first = s.client().await;
+    first.send_message(req(describe(), &[])).await.unwrap();
+    // The one slot is held by `first`: another connection is closed on accept.
+    let second = async {
+        let mut c = s.client().await;
+        c.send_message(req(describe(), &[])).await
+    };
+    let refused = tokio::time::timeout(std::time::Duration::from_secs(5), second)
+        .await
+        .expect("refused promptly");
+    assert!(refused.is_err(), "a second connection is refused");
+    drop(first);
+    // The slot comes back once the first connection is gone.
+    let again = skillgate_testkit::poll::eventually(std::time::Duration::from_secs(5), || async {
+        let c = skillgate_grpc::pb::a2a_service_client::A2aServiceClient::connect(format!(
+            "http://{}",
+            s.grpc_addr
+        ))
+        .await
+        .ok()?;
+        let mut c = c;
+        c.send_message(req(describe(), &[])).await.ok()
+    })
+    .await;
+    assert!(again.get_ref().payload.is_some());
+    s.shutdown().await;
+}
