@@ -225,3 +225,39 @@ async fn shutdown_ends_open_streams_within_the_grace() {
 async fn collect_rest(st: &mut tonic::Streaming<pb::StreamResponse>) {
     while let Some(Ok(_)) = st.next().await {}
 }
+
+#[tokio::test]
+async fn grpc_calls_count_in_the_service_metrics() {
+    let config = ServerConfig {
+        metrics: true,
+        ..Default::default()
+    };
+    let s = Both::start(config).await;
+    let card = s.card().await;
+    let mut c = s.client().await;
+    c.send_message(req(send(call(&card, "echo", json!({"n": 2}))), &[]))
+        .await
+        .unwrap();
+    let text = s
+        .http
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l == "skillgate_tasks_total{state=\"completed\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l == "skillgate_gate_outcomes_total{phase=\"processing\",code=\"ok\"} 1"),
+        "{text}"
+    );
+    // The request counter is the HTTP layer's: it sees the card fetch, not the gRPC call.
+    assert!(!text.contains("binding=\"GRPC\""), "{text}");
+    s.shutdown().await;
+}
