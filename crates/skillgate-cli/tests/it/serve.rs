@@ -456,7 +456,7 @@ fn client_commands_speak_grpc_with_binding_grpc() {
     assert_eq!(missing.status.code(), Some(2));
     let err = String::from_utf8_lossy(&missing.stderr).to_string();
     assert!(
-        err.contains("NOT_FOUND") && err.contains("no-such-task"),
+        err.contains("gRPC NOT_FOUND") && err.contains("no-such-task"),
         "{err}"
     );
 
