@@ -6,6 +6,7 @@
 #       implementing it by hand with our Appendix B document (must succeed);
 #   (c) `skillgate gateway` in front of a plain a2a-sdk agent, driven by our client and the SDK's.
 #   (d) signed Agent Cards: the SDK verifies ours and we verify the SDK signer's, per algorithm.
+#   (e) the SDK's gRPC client against `skillgate serve --grpc-listen` (a2a-sdk[grpc]).
 # Creates a venv (INTEROP_VENV, default target/interop-venv), installs interop/requirements.txt,
 # builds `skillgate`, runs every scenario and exits non-zero if any failed.
 set -euo pipefail
@@ -47,6 +48,7 @@ run sdk_server_extension interop/sdk_server_extension.py "$SKILLGATE" \
     "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
 run gateway_vs_sdk interop/gateway_vs_sdk.py "$SKILLGATE"
 run signing_vs_sdk interop/signing_vs_sdk.py "$SKILLGATE"
+run grpc_vs_sdk interop/grpc_vs_sdk.py "$SKILLGATE"
 
 if [ ${#failed[@]} -gt 0 ]; then
     echo "interop: FAILED: ${failed[*]}" >&2

@@ -250,11 +250,16 @@ impl A2aConn {
             if json_ct {
                 if let Ok(v) = jcs::parse_strict(&body.bytes) {
                     if let Ok(err) = serde_json::from_value::<RestErrorBody>(v) {
+                        // A gRPC refusal reaches here in the HTTP+JSON shape (the transport
+                        // maps it); its own status name is what the agent sent.
+                        let origin = match self.interface().binding {
+                            Binding::Grpc => "gRPC".to_owned(),
+                            _ => format!("HTTP {}", err.error.code),
+                        };
                         return Err(ClientError::protocol(
                             step,
                             format!(
-                                "HTTP {} {}: {}",
-                                err.error.code,
+                                "{origin} {}: {}",
                                 bounded_text(&err.error.status),
                                 bounded_text(&err.error.message)
                             ),

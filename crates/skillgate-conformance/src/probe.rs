@@ -366,7 +366,8 @@ impl Prober {
                 Ok(r) => r,
                 Err(o) => return Ok(*o),
             },
-            Binding::HttpJson => v,
+            // gRPC answers come back in the HTTP+JSON shapes (skillgate-transport).
+            Binding::HttpJson | Binding::Grpc => v,
         };
         Ok(match serde_json::from_value::<a2a::Task>(result) {
             Ok(t) => Outcome::Task(t),
@@ -402,7 +403,7 @@ impl Prober {
                 Ok(r) => r,
                 Err(o) => return *o,
             },
-            Binding::HttpJson => {
+            Binding::HttpJson | Binding::Grpc => {
                 if !(200..300).contains(&fetched.status) {
                     let message = v
                         .pointer("/error/message")

@@ -422,3 +422,16 @@ impl AgentBuilder {
         })))
     }
 }
+
+/// Lists the gRPC interface at `url` (`host:port`, what gRPC clients dial) after the HTTP
+/// ones of `card`, when the server also serves the gRPC binding.
+pub(crate) fn add_grpc_interface(card: &mut a2a::AgentCard, url: Option<&str>) {
+    if let Some(url) = url {
+        card.supported_interfaces.push(a2a::AgentInterface {
+            url: url.to_owned(),
+            protocol_binding: a2a::BINDING_GRPC.into(),
+            tenant: String::new(),
+            protocol_version: a2a::PROTOCOL_VERSION.into(),
+        });
+    }
+}

@@ -64,6 +64,9 @@ pub struct ServerConfig {
     /// says `capabilities.pushNotifications: false` and the four push config methods answer
     /// `PushNotificationNotSupported`.
     pub push: Option<crate::push::PushPolicy>,
+    /// Where the gRPC binding (skillgate-grpc) serves this same agent, as `host:port`; the
+    /// card then lists a `GRPC` interface after the two HTTP ones (default `None`: no gRPC).
+    pub grpc_url: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -88,6 +91,7 @@ impl Default for ServerConfig {
             card_signer: None,
             metrics: false,
             push: None,
+            grpc_url: None,
         }
     }
 }

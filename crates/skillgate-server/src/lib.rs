@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod binding;
 pub mod config;
 pub mod console;
 pub mod gate;

@@ -12,6 +12,9 @@ pub enum Binding {
     JsonRpc,
     /// HTTP+JSON / REST (`HTTP+JSON`).
     HttpJson,
+    /// gRPC over plain HTTP/2 (`GRPC`); used only when asked for (`preferred`), never picked
+    /// by default.
+    Grpc,
 }
 
 impl Binding {
@@ -20,6 +23,17 @@ impl Binding {
         match self {
             Binding::JsonRpc => skillgate_a2a::BINDING_JSONRPC,
             Binding::HttpJson => skillgate_a2a::BINDING_HTTP_JSON,
+            Binding::Grpc => skillgate_a2a::BINDING_GRPC,
+        }
+    }
+
+    /// The URL of a card interface of this binding: gRPC's `host:port` form (what gRPC
+    /// clients dial, and what A2A allows for it) reads as `http://host:port`.
+    pub fn parse_url(self, card_url: &str) -> Result<Url, url::ParseError> {
+        if self == Binding::Grpc && !card_url.contains("://") {
+            Url::parse(&format!("http://{card_url}"))
+        } else {
+            Url::parse(card_url)
         }
     }
 
@@ -28,6 +42,7 @@ impl Binding {
         match name {
             skillgate_a2a::BINDING_JSONRPC => Some(Binding::JsonRpc),
             skillgate_a2a::BINDING_HTTP_JSON => Some(Binding::HttpJson),
+            skillgate_a2a::BINDING_GRPC => Some(Binding::Grpc),
             _ => None,
         }
     }
@@ -76,6 +91,8 @@ pub enum NoInterface {
 impl Interface {
     /// Step 1's interface selection: the first interface, in the card's order of preference,
     /// whose binding the transport speaks (only `preferred` if given) at protocol version 1.x.
+    /// gRPC is chosen only when `preferred`; its `host:port` URL is read as `http://host:port`
+    /// (plain HTTP/2, so the scheme policy allows it on loopback or with `allow_http`).
     ///
     /// The first such interface is the choice: a bad or refused URL there is an error rather
     /// than a silent fall-back to a later, less preferred interface.
@@ -87,6 +104,10 @@ impl Interface {
         let mut seen = Vec::new();
         for i in &card.supported_interfaces {
             let binding = match Binding::from_card(&i.protocol_binding) {
+                Some(Binding::Grpc) if preferred != Some(Binding::Grpc) => {
+                    seen.push(i.protocol_binding.clone());
+                    continue;
+                }
                 Some(b) if preferred.is_none_or(|p| p == b) => b,
                 _ => {
                     seen.push(i.protocol_binding.clone());
@@ -97,7 +118,7 @@ impl Interface {
                 seen.push(format!("{} {}", i.protocol_binding, i.protocol_version));
                 continue;
             }
-            let url = Url::parse(&i.url).map_err(|e| NoInterface::BadUrl {
+            let url = binding.parse_url(&i.url).map_err(|e| NoInterface::BadUrl {
                 url: redact_str(&i.url),
                 reason: e.to_string(),
             })?;
@@ -136,6 +157,37 @@ mod tests {
             "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn grpc_is_chosen_only_when_asked_for_and_its_host_port_is_plain_http() {
+        let c = card(serde_json::json!([
+            {"url": "127.0.0.1:9", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+            {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ]));
+        let default = Interface::select(&c, None, false).unwrap();
+        assert_eq!(
+            default.binding,
+            Binding::JsonRpc,
+            "GRPC first, but never by default"
+        );
+        let g = Interface::select(&c, Some(Binding::Grpc), false).unwrap();
+        assert_eq!(g.binding, Binding::Grpc);
+        assert_eq!(g.url.as_str(), "http://127.0.0.1:9/");
+        let remote = card(serde_json::json!([
+            {"url": "agent.example.net:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        ]));
+        assert!(matches!(
+            Interface::select(&remote, Some(Binding::Grpc), false),
+            Err(NoInterface::Refused { .. })
+        ));
+        let only_grpc = card(serde_json::json!([
+            {"url": "127.0.0.1:9", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        ]));
+        assert!(matches!(
+            Interface::select(&only_grpc, None, false),
+            Err(NoInterface::None { .. })
+        ));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! JSON-RPC: one `POST` to the interface URL with a fresh string id. HTTP+JSON: the
 //! operation's path under the interface URL (and the tenant, when the card names one):
 //! `POST message:send`, `POST message:stream`, `GET tasks/{id}`, `POST tasks/{id}:cancel`,
-//! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`.
+//! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`. gRPC: the `A2AService` method, its answer
+//! handed back in the HTTP+JSON shapes (see the `grpc` module).
 
 use serde::Serialize;
 use skillgate_a2a::{
@@ -81,6 +82,13 @@ impl Endpoint {
         Ok(url)
     }
 
+    fn grpc(&self) -> crate::grpc::Grpc<'_> {
+        crate::grpc::Grpc {
+            transport: &self.transport,
+            interface: &self.interface,
+        }
+    }
+
     fn rpc(
         &self,
         method: &str,
@@ -104,6 +112,10 @@ impl Endpoint {
     ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
         let t = &self.transport;
         match self.interface.binding {
+            Binding::Grpc => {
+                let open = self.grpc().open(method, &params, activate).await?;
+                Ok((None, open))
+            }
             Binding::JsonRpc => {
                 let (id, body) = self.rpc(method, params)?;
                 let open = t
@@ -140,6 +152,9 @@ impl Endpoint {
         accept: &str,
         activate: bool,
     ) -> Result<Sent, TransportError> {
+        if self.interface.binding == Binding::Grpc {
+            return self.grpc().unary(method, &params, activate).await;
+        }
         let (request_id, open) = self.open(method, params, rest, accept, activate).await?;
         Ok(Sent {
             request_id,
@@ -198,6 +213,7 @@ impl Endpoint {
     /// (the tenant in the path).
     pub async fn list_tasks(&self, request: &ListTasksRequest) -> Result<Sent, TransportError> {
         match self.interface.binding {
+            Binding::Grpc => self.grpc().unary(methods::LIST_TASKS, request, true).await,
             Binding::JsonRpc => {
                 let rest = (Verb::Get, &["tasks"][..]);
                 self.unary(

@@ -39,11 +39,22 @@ pub struct Streaming {
     pub extensions: Option<String>,
     /// The URL that answered (after redirects).
     pub url: Url,
-    response: reqwest::Response,
+    source: Source,
     limit: usize,
     read: usize,
     parser: SseParser,
     finished: bool,
+}
+
+/// Where a [`Streaming`] body comes from.
+enum Source {
+    /// An HTTP response body.
+    Http(reqwest::Response),
+    /// A gRPC server stream, each message re-framed as one server-sent event of its
+    /// ProtoJSON form, so every reader decodes both bindings the same way.
+    Grpc(crate::grpc::EventSource),
+    /// A body known whole (a gRPC refusal before streaming), handed out once.
+    Whole(Option<Vec<u8>>),
 }
 
 impl std::fmt::Debug for Streaming {
@@ -65,19 +76,56 @@ impl Streaming {
 
     /// The next chunk, or `None` at the end; fails once the total exceeds the limit.
     pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, TransportError> {
-        match self.response.chunk().await {
-            Ok(Some(c)) => {
-                self.read = self.read.saturating_add(c.len());
-                if self.read > self.limit {
-                    return Err(TransportError::TooLarge {
-                        limit: self.limit,
-                        url: redact(&self.url),
-                    });
-                }
-                Ok(Some(c.to_vec()))
+        let next = match &mut self.source {
+            Source::Http(response) => match response.chunk().await {
+                Ok(c) => c.map(|c| c.to_vec()),
+                Err(e) => return Err(reqwest_error(e)),
+            },
+            Source::Grpc(events) => events.next_event(&self.url).await?,
+            Source::Whole(body) => body.take(),
+        };
+        if let Some(c) = &next {
+            self.read = self.read.saturating_add(c.len());
+            if self.read > self.limit {
+                return Err(TransportError::TooLarge {
+                    limit: self.limit,
+                    url: redact(&self.url),
+                });
             }
-            Ok(None) => Ok(None),
-            Err(e) => Err(reqwest_error(e)),
+        }
+        Ok(next)
+    }
+
+    /// A gRPC answer as an open response: an event stream of `events`, or `whole` (a refusal
+    /// before streaming, in the HTTP+JSON error shape) with `status`.
+    pub(crate) fn from_grpc(
+        url: Url,
+        outcome: Result<crate::grpc::EventSource, Reply>,
+        extensions: Option<String>,
+        limit: usize,
+    ) -> Self {
+        let (status, content_type, source) = match outcome {
+            Ok(events) => (
+                StatusCode::OK,
+                skillgate_a2a::MEDIA_TYPE_EVENT_STREAM.to_owned(),
+                Source::Grpc(events),
+            ),
+            Err(reply) => (
+                reply.status,
+                reply.content_type,
+                Source::Whole(Some(reply.bytes)),
+            ),
+        };
+        Streaming {
+            status,
+            content_type,
+            extensions,
+            url,
+            source,
+            limit,
+            read: 0,
+            parser: SseParser::default(),
+            finished: false,
         }
     }
 
@@ -252,7 +300,7 @@ impl Transport {
         crate::parse_url(s, self.config.allow_http)
     }
 
-    fn headers(&self, accept: &str, activate: bool) -> HeaderMap {
+    pub(crate) fn headers(&self, accept: &str, activate: bool) -> HeaderMap {
         let mut h = HeaderMap::new();
         if let Ok(v) = HeaderValue::from_str(accept) {
             h.insert(ACCEPT, v);
@@ -319,7 +367,7 @@ impl Transport {
             content_type: content_type(response.headers()),
             extensions: header_text(response.headers(), skillgate_a2a::A2A_EXTENSIONS_HEADER),
             url: final_url,
-            response,
+            source: Source::Http(response),
             limit,
             read: 0,
             parser: SseParser::default(),

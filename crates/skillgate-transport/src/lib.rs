@@ -17,6 +17,7 @@ mod config;
 mod endpoint;
 mod error;
 mod extra;
+mod grpc;
 mod http;
 mod id;
 mod sse;

@@ -49,6 +49,8 @@ pub enum BindingArg {
     Jsonrpc,
     /// HTTP+JSON (REST).
     HttpJson,
+    /// gRPC over plain HTTP/2 (only when asked for: never the default).
+    Grpc,
 }
 
 impl From<BindingArg> for Binding {
@@ -56,6 +58,7 @@ impl From<BindingArg> for Binding {
         match b {
             BindingArg::Jsonrpc => Binding::JsonRpc,
             BindingArg::HttpJson => Binding::HttpJson,
+            BindingArg::Grpc => Binding::Grpc,
         }
     }
 }

@@ -84,6 +84,11 @@ pub struct ServerFlags {
     /// the scrape needs one of the tokens. Off by default (/metrics is a 404).
     #[arg(long)]
     pub metrics: bool,
+    /// Also serve the A2A gRPC binding (`lf.a2a.v1.A2AService`) on this address (port 0
+    /// picks a free port), over the same skills, tokens and task store; the card lists it as
+    /// a GRPC interface (`host:port`) after the HTTP ones. Plain HTTP/2 (no TLS), like --listen.
+    #[arg(long, value_name = "ADDR")]
+    pub grpc_listen: Option<String>,
     #[command(flatten)]
     pub push: PushFlags,
     #[command(flatten)]
@@ -268,18 +273,49 @@ where
             let _ = tx.send(true);
         });
         // A signal during start-up (opening the store, say) ends it here ...
-        let (served, listener, config) = tokio::select! {
+        let (served, listeners, config) = tokio::select! {
             r = start(flags, load) => r?,
             () = stopped(rx.clone()) => return Ok(exit::OK),
         };
         // ... and once listening, it starts the graceful shutdown.
         let reload = served.reload;
-        skillgate_server::serve_swappable(served.agent, listener, config, stopped(rx), |swap| {
-            if let Some(r) = reload {
-                r(swap);
-            }
-        })
+        let grpc_config = skillgate_grpc::GrpcConfig {
+            tokens: config.tokens.clone(),
+            body_limit: config.body_limit,
+            shutdown_grace: config.shutdown_grace,
+            // A blocking SendMessage answers within the request timeout; the margin is
+            // for the answer's conversion and sending.
+            call_timeout: config.request_timeout + Duration::from_secs(5),
+            max_connections: config.max_connections,
+            ..Default::default()
+        };
+        let mut grpc = None;
+        let grpc_stop = stopped(rx.clone());
+        skillgate_server::serve_swappable(
+            served.agent,
+            listeners.http,
+            config,
+            stopped(rx),
+            |swap| {
+                // The gRPC binding answers through the same service (one gate, one store,
+                // the same reloads) and stops on the same signal.
+                if let Some(l) = listeners.grpc {
+                    grpc = Some(tokio::spawn(skillgate_grpc::serve(
+                        swap.clone(),
+                        l,
+                        grpc_config,
+                        grpc_stop,
+                    )));
+                }
+                if let Some(r) = reload {
+                    r(swap);
+                }
+            },
+        )
         .await?;
+        if let Some(g) = grpc {
+            g.await.context("the gRPC server task failed")??;
+        }
         Ok(exit::OK)
     });
     // Skills still running after the grace are abandoned, not awaited.
@@ -297,11 +333,14 @@ async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
 }
 
+/// The bound listeners of a server command: HTTP always, gRPC with --grpc-listen.
+struct Listeners {
+    http: tokio::net::TcpListener,
+    grpc: Option<tokio::net::TcpListener>,
+}
+
 /// Builds the agent, opens the store, binds and announces the address.
-async fn start<F, Fut>(
-    a: ServerFlags,
-    load: F,
-) -> anyhow::Result<(Served, tokio::net::TcpListener, ServerConfig)>
+async fn start<F, Fut>(a: ServerFlags, load: F) -> anyhow::Result<(Served, Listeners, ServerConfig)>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Served>>,
@@ -320,7 +359,7 @@ where
     let store = a.store.open().await?;
     tracing::info!(store = %store.describe(), "task store");
     log_skills(&served.agent);
-    let config = ServerConfig {
+    let mut config = ServerConfig {
         tokens,
         public_url: a.public_url.or(served.config_url.take()),
         store: Some(store),
@@ -346,7 +385,19 @@ where
             addr.port()
         );
     }
+    let grpc = match &a.grpc_listen {
+        None => None,
+        Some(g) => {
+            let l = tokio::net::TcpListener::bind(g)
+                .await
+                .with_context(|| format!("cannot listen on {g} (--grpc-listen)"))?;
+            config.grpc_url = Some(grpc_url(l.local_addr()?, config.public_url.as_deref())?);
+            Some(l)
+        }
+    };
     let mut out = std::io::stdout();
+    // Only the HTTP address on stdout (its one-line contract); the gRPC address is in the
+    // log line below and in the card.
     writeln!(out, "listening on http://{addr}")?;
     out.flush()?;
     tracing::info!(
@@ -358,9 +409,34 @@ where
         metrics = a.metrics,
         push = a.push.push,
         auth = config.tokens.is_some(),
+        grpc = config.grpc_url.as_deref().unwrap_or("off"),
         "listening"
     );
-    Ok((served, listener, config))
+    Ok((
+        served,
+        Listeners {
+            http: listener,
+            grpc,
+        },
+        config,
+    ))
+}
+
+/// The `host:port` the card gives for the gRPC interface: the bound address, or for an
+/// all-interfaces address the host of the public URL with the bound port.
+fn grpc_url(addr: std::net::SocketAddr, public_url: Option<&str>) -> anyhow::Result<String> {
+    if !addr.ip().is_unspecified() {
+        return Ok(addr.to_string());
+    }
+    let host = public_url
+        .and_then(|u| url::Url::parse(u).ok())
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .with_context(|| {
+            format!(
+                "--grpc-listen {addr} listens on every interface: pass --public-url so the card can name a host clients reach"
+            )
+        })?;
+    Ok(format!("{host}:{}", addr.port()))
 }
 
 /// `SIGHUP` re-reads the config: a valid one replaces the agent (card, digests and skills at

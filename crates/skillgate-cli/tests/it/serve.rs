@@ -437,3 +437,119 @@ fn push_flags_turn_push_notifications_on_and_the_guard_follows_them() {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }
+
+#[test]
+fn serve_grpc_listen_serves_the_grpc_binding_and_stops_on_sigterm() {
+    let (child, url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+        ],
+        Stdio::null(),
+    );
+    let addr = url.strip_prefix("http://").unwrap().to_owned();
+    let card = http(
+        &addr,
+        &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    );
+    let body = &card[card.find("\r\n\r\n").unwrap() + 4..];
+    let card: serde_json::Value = serde_json::from_str(body).unwrap();
+    let interfaces = card["supportedInterfaces"].as_array().unwrap();
+    let grpc = interfaces.last().unwrap();
+    assert_eq!(grpc["protocolBinding"], "GRPC", "{card}");
+    let grpc_addr = grpc["url"].as_str().unwrap().to_owned();
+    assert!(grpc_addr.starts_with("127.0.0.1:"), "{grpc_addr}");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let state = rt.block_on(async {
+        use skillgate_grpc::pb;
+        let mut c =
+            pb::a2a_service_client::A2aServiceClient::connect(format!("http://{grpc_addr}"))
+                .await
+                .unwrap();
+        let m: pb::SendMessageRequest = serde_json::from_value(serde_json::json!({"message": {
+            "messageId": "g1", "role": "ROLE_USER", "parts": [{"data": {"skill": "describe_skill",
+            "arguments": {"skill_id": "evaluate_resource_condition"}}}]}}))
+        .unwrap();
+        let mut r = tonic::Request::new(m);
+        r.metadata_mut()
+            .insert("a2a-version", "1.0".parse().unwrap());
+        let out = c.send_message(r).await.unwrap().into_inner();
+        serde_json::to_value(&out).unwrap()["task"]["status"]["state"].clone()
+    });
+    assert_eq!(state, "TASK_STATE_COMPLETED");
+    skillgate_testkit::cli::stop(child);
+}
+
+#[test]
+fn client_commands_speak_grpc_with_binding_grpc() {
+    let (child, url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+        ],
+        Stdio::null(),
+    );
+    let skill = "evaluate_resource_condition";
+    let describe = skillgate().run(&["describe", &url, skill, "--binding", "grpc", "-v"]);
+    let err = String::from_utf8_lossy(&describe.stderr).to_string();
+    let out = String::from_utf8_lossy(&describe.stdout).to_string();
+    assert!(describe.status.success(), "{out}{err}");
+    assert!(out.contains("interface GRPC http://127.0.0.1:"), "{out}");
+    assert!(
+        err.contains("gRPC http://127.0.0.1:"),
+        "the calls went over gRPC: {err}"
+    );
+
+    let args = r#"{"resource_id":"lo","condition":{"metric":"rx_bytes_per_second","operator":"gte","threshold":0,"unit":"bytes_per_second"},"window_ms":200}"#;
+    for stream in [false, true] {
+        let mut a = vec![
+            "call",
+            &url,
+            skill,
+            "--binding",
+            "grpc",
+            "--args",
+            args,
+            "--format",
+            "json",
+        ];
+        if stream {
+            a.push("--stream");
+        }
+        let call = skillgate().run(&a);
+        let out = String::from_utf8_lossy(&call.stdout).to_string();
+        assert!(call.status.success(), "stream {stream}: {out}");
+        let last: serde_json::Value =
+            serde_json::from_str(out.trim().lines().last().unwrap()).unwrap();
+        assert_eq!(last["ok"], true, "{out}");
+    }
+
+    let missing = skillgate().run(&["task", "get", &url, "no-such-task", "--binding", "grpc"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr).to_string();
+    assert!(
+        err.contains("gRPC NOT_FOUND") && err.contains("no-such-task"),
+        "{err}"
+    );
+
+    let conf = skillgate().run(&["conformance", &url, "--binding", "grpc", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&conf.stdout).unwrap();
+    assert_eq!(report["binding"], "GRPC", "{report}");
+    assert_eq!(report["summary"]["fail"], 0, "{report}");
+    assert!(conf.status.success());
+    skillgate_testkit::cli::stop(child);
+}

@@ -87,7 +87,7 @@ pub(crate) fn choose_interface(
             i.protocol_binding == b.as_str() && i.protocol_version == a2a::PROTOCOL_VERSION
         });
         if let Some(i) = found {
-            match Url::parse(&i.url) {
+            match b.parse_url(&i.url) {
                 Ok(u) => match crate::probe::check_scheme(&u, run.prober.config().allow_http) {
                     Ok(()) => {
                         ev.push(format!("probing {} at {u}", b.as_str()));

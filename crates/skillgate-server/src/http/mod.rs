@@ -13,6 +13,7 @@ pub use browser::OriginGuard;
 pub(crate) use observe::millis;
 
 use crate::agent::Agent;
+use crate::binding::AuthRefusal;
 use crate::config::{ServerConfig, TokenTable};
 use crate::metrics::Metrics;
 use crate::service::{A2aService, Caller};
@@ -25,7 +26,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use skillgate_a2a as a2a;
-use skillgate_core::wire::EXTENSION_URI;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,14 +48,18 @@ impl CardCache {
     /// The card of `agent` at `base_url`; assembled once per agent, its modification time is
     /// when that agent started being served.
     /// With `signer`, the card carries its signature (A2A 1.0 section 8.4), made once here.
+    /// With `grpc`, the card lists the gRPC interface after the HTTP ones; `push` is what
+    /// `capabilities.pushNotifications` says.
     fn of(
         agent: &Agent,
         base_url: &str,
+        grpc: Option<&str>,
         auth: bool,
         signer: Option<&SigningKey>,
         push: bool,
     ) -> Self {
         let mut card = agent.card(base_url, auth);
+        crate::agent::add_grpc_interface(&mut card, grpc);
         card.capabilities.push_notifications = Some(push);
         let mut value = serde_json::to_value(&card).unwrap_or_default();
         if let Some(key) = signer {
@@ -81,17 +85,41 @@ pub struct AgentSwap {
     service: A2aService,
     card: Arc<std::sync::RwLock<Arc<CardCache>>>,
     base_url: Arc<str>,
+    grpc_url: Option<Arc<str>>,
     auth: bool,
     signer: Option<Arc<SigningKey>>,
 }
 
 impl AgentSwap {
+    /// The one service behind every binding of this server: another binding (gRPC) built
+    /// on it shares the gate, the task store and every reload.
+    pub fn service(&self) -> A2aService {
+        self.service.clone()
+    }
+
+    /// The extended Agent Card for the request's caller, exactly as the HTTP bindings
+    /// answer `GetExtendedAgentCard` (signed like the public card).
+    pub fn extended_card(
+        &self,
+        ctx: &crate::service::RequestContext,
+    ) -> Result<serde_json::Value, crate::service::ServiceError> {
+        extended_card_value(
+            &self.service,
+            &self.base_url,
+            self.grpc_url.as_deref(),
+            self.auth,
+            self.signer.as_deref(),
+            ctx,
+        )
+    }
+
     /// Serves `agent` from now on. The card is held for writing while the agent is replaced,
     /// so no client can read the new card and still reach the old skills.
     pub fn replace(&self, agent: Agent) {
         let cache = Arc::new(CardCache::of(
             &agent,
             &self.base_url,
+            self.grpc_url.as_deref(),
             self.auth,
             self.signer.as_deref(),
             self.service.push_enabled(),
@@ -118,6 +146,7 @@ pub(crate) struct AppState {
     /// What the extended card needs that the service does not know: where the agent is
     /// served, whether callers authenticate, and the card signer.
     base_url: Arc<str>,
+    grpc_url: Option<Arc<str>>,
     signer: Option<Arc<SigningKey>>,
     /// Cancelled when the server shuts down: every open event stream ends.
     pub(crate) streams_end: tokio_util::sync::CancellationToken,
@@ -141,17 +170,33 @@ impl AppState {
         &self,
         ctx: &crate::service::RequestContext,
     ) -> Result<serde_json::Value, crate::service::ServiceError> {
-        let card = self.service.extended_agent_card(
-            ctx.caller.as_ref(),
+        extended_card_value(
+            &self.service,
             &self.base_url,
+            self.grpc_url.as_deref(),
             self.tokens.is_some(),
-        )?;
-        let mut value = serde_json::to_value(&card).unwrap_or_default();
-        if let Some(key) = &self.signer {
-            let _ = key.sign(&mut value);
-        }
-        Ok(value)
+            self.signer.as_deref(),
+            ctx,
+        )
     }
+}
+
+/// The extended card of `ctx`'s caller as served (interfaces, signature), for any binding.
+fn extended_card_value(
+    service: &A2aService,
+    base_url: &str,
+    grpc: Option<&str>,
+    auth: bool,
+    signer: Option<&SigningKey>,
+    ctx: &crate::service::RequestContext,
+) -> Result<serde_json::Value, crate::service::ServiceError> {
+    let mut card = service.extended_agent_card(ctx.caller.as_ref(), base_url, auth)?;
+    crate::agent::add_grpc_interface(&mut card, grpc);
+    let mut value = serde_json::to_value(&card).unwrap_or_default();
+    if let Some(key) = signer {
+        let _ = key.sign(&mut value);
+    }
+    Ok(value)
 }
 
 /// The protocol version a request asked for, when this server does not serve it.
@@ -199,9 +244,11 @@ fn build_router(
     let auth = config.tokens.is_some();
     let signer = config.card_signer.clone();
     let service = A2aService::with_metrics(agent.clone(), &config, metrics.clone());
+    let grpc_url: Option<Arc<str>> = config.grpc_url.as_deref().map(Arc::from);
     let card = Arc::new(std::sync::RwLock::new(Arc::new(CardCache::of(
         &agent,
         &base_url,
+        grpc_url.as_deref(),
         auth,
         signer.as_deref(),
         service.push_enabled(),
@@ -210,6 +257,7 @@ fn build_router(
         service: service.clone(),
         card: Arc::clone(&card),
         base_url: base_url.into(),
+        grpc_url,
         auth,
         signer,
     };
@@ -222,6 +270,7 @@ fn build_router(
         request_timeout: config.request_timeout,
         tokens: config.tokens.map(Arc::new),
         base_url: Arc::clone(&swap.base_url),
+        grpc_url: swap.grpc_url.clone(),
         signer: swap.signer.clone(),
         streams_end,
         metrics,
@@ -438,14 +487,6 @@ fn requested_version(req: &Request) -> String {
     String::new()
 }
 
-fn version_supported(v: &str) -> bool {
-    // Major.Minor; a patch component is tolerated. Only 1.0 is served.
-    let mut it = v.split('.');
-    matches!((it.next(), it.next()), (Some("1"), Some("0")))
-        && it.clone().count() <= 1
-        && it.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-}
-
 async fn version_layer(mut req: Request, next: Next) -> Response {
     // The card, the scrape and the console are read by clients that speak no A2A version.
     let path = req.uri().path();
@@ -456,14 +497,10 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
         return next.run(req).await;
     }
     let v = requested_version(&req);
-    if version_supported(&v) {
+    if crate::binding::version_supported(&v) {
         return next.run(req).await;
     }
-    let shown = if v.is_empty() {
-        a2a::IMPLICIT_PROTOCOL_VERSION.to_string()
-    } else {
-        v
-    };
+    let shown = crate::binding::version_shown(&v).to_owned();
     if is_jsonrpc_path(req.uri().path()) {
         // The JSON-RPC adapter answers with the request id once it has read the envelope.
         req.extensions_mut().insert(VersionRejected(shown));
@@ -472,12 +509,7 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
     rest::ApiError::new(a2a::A2aError::VersionNotSupported, version_message(&shown)).into_response()
 }
 
-pub(crate) fn version_message(v: &str) -> String {
-    format!(
-        "A2A version '{v}' is not supported; this agent serves {} (send the A2A-Version header)",
-        a2a::PROTOCOL_VERSION
-    )
-}
+pub(crate) use crate::binding::version_message;
 
 /// Splits comma-separated header values from every occurrence of a header.
 fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
@@ -493,12 +525,7 @@ fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
 
 async fn extensions_layer(mut req: Request, next: Next) -> Response {
     let requested = header_list(req.headers(), a2a::A2A_EXTENSIONS_HEADER);
-    let mut active: Vec<String> = Vec::new();
-    for r in requested {
-        if r == EXTENSION_URI && !active.contains(&r) {
-            active.push(r);
-        }
-    }
+    let active = crate::binding::activate_extensions(requested.iter().map(String::as_str));
     req.extensions_mut()
         .insert(ActiveExtensions(active.clone()));
     let mut resp = next.run(req).await;
@@ -520,48 +547,26 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
     {
         return next.run(req).await;
     }
-    if req.headers().get_all(header::AUTHORIZATION).iter().count() > 1 {
-        // First-wins or last-wins would let a proxy and the server disagree on the caller.
-        return rest::ApiError::Refused(
-            a2a::HttpRefusal::BadRequest,
-            "send exactly one Authorization header".to_owned(),
-        )
-        .into_response();
-    }
     let presented = req
         .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            let (scheme, rest) = v.trim().split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| rest.trim().to_string())
-        });
-    let entry = presented.as_deref().and_then(|t| tokens.lookup(t));
-    match entry {
-        Some(e) => {
-            req.extensions_mut().insert(Caller {
-                label: e.label.as_str().into(),
-                skills: e.skills.clone().map(Arc::new),
-            });
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .map(|v| v.to_str().unwrap_or(""));
+    match crate::binding::authenticate(tokens, presented) {
+        Ok(caller) => {
+            req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        None => {
-            let (challenge, message) = if presented.is_some() {
-                (
-                    "Bearer realm=\"skillgate\", error=\"invalid_token\"",
-                    "the bearer token is not valid",
-                )
-            } else {
-                (
-                    "Bearer realm=\"skillgate\"",
-                    "authentication required: send Authorization: Bearer <token>",
-                )
+        Err(e @ AuthRefusal::Ambiguous) => {
+            rest::ApiError::Refused(a2a::HttpRefusal::BadRequest, e.to_string()).into_response()
+        }
+        Err(e) => {
+            let challenge = match e {
+                AuthRefusal::Invalid => "Bearer realm=\"skillgate\", error=\"invalid_token\"",
+                _ => "Bearer realm=\"skillgate\"",
             };
-            let mut r =
-                rest::ApiError::Refused(a2a::HttpRefusal::Unauthenticated, message.to_owned())
-                    .into_response();
+            let mut r = rest::ApiError::Refused(a2a::HttpRefusal::Unauthenticated, e.to_string())
+                .into_response();
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(challenge),
@@ -591,20 +596,5 @@ pub(crate) fn request_context(ext: &axum::http::Extensions) -> crate::service::R
             .get::<ActiveExtensions>()
             .map(|a| a.0.clone())
             .unwrap_or_default(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn versions() {
-        for ok in ["1.0", "1.0.0", "1.0.3"] {
-            assert!(super::version_supported(ok), "{ok}");
-        }
-        for bad in [
-            "", "0.3", "99.0", "1", "1.1", "1.0.", "1.0.x", "1.0.0.0", "2.0",
-        ] {
-            assert!(!super::version_supported(bad), "{bad}");
-        }
     }
 }

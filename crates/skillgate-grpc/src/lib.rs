@@ -1,0 +1,50 @@
+//! skillgate-grpc: the A2A gRPC binding (`lf.a2a.v1.A2AService`), generated at build time
+//! from the vendored normative `proto/a2a.proto` (A2A 1.0.1).
+//!
+//! It is a thin adapter: [`serve`] answers every method through the same
+//! [`skillgate_server::A2aService`] as the server's JSON-RPC and HTTP+JSON bindings (one gate,
+//! one task store, reloads included), reached through the [`skillgate_server::AgentSwap`] the
+//! HTTP server hands out. Messages convert through their ProtoJSON form into the
+//! skillgate-a2a types ([`convert`]); errors are `google.rpc.Status` with an `ErrorInfo`
+//! ([`status`]). Version, extension and bearer checks are the server's
+//! ([`skillgate_server::binding`]), read from gRPC metadata.
+//!
+//! Without the default `server` feature only the generated code (with its client) and
+//! [`numbers`] are built, for the client transport, which must not depend on the server.
+//!
+//! One difference from the JSON bindings is the protobuf `Struct` in Data Parts and metadata:
+//! its numbers are doubles, so an integer beyond 2^53 reaches a skill rounded (see
+//! [`numbers::integral_numbers`]).
+
+#![warn(missing_docs)]
+
+#[cfg(feature = "server")]
+mod adapter;
+#[cfg(feature = "server")]
+pub mod convert;
+#[cfg(feature = "server")]
+mod limit;
+pub mod numbers;
+#[cfg(feature = "server")]
+mod server;
+#[cfg(feature = "server")]
+pub mod status;
+
+#[cfg(feature = "server")]
+pub use adapter::{Adapter, EventStream};
+#[cfg(feature = "server")]
+pub use server::{serve, GrpcConfig, GrpcError};
+
+/// The generated messages, service and client of package `lf.a2a.v1` (prost + tonic +
+/// pbjson serde impls, the latter speaking ProtoJSON).
+#[allow(
+    missing_docs,
+    clippy::all,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.rs"));
+    include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.serde.rs"));
+}
