@@ -5,6 +5,7 @@
 #   TCK_DIR   an exported 1.0-dev tree (required), e.g. git --git-dir=<mirror> archive 1.0-dev | tar -x -C "$TCK_DIR"
 #   TCK_VENV  venv for the TCK (default target/tck-venv; created and filled on first use)
 #   TCK_LEVEL must|should|may (default must)
+#   TCK_TRANSPORTS  space-separated (default "jsonrpc http_json grpc")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${TCK_DIR:?set TCK_DIR to an exported a2a-tck 1.0-dev tree}"
@@ -24,7 +25,9 @@ cargo build --quiet -p skillgate-cli
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 OUT=$(mktemp)
-"$TARGET_DIR/debug/skillgate" serve --listen 127.0.0.1:0 --store memory --conformance-agent >"$OUT" 2>&1 &
+# gRPC on a second port; push notifications on, with the TCK's webhook receiver on loopback.
+"$TARGET_DIR/debug/skillgate" serve --listen 127.0.0.1:0 --grpc-listen 127.0.0.1:0 --store memory \
+    --conformance-agent --push --allow-http-push >"$OUT" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -f "$OUT"' EXIT
 for _ in $(seq 50); do
@@ -35,7 +38,7 @@ URL=$(sed -n 's/^listening on //p' "$OUT" | head -1)
 [ -n "$URL" ] || { echo "tck: skillgate serve did not start: $(cat "$OUT")" >&2; exit 2; }
 
 status=0
-for transport in jsonrpc http_json; do
+for transport in ${TCK_TRANSPORTS:-jsonrpc http_json grpc}; do
     echo "== TCK $LEVEL $transport against $URL"
     (cd "$TCK_DIR" && "$TCK_VENV/bin/python" run_tck.py --sut-host "$URL" \
         --transport "$transport" --level "$LEVEL") >"$REPORTS/$transport.log" 2>&1 || status=1

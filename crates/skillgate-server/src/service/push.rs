@@ -257,7 +257,8 @@ impl A2aService {
         })
     }
 
-    /// `DeleteTaskPushNotificationConfig`: later events of the task no longer reach it.
+    /// `DeleteTaskPushNotificationConfig`: later events of the task no longer reach it. A
+    /// config that does not exist (any more) is not an error.
     pub async fn delete_task_push_notification_config(
         &self,
         req: &TaskPushNotificationConfigRef,
@@ -269,17 +270,14 @@ impl A2aService {
             return Err(invalid("id is required"));
         }
         self.visible(&req.task_id, ctx).await?;
-        if self
-            .0
+        // Idempotent (A2A 1.0 section 3.1.10): deleting a config that is already gone has the
+        // same effect as the first delete, so it succeeds too. The task must still be visible.
+        self.0
             .store
             .delete_push_config(&req.task_id, &req.id)
             .await
-            .map_err(store_error)?
-        {
-            Ok(())
-        } else {
-            Err(config_not_found(&req.task_id, &req.id))
-        }
+            .map_err(store_error)?;
+        Ok(())
     }
 
     /// The config a `SendMessage` carries (`configuration.taskPushNotificationConfig`),

@@ -261,6 +261,14 @@ async fn configs_are_created_read_listed_and_deleted_on_jsonrpc() {
         )
         .await;
     assert_eq!(del["result"], json!({}));
+    // Deleting is idempotent (A2A 1.0 section 3.1.10): a second delete has the same effect.
+    let again = s
+        .rpc(
+            "DeleteTaskPushNotificationConfig",
+            json!({"taskId": id, "id": cid}),
+        )
+        .await;
+    assert_eq!(again["result"], json!({}), "{again}");
     let gone = s
         .rpc(
             "GetTaskPushNotificationConfig",
@@ -357,6 +365,14 @@ async fn configs_are_created_read_listed_and_deleted_on_rest() {
     assert_eq!(r.status(), 200);
     let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     assert_eq!(body, json!({}));
+    let r = s
+        .client
+        .delete(format!("{}{base}/r1", s.base))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "a second delete has the same effect");
     let (status, e) = s.rest("GET", &format!("{base}/r1"), None).await;
     assert_eq!(status, 404, "{e}");
     let (status, _) = s
