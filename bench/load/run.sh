@@ -19,8 +19,10 @@ usage: bench/load/run.sh [options]
   --mode throughput|rss|all       what to measure             (BENCH_MODE, default all)
   --scenario describe|evaluate|all                            (BENCH_SCENARIO, default all)
   --store memory|sqlite|postgres|all  comma lists allowed      (BENCH_STORE, default all)
-  --peer sdk|js|sdk,js|none       also load the peers: sdk = a2a-sdk 1.3.0 (Python), js =
-                                  @a2a-js/sdk 1.3.0 (Node)    (BENCH_PEER, default sdk,js)
+  --peer LIST                     also load the peers, a comma list of: sdk = a2a-sdk 1.3.0
+                                  (Python) on PostgreSQL, sdkmem = the same on its in-memory
+                                  store, js = @a2a-js/sdk 1.3.0 (Node, in-memory), or none
+                                  (BENCH_PEER, default sdk,sdkmem,js)
   --no-floor                      skip the axum floor (a minimal axum server answering every
                                   POST with a fixed 1.5 KB completed task; by default measured in
                                   every throughput run, and each scenario reported as a fraction)
@@ -45,7 +47,7 @@ EOF
 MODE=${BENCH_MODE:-all}
 SCENARIO=${BENCH_SCENARIO:-all}
 STORE=${BENCH_STORE:-all}
-PEER=${BENCH_PEER:-sdk,js}
+PEER=${BENCH_PEER:-sdk,sdkmem,js}
 REPEAT=${BENCH_REPEAT:-2}
 DURATION=${BENCH_DURATION:-10}
 CONNS=${BENCH_CONNECTIONS:-64}
@@ -113,7 +115,7 @@ if has_peer js && [ "$MODE" != rss ]; then
     fi
     cp bench/load/js_peer.mjs "$NODE_DIR/"
 fi
-if has_peer sdk && [ "$MODE" != rss ]; then
+if { has_peer sdk || has_peer sdkmem; } && [ "$MODE" != rss ]; then
     if [ ! -x "$VENV/bin/python" ]; then
         log "venv $VENV"
         python3 -m venv "$VENV"
@@ -171,12 +173,13 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
         postgres) fresh_db; STORE_DESC="$PG/$DB" ;;
         sdk) fresh_db; STORE_DESC="postgresql+asyncpg://${PG#postgres://}/$DB" ;;
         floor|js) STORE_DESC="none" ;;
+        sdkmem) STORE_DESC="memory" ;;
     esac
     if [ "$kind" = js ]; then
         node "$NODE_DIR/js_peer.mjs" --listen 127.0.0.1:0 >"$out" 2>"$err" &
     elif [ "$kind" = floor ]; then
         "$FLOOR_BIN" 127.0.0.1:0 >"$out" 2>"$err" &
-    elif [ "$kind" = sdk ]; then
+    elif [ "$kind" = sdk ] || [ "$kind" = sdkmem ]; then
         "$VENV/bin/python" bench/load/sdk_peer.py --db "$STORE_DESC" --listen 127.0.0.1:0 >"$out" 2>"$err" &
     else
         # shellcheck disable=SC2086 # SERVE_ARGS is a list of words
@@ -213,7 +216,7 @@ print(json.dumps({
     "arguments": {"resource_id": "lo",
                   "condition": {"metric": "rx_errors", "operator": "gt", "threshold": 0, "unit": "count"}},
 }, separators=(",", ":")))' ;;
-        sdk|js|floor) echo '' ;;
+        sdk|sdkmem|js|floor) echo '' ;;
     esac
 }
 
@@ -268,10 +271,12 @@ throughput_cell() { # $1 scenario, $2 store kind
     [ "$kind" = sdk ] && label="trivial task (a2a-sdk peer)"
     [ "$kind" = floor ] && label="axum floor (fixed 1.5 KB answer)"
     [ "$kind" = js ] && label="trivial task (@a2a-js/sdk peer)"
+    [ "$kind" = sdkmem ] && label="trivial task (a2a-sdk peer)"
     local store_label=$kind
     [ "$kind" = sdk ] && store_label="a2a-sdk 1.3.0, DatabaseTaskStore on postgres"
     [ "$kind" = floor ] && store_label="none"
     [ "$kind" = js ] && store_label="@a2a-js/sdk 1.3.0, InMemoryTaskStore"
+    [ "$kind" = sdkmem ] && store_label="a2a-sdk 1.3.0, InMemoryTaskStore"
     THROUGHPUT_ROWS+=("| $label | $store_label | **$(echo "$rpss" | median | xargs printf %.0f)** | **$(echo "$p99s" | median | xargs printf %.1f)** | $(echo "$p50s" | median | xargs printf %.1f) | $runs_rps | $runs_p99 | $bad | $(echo "$cpus" | median | xargs printf %.0f)% | $loads |")
     echo "$scen $kind $(echo "$rpss" | median) $(echo "$p99s" | median)" >>"$OUT/medians.txt"
 }
@@ -324,6 +329,7 @@ if [ "$MODE" = throughput ] || [ "$MODE" = all ]; then
         for kind in "${STORES[@]}"; do throughput_cell "$scen" "$kind"; done
     done
     if has_peer sdk; then throughput_cell sdk sdk; fi
+    if has_peer sdkmem; then throughput_cell sdkmem sdkmem; fi
     if has_peer js; then throughput_cell js js; fi
     if [ "$FLOOR" = 1 ]; then throughput_cell floor floor; fi
 fi
@@ -345,8 +351,8 @@ if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
     printf '%s\n' "${THROUGHPUT_ROWS[@]}"
     if [ -s "$OUT/medians.txt" ]; then
         echo
-        awk '$1 == "sdk" {sr = $3; sp = $4} $1 == "floor" {fr = $3} $1 == "js" {jr = $3; jp = $4}
-             $1 != "sdk" && $1 != "floor" && $1 != "js" {r[$1" "$2] = $3; p[$1" "$2] = $4}
+        awk '$1 == "sdk" {sr = $3; sp = $4} $1 == "floor" {fr = $3} $1 == "js" {jr = $3; jp = $4} $1 == "sdkmem" {mr = $3; mp = $4}
+             $1 != "sdk" && $1 != "floor" && $1 != "js" && $1 != "sdkmem" {r[$1" "$2] = $3; p[$1" "$2] = $4}
              END {
                for (k in r) {
                  split(k, a, " ");
@@ -354,8 +360,8 @@ if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
                    printf "- %s, %s store: %.0f%% of the axum floor (%.0f of %.0f req/s)\n", a[1], a[2], 100*r[k]/fr, r[k], fr;
                  if (a[2] == "memory" && jr > 0)
                    printf "- %s, skillgate+memory vs @a2a-js/sdk: %.1fx the requests/s (target >= 5x), p99 %.3f of its\n", a[1], r[k]/jr, p[k]/jp;
-                 if (a[2] == "memory" && sr > 0)
-                   printf "- %s, skillgate+memory vs a2a-sdk (1 worker, postgres store): %.1fx the requests/s (target >= 30x)\n", a[1], r[k]/sr;
+                 if (a[2] == "memory" && mr > 0)
+                   printf "- %s, skillgate+memory vs a2a-sdk (1 worker, in-memory store): %.1fx the requests/s (target >= 30x), p99 %.3f of its\n", a[1], r[k]/mr, p[k]/mp;
                  if (a[2] == "postgres" && sr > 0)
                    printf "- %s, skillgate+postgres vs a2a-sdk: %.1fx the requests/s (target >= 10x), p99 %.3f of the SDK'"'"'s (target <= 0.1)\n", a[1], r[k]/sr, p[k]/sp;
                  if (a[2] == "sqlite" && ((a[1]" memory") in r))

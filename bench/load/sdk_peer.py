@@ -6,7 +6,8 @@ one uvicorn worker, and an executor that completes a trivial task: one text arti
 TASK_STATE_COMPLETED. Built like interop/interop_common.py builds its servers (agent card routes
 + JSON-RPC routes on a Starlette app).
 
-Usage: sdk_peer.py --db postgresql+asyncpg://postgres@127.0.0.1:5432/DB [--listen 127.0.0.1:0]
+Usage: sdk_peer.py --db postgresql+asyncpg://postgres@127.0.0.1:5432/DB|memory [--listen 127.0.0.1:0]
+(`--db memory`: the SDK's InMemoryTaskStore instead, the like of skillgate's memory store.)
 Prints `listening on http://HOST:PORT` on stdout once the table exists and the socket accepts.
 """
 
@@ -25,6 +26,7 @@ from a2a.server.agent_execution.agent_executor import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import TaskUpdater
+from a2a.server.tasks import InMemoryTaskStore
 from a2a.server.tasks.database_task_store import DatabaseTaskStore
 from a2a.types.a2a_pb2 import AgentCard
 
@@ -41,7 +43,7 @@ class TrivialExecutor(AgentExecutor):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--db", required=True, help="SQLAlchemy URL, postgresql+asyncpg://...")
+    ap.add_argument("--db", required=True, help="SQLAlchemy URL, postgresql+asyncpg://..., or memory")
     ap.add_argument("--listen", default="127.0.0.1:0")
     ap.add_argument("--pool-size", type=int, default=10,
                     help="SQLAlchemy pool_size (max_overflow is the same again)")
@@ -65,16 +67,21 @@ def main():
         "skills": [{"id": "bench", "name": "bench", "description": "trivial", "tags": ["bench"]}],
     }, card)
 
-    engine = create_async_engine(a.db, pool_size=a.pool_size, max_overflow=a.pool_size)
-    store = DatabaseTaskStore(engine, create_table=True)
+    if a.db == "memory":
+        engine, store = None, InMemoryTaskStore()
+    else:
+        engine = create_async_engine(a.db, pool_size=a.pool_size, max_overflow=a.pool_size)
+        store = DatabaseTaskStore(engine, create_table=True)
     handler = DefaultRequestHandler(agent_executor=TrivialExecutor(), task_store=store, agent_card=card)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
-        await store.initialize()
+        if engine is not None:
+            await store.initialize()
         print(f"listening on {base}", flush=True)
         yield
-        await engine.dispose()
+        if engine is not None:
+            await engine.dispose()
 
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url="/")
     app = Starlette(routes=routes, lifespan=lifespan)
