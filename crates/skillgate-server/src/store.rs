@@ -11,10 +11,10 @@ use skillgate_a2a::{
     Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
-use skillgate_store::{Flags, StoreError, Subscription, TaskRow, TaskStore};
+use skillgate_store::{Flags, HubEvent, StoreError, Subscription, TaskRow, TaskStore};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{watch, Mutex};
+use tokio::sync::{broadcast, watch, Mutex};
 use tokio_util::sync::CancellationToken;
 
 /// How often a write is retried after losing a version race before giving up.
@@ -379,6 +379,37 @@ impl TaskHandle {
             Ok(Event::Many(events))
         })
         .await
+    }
+
+    /// The next event for a reader of this task that has seen every version up to `seen`
+    /// (advanced here). When the reader missed events (it lagged, or an event was too large to
+    /// pass between replicas) the answer is the whole stored task instead, re-read. `None`
+    /// when the subscription is closed or the task cannot be re-read. The one reading loop of
+    /// SubscribeToTask streams and push delivery.
+    pub(crate) async fn next_event(
+        &self,
+        events: &mut Subscription,
+        seen: &mut i64,
+    ) -> Option<StreamResponse> {
+        loop {
+            match events.recv().await {
+                Ok(HubEvent::Event { version, event }) => {
+                    if version <= *seen {
+                        continue;
+                    }
+                    *seen = version;
+                    return Some(event);
+                }
+                Ok(HubEvent::Resync { version }) if version <= *seen => continue,
+                Ok(HubEvent::Resync { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    self.refresh().await.ok()?;
+                    let (task, version) = self.versioned().await;
+                    *seen = version;
+                    return Some(StreamResponse::Task(task));
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
     }
 
     /// A subscription to later events plus the task as of subscribing (events at or below

@@ -14,12 +14,12 @@ use crate::store::TaskHandle;
 use bytes::Bytes;
 use guard::{Guard, GuardedResolver};
 use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
-use skillgate_store::{HubEvent, TaskStore};
+use skillgate_store::TaskStore;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 /// The header carrying a config's `token` (a profile choice, docs/design.md).
 pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
@@ -192,28 +192,7 @@ impl Pusher {
             }
             return;
         }
-        loop {
-            let ev = match events.recv().await {
-                Ok(HubEvent::Event { version, event }) => {
-                    if version <= seen {
-                        continue;
-                    }
-                    seen = version;
-                    event
-                }
-                Ok(HubEvent::Resync { version }) if version <= seen => continue,
-                // Missed events (this reader lagged, or one was too large to pass between
-                // replicas): the webhooks get the whole stored task instead.
-                Ok(HubEvent::Resync { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    if entry.refresh().await.is_err() {
-                        return;
-                    }
-                    let (task, version) = entry.versioned().await;
-                    seen = version;
-                    StreamResponse::Task(task)
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-            };
+        while let Some(ev) = entry.next_event(&mut events, &mut seen).await {
             self.fan_out(&entry.id, &ev, &mut queues).await;
             if ends_push(&ev) {
                 return;

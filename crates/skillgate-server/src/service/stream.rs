@@ -9,9 +9,9 @@ use crate::store::TaskHandle;
 use skillgate_a2a::{
     A2aError, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
 };
-use skillgate_store::{HubEvent, Subscription};
+use skillgate_store::Subscription;
 use std::sync::Arc;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 impl A2aService {
     /// `SendStreamingMessage`: the Task first, then status and artifact updates until terminal.
@@ -141,28 +141,7 @@ pub(super) fn forward(
         if tx.send(first).await.is_err() || end {
             return;
         }
-        loop {
-            let ev = match events.recv().await {
-                Ok(HubEvent::Event { version, event }) => {
-                    if version <= seen {
-                        continue;
-                    }
-                    seen = version;
-                    event
-                }
-                // A slow reader missed events, or the event was too large to pass between
-                // replicas: resynchronise it with the whole stored task.
-                Ok(HubEvent::Resync { version }) if version <= seen => continue,
-                Ok(HubEvent::Resync { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    if entry.refresh().await.is_err() {
-                        return;
-                    }
-                    let (task, version) = entry.versioned().await;
-                    seen = version;
-                    StreamResponse::Task(task)
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-            };
+        while let Some(ev) = entry.next_event(&mut events, &mut seen).await {
             let end = ends_stream(&ev);
             if tx.send(ev).await.is_err() || end {
                 return;
