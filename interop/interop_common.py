@@ -93,6 +93,51 @@ def serve(card_dict, executor, sock, echo=False):
     return server, log
 
 
+def free_loopback_port():
+    """A loopback port nobody listens on right now (for servers that bind by address)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_grpc(card_dict, executor, port):
+    """Starts the a2a-sdk gRPC server (its GrpcHandler over a DefaultRequestHandler) on
+    127.0.0.1:PORT in a thread with its own event loop; returns a function that stops it."""
+    import asyncio
+    import grpc
+    from a2a.server.request_handlers import GrpcHandler
+    from a2a.types import a2a_pb2_grpc
+
+    card = AgentCard()
+    json_format.ParseDict(card_dict, card)
+    handler = DefaultRequestHandler(
+        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
+    )
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    holder = {}
+
+    async def run():
+        server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        holder["server"] = server
+        started.set()
+        await server.wait_for_termination()
+
+    threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True).start()
+    if not started.wait(10):
+        raise SystemExit("the a2a-sdk gRPC server did not start")
+
+    def stop_grpc():
+        # Asked to stop, not waited for: the server's thread is a daemon and ends with the
+        # script (grpc.aio's stop can outlive a client's closed channel by its own timers).
+        asyncio.run_coroutine_threadsafe(holder["server"].stop(0), loop)
+
+    return stop_grpc
+
+
 def stop(server):
     server.should_exit = True
 

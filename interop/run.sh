@@ -3,7 +3,8 @@
 #   (a) the SDK's client against our netops agent (`skillgate serve`);
 #   (b) our client (`skillgate call` / `describe` / `conformance`) against a2a-sdk servers,
 #       one without the schema-interface extension (must be refused, nothing delegated) and one
-#       implementing it by hand with our Appendix B document (must succeed);
+#       implementing it by hand with our Appendix B document (must succeed, over JSON-RPC and,
+#       served by the SDK's gRPC server, with `--binding grpc`);
 #   (c) `skillgate gateway` in front of a plain a2a-sdk agent, driven by our client and the SDK's.
 #   (d) signed Agent Cards: the SDK verifies ours and we verify the SDK signer's, per algorithm.
 #   (e) the SDK's gRPC client against `skillgate serve --grpc-listen` (a2a-sdk[grpc]).

@@ -8,6 +8,9 @@ returns the skill's output and supporting record as Data Part artifacts (which t
 re-encodes through protobuf: integers come back as floats). `skillgate describe` and
 `skillgate call` (blocking and streaming) must succeed, and `skillgate conformance` is run
 against it too (reported; its verdict is checked for the requirements this server meets).
+The same executor is also served by the SDK's gRPC server (GrpcHandler), listed as the card's
+GRPC interface: `skillgate describe` and `skillgate call` (blocking and streaming) with
+`--binding grpc` must succeed against it too.
 Usage: sdk_server_extension.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD
 """
 
@@ -20,7 +23,8 @@ from a2a.server.agent_execution.agent_executor import AgentExecutor
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Task, TaskState, TaskStatus
 
-from interop_common import bind_loopback, check, finish, parse_json, result_json, serve, skillgate, stop
+from interop_common import (bind_loopback, check, finish, free_loopback_port, parse_json, result_json,
+                            serve, serve_grpc, skillgate, stop)
 
 EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
 
@@ -110,11 +114,15 @@ def main(binary, doc_path, input_path, output_path, record_path):
     skill = document["skill_id"]
 
     sock, base = bind_loopback()
+    grpc_port = free_loopback_port()
     card = {
         "name": "hand-written extension agent",
         "description": "An a2a-sdk agent implementing the schema-interface extension by hand",
         "version": "1.0.0",
-        "supportedInterfaces": [{"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "supportedInterfaces": [
+            {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": f"127.0.0.1:{grpc_port}", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        ],
         "capabilities": {
             "streaming": True,
             "extensions": [{
@@ -134,6 +142,7 @@ def main(binary, doc_path, input_path, output_path, record_path):
     }
     executor = HandWrittenExtension(document, digest, output, record)
     server, log = serve(card, executor, sock, echo=True)
+    stop_grpc = serve_grpc(card, executor, grpc_port)
     try:
         code, out, err = skillgate(binary, "describe", base, skill, "--format", "json")
         print(f"[skillgate describe] exit {code}")
@@ -152,9 +161,24 @@ def main(binary, doc_path, input_path, output_path, record_path):
             check(output["result"] in text and "observation-7" in text,
                   f"skillgate {label} prints the validated output and record reference")
 
+        # The same agent over gRPC: our client on the card's GRPC interface.
+        code, out, err = skillgate(binary, "describe", base, skill, "--binding", "grpc", "--format", "json")
+        print(f"[skillgate describe --binding grpc] exit {code}")
+        check(code == 0 and digest in out,
+              f"skillgate describe --binding grpc succeeds with the advertised digest ({err.strip()[:300]})")
+        for extra in ([], ["--stream"]):
+            code, out, err = skillgate(binary, "call", base, skill, "--args", f"@{input_path}",
+                                       "--binding", "grpc", "--format", "json", *extra)
+            label = "call --binding grpc" + (" --stream" if extra else "")
+            print(f"[skillgate {label}] exit {code}")
+            check(code == 0, f"skillgate {label} succeeds ({(out + err).strip()[:400]})")
+            text = json.dumps(result_json(out) or {})
+            check(output["result"] in text and "observation-7" in text,
+                  f"skillgate {label} prints the validated output and record reference")
+
         requests = [r for r in executor.requests if r]
         domain = [r for r in requests if r.get("skill") == skill]
-        check(len(domain) == 2, f"two domain requests were delegated ({len(domain)})")
+        check(len(domain) == 4, f"four domain requests were delegated, two per binding ({len(domain)})")
         check(all(r.get("interface_digest") == digest and r.get("skill_version") == document["skill_version"]
                   for r in domain), "each names the advertised skill_version and interface_digest")
 
@@ -168,6 +192,7 @@ def main(binary, doc_path, input_path, output_path, record_path):
             check(must_pass not in failed, f"conformance {must_pass} passes on the hand-written server")
     finally:
         stop(server)
+        stop_grpc()
     finish("sdk_server_extension")
 
 
