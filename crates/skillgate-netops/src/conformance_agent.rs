@@ -5,7 +5,7 @@
 
 use serde_json::json;
 use skillgate_server::a2a::{Artifact, Message, Part, PartContent, TaskState};
-use skillgate_server::{AgentBuilder, PlainContext, PlainReply, PlainStep};
+use skillgate_server::{AgentBuilder, PlainContext, PlainReply, PlainStep, Skill, SkillOutput};
 use std::time::Duration;
 
 fn text(t: &str) -> Vec<Part> {
@@ -133,15 +133,68 @@ fn reply(m: &Message) -> PlainReply {
     }
 }
 
+/// Id of the conformance agent's one extended-only skill.
+pub const EXTENDED_SKILL: &str = "conformance_extended_echo";
+
+/// A skill listed only in the extended Agent Card: with `--token-file` the public card then
+/// declares `capabilities.extendedAgentCard`, so the TCK's CARD-EXT checks have an extended
+/// card to read (without a token file nothing changes: nobody can see the skill). It echoes
+/// its `text` argument.
+fn extended_echo() -> Skill {
+    Skill::builder(EXTENDED_SKILL, "1.0")
+        .name("Echo (extended card only)")
+        .description("Returns its text; listed only in the extended Agent Card")
+        .tags(["conformance"])
+        .input_schema(
+            "urn:skillgate:conformance:echo:input",
+            "1.0",
+            json!({"type": "object", "required": ["text"], "additionalProperties": false,
+                   "properties": {"text": {"type": "string", "maxLength": 256}}}),
+        )
+        .output_schema(
+            "urn:skillgate:conformance:echo:output",
+            "1.0",
+            json!({"type": "object", "required": ["text"], "additionalProperties": false,
+                   "properties": {"text": {"type": "string"}}}),
+        )
+        .handler(|args, _ctx| async move { Ok(SkillOutput::new(args)) })
+        .extended_only()
+        .build()
+}
+
 /// The netops agent on the real host plus the TCK's scenarios as its plain handler; messages
-/// that carry a skill request still go to the schema-governed skills.
+/// that carry a skill request still go to the schema-governed skills. One more skill,
+/// [`EXTENDED_SKILL`], is in the extended Agent Card only.
 pub fn agent() -> AgentBuilder {
-    crate::agent().plain_handler(|m: Message, _c: PlainContext| async move { reply(&m) })
+    crate::agent()
+        .skill(extended_echo())
+        .plain_handler(|m: Message, _c: PlainContext| async move { reply(&m) })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_extended_skill_is_in_the_extended_card_only_and_only_with_authentication() {
+        let agent = agent().build().unwrap();
+        let listed = |card: &skillgate_server::a2a::AgentCard| {
+            card.skills.iter().any(|s| s.id == EXTENDED_SKILL)
+        };
+        assert!(
+            !agent.has_extended_card(false),
+            "no token file, no extended card"
+        );
+        assert!(agent.has_extended_card(true));
+        assert!(!listed(&agent.card("http://127.0.0.1:1", true)));
+        let caller = skillgate_server::Caller {
+            label: "tck".into(),
+            skills: None,
+        };
+        let extended = agent.extended_card("http://127.0.0.1:1", true, &caller);
+        assert!(listed(&extended));
+        assert_eq!(extended.capabilities.extended_agent_card, Some(true));
+    }
 
     fn message(id: &str) -> Message {
         Message {
