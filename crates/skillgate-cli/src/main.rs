@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 /// The process allocator. A server's request path is allocation-heavy (parsed JSON, tasks,
 /// events); with jemalloc a request costs 17-20% fewer instructions than with glibc malloc
-/// and the server's RSS after 100,000 requests is 10-20% lower (docs/benchmarks.md).
+/// and the server's RSS after 100,000 requests is 6-17% lower (docs/benchmarks.md).
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
