@@ -501,7 +501,7 @@ impl<'a> Checker<'a> {
         })?;
         let ok = match url.scheme() {
             "https" => true,
-            "http" => skillgate_server::a2a::url_policy::is_loopback(&url),
+            "http" => skillgate_runtime::a2a::url_policy::is_loopback(&url),
             _ => false,
         };
         if !ok {

@@ -18,7 +18,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
 use skillgate_core::ErrorCode;
-use skillgate_server::{SkillContext, SkillError, SkillOutput};
+use skillgate_runtime::{SkillContext, SkillError, SkillOutput};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -7,7 +7,7 @@ use crate::config::HttpConfig;
 use crate::protocol::{excerpt, interpret};
 use serde_json::Value;
 use skillgate_core::ErrorCode;
-use skillgate_server::{SkillContext, SkillError, SkillOutput};
+use skillgate_runtime::{SkillContext, SkillError, SkillOutput};
 use std::sync::Arc;
 use std::time::Duration;
 

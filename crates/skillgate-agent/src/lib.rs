@@ -34,7 +34,7 @@ use config::{AgentConfig, HandlerConfig, SkillConfig};
 use serde_json::Value;
 use skillgate_core::document::{InterfaceBuilder, ValidatedDocument};
 use skillgate_core::ErrorCode;
-use skillgate_server::{
+use skillgate_runtime::{
     Agent, Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, StartupError,
 };
 use std::future::Future;

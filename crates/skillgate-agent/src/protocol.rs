@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 use skillgate_core::ErrorCode;
-use skillgate_server::{SkillContext, SkillError, SkillOutput, SupportingRecord};
+use skillgate_runtime::{SkillContext, SkillError, SkillOutput, SupportingRecord};
 
 /// Longest refusal message passed on to the task (a handler's text is not trusted to be
 /// short); longer ones are cut at a character boundary.

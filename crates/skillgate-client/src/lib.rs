@@ -30,7 +30,6 @@ pub mod cache;
 pub mod chain;
 pub mod client;
 pub mod error;
-pub mod fields;
 pub mod http;
 pub mod ops;
 pub mod output;

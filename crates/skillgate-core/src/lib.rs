@@ -42,6 +42,7 @@ pub mod compose;
 pub mod digest;
 pub mod document;
 pub mod error_code;
+pub mod fields;
 pub mod instance;
 pub mod jcs;
 mod jcs_text;

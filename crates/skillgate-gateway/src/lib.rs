@@ -27,7 +27,7 @@ use skillgate_agent::{limited, LoadError};
 use skillgate_client::a2a::A2aConn;
 use skillgate_client::http::Http;
 use skillgate_client::{ClientConfig, ClientError};
-use skillgate_server::{Agent, AgentSwap, Skill};
+use skillgate_runtime::{Agent, AgentSwap, Skill};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -205,7 +205,7 @@ fn skill(
         async move {
             match tokio::time::timeout(timeout, h.call(args, ctx)).await {
                 Ok(r) => r,
-                Err(_) => Err(skillgate_server::SkillError::new(
+                Err(_) => Err(skillgate_runtime::SkillError::new(
                     skillgate_core::ErrorCode::ResourceLimitExceeded,
                     format!("upstream did not finish within {} ms", timeout.as_millis()),
                 )),

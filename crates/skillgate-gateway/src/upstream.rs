@@ -12,7 +12,7 @@ use skillgate_a2a::{Artifact, Message, Part, PartContent, Role, StreamResponse, 
 use skillgate_client::a2a::{A2aConn, Answer};
 use skillgate_client::{Mode, Step};
 use skillgate_core::ErrorCode;
-use skillgate_server::{SkillContext, SkillError, SkillOutput, SupportingRecord};
+use skillgate_runtime::{SkillContext, SkillError, SkillOutput, SupportingRecord};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 

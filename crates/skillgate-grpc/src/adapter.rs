@@ -1,5 +1,5 @@
 //! The `lf.a2a.v1.A2AService` implementation: each method reads the request metadata the way
-//! the HTTP layers read headers (the same [`skillgate_server::binding`] checks), converts the
+//! the HTTP layers read headers (the same [`skillgate_runtime::checks`] checks), converts the
 //! message to the A2A type, calls the one [`A2aService`], and converts the answer back.
 
 use crate::convert::{from_json, request, response};
@@ -7,7 +7,7 @@ use crate::pb;
 use crate::status::{a2a_status, auth_status, service_status};
 use futures_util::{Stream, StreamExt};
 use skillgate_a2a::{self as a2a, A2aError};
-use skillgate_server::{binding, A2aService, AgentSwap, RequestContext, TokenTable};
+use skillgate_runtime::{checks, A2aService, AgentSwap, RequestContext, TokenTable};
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -59,7 +59,7 @@ impl Adapter {
                     .get_all(AUTHORIZATION_KEY)
                     .iter()
                     .map(|v| v.to_str().unwrap_or(""));
-                Some(binding::authenticate(t, values).map_err(auth_status)?)
+                Some(skillgate_runtime::authenticate(t, values).map_err(auth_status)?)
             }
         };
         let version = md
@@ -67,11 +67,11 @@ impl Adapter {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .trim();
-        if !binding::version_supported(version) {
-            let shown = binding::version_shown(version);
+        if !checks::version_supported(version) {
+            let shown = checks::version_shown(version);
             return Err(a2a_status(
                 A2aError::VersionNotSupported,
-                binding::version_message(shown),
+                checks::version_message(shown),
             ));
         }
         let requested: Vec<&str> = md
@@ -80,7 +80,7 @@ impl Adapter {
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(','))
             .collect();
-        let extensions = binding::activate_extensions(requested);
+        let extensions = checks::activate_extensions(requested);
         let ctx = RequestContext {
             caller,
             extensions: extensions.clone(),
@@ -100,7 +100,7 @@ impl Adapter {
     }
 
     /// The service's event stream as gRPC messages, ended early by shutdown.
-    fn events(&self, rx: skillgate_server::EventStream) -> EventStream {
+    fn events(&self, rx: skillgate_runtime::EventStream) -> EventStream {
         let end = self.streams_end.clone().cancelled_owned();
         let s = tokio_stream::wrappers::ReceiverStream::new(rx)
             .map(|ev| response::<_, pb::StreamResponse>(&ev).map_err(service_status))

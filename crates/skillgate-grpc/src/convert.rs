@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use skillgate_a2a::A2aError;
-use skillgate_server::ServiceError;
+use skillgate_runtime::ServiceError;
 
 /// A request message as the A2A type the service takes. A message the A2A types refuse
 /// (a missing required field, two members of a oneof) is `InvalidParams`, as on JSON-RPC.

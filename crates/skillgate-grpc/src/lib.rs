@@ -2,12 +2,12 @@
 //! from the vendored normative `proto/a2a.proto` (A2A 1.0.1).
 //!
 //! It is a thin adapter: [`serve`] answers every method through the same
-//! [`skillgate_server::A2aService`] as the server's JSON-RPC and HTTP+JSON bindings (one gate,
-//! one task store, reloads included), reached through the [`skillgate_server::AgentSwap`] the
+//! [`skillgate_runtime::A2aService`] as the server's JSON-RPC and HTTP+JSON bindings (one gate,
+//! one task store, reloads included), reached through the [`skillgate_runtime::AgentSwap`] the
 //! HTTP server hands out. Messages convert through their ProtoJSON form into the
 //! skillgate-a2a types ([`convert`]); errors are `google.rpc.Status` with an `ErrorInfo`
 //! ([`status`]). Version, extension and bearer checks are the server's
-//! ([`skillgate_server::binding`]), read from gRPC metadata.
+//! ([`skillgate_runtime::checks`]), read from gRPC metadata.
 //!
 //! Without the default `server` feature only the generated code (with its client) and
 //! [`numbers`] are built, for the client transport, which must not depend on the server.

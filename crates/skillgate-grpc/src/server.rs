@@ -7,7 +7,7 @@ use crate::adapter::Adapter;
 use crate::limit::Limited;
 use crate::pb::a2a_service_server::A2aServiceServer;
 use futures_util::StreamExt;
-use skillgate_server::{AgentSwap, TokenTable};
+use skillgate_runtime::{AgentSwap, TokenTable};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,8 +4,8 @@
 
 use skillgate_a2a::error::ERROR_DOMAIN;
 use skillgate_a2a::A2aError;
-use skillgate_server::binding::AuthRefusal;
-use skillgate_server::ServiceError;
+use skillgate_runtime::AuthRefusal;
+use skillgate_runtime::ServiceError;
 use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};

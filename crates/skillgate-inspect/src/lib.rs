@@ -130,7 +130,7 @@ pub async fn serve(
 ) -> Result<(), InspectError> {
     let own = format!("http://{}", listener.local_addr()?);
     let app = router(config, &own)?;
-    let bounds = skillgate_server::ServerConfig {
+    let bounds = skillgate_runtime::ServerConfig {
         max_connections: MAX_CONNECTIONS,
         shutdown_grace: std::time::Duration::from_secs(2),
         ..Default::default()

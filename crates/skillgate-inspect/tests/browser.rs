@@ -13,7 +13,7 @@
 use fantoccini::{Client, Locator};
 use serde_json::Value;
 use skillgate_inspect::{serve, InspectConfig};
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use skillgate_testkit::browser::{browser, screenshot, settled, text, try_text};
 use skillgate_testkit::poll::eventually;
 use skillgate_testkit::server::TestServer;
@@ -142,7 +142,7 @@ async fn inspector_in_a_real_browser() {
     // A running remote task (on a second agent: conformance above would wait for `hold`):
     // live events relayed by the inspector, Cancel as a plain form.
     let holder = TestServer::start(
-        skillgate_server::Agent::builder("holder", "holds tasks open", "1.0")
+        skillgate_runtime::Agent::builder("holder", "holds tasks open", "1.0")
             .skill(skillgate_testkit::server::hold_skill())
             .build()
             .unwrap(),

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 use skillgate_inspect::{serve, InspectConfig};
-use skillgate_server::{ServerConfig, TokenTable};
+use skillgate_runtime::{ServerConfig, TokenTable};
 use skillgate_testkit::poll::eventually;
 use skillgate_testkit::server::{hold_skill, http_client, TestServer};
 use skillgate_transport::TransportConfig;
@@ -577,7 +577,7 @@ async fn command_line_credentials_go_to_the_command_line_agent_only() {
 
 #[tokio::test]
 async fn hostile_remote_text_is_escaped() {
-    use skillgate_server::{Agent, Skill, SkillContext, SkillOutput};
+    use skillgate_runtime::{Agent, Skill, SkillContext, SkillOutput};
     let evil = "<script>alert('x')</script><img src=x onerror=alert(1)>";
     let schema = |extra: Value| {
         let mut s =

@@ -4,8 +4,8 @@
 //! a rejection, chunked streaming, a slow task to resubscribe to).
 
 use serde_json::json;
-use skillgate_server::a2a::{Artifact, Message, Part, PartContent, TaskState};
-use skillgate_server::{AgentBuilder, PlainContext, PlainReply, PlainStep, Skill, SkillOutput};
+use skillgate_runtime::a2a::{Artifact, Message, Part, PartContent, TaskState};
+use skillgate_runtime::{AgentBuilder, PlainContext, PlainReply, PlainStep, Skill, SkillOutput};
 use std::time::Duration;
 
 fn text(t: &str) -> Vec<Part> {
@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn the_extended_skill_is_in_the_extended_card_only_and_only_with_authentication() {
         let agent = agent().build().unwrap();
-        let listed = |card: &skillgate_server::a2a::AgentCard| {
+        let listed = |card: &skillgate_runtime::a2a::AgentCard| {
             card.skills.iter().any(|s| s.id == EXTENDED_SKILL)
         };
         assert!(
@@ -187,7 +187,7 @@ mod tests {
         );
         assert!(agent.has_extended_card(true));
         assert!(!listed(&agent.card("http://127.0.0.1:1", true)));
-        let caller = skillgate_server::Caller {
+        let caller = skillgate_runtime::Caller {
             label: "tck".into(),
             skills: None,
         };

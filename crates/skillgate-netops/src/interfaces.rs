@@ -5,7 +5,7 @@
 
 use skillgate_core::document::InterfaceBuilder;
 use skillgate_core::wire::{Authority, AuthorityMode, Constraints, Interaction, ResponseMode};
-use skillgate_server::{Skill, SkillBuilder};
+use skillgate_runtime::{Skill, SkillBuilder};
 
 use crate::domain::{
     ASSESS_INTERFACE_HEALTH, COLLECT_INTERFACE_COUNTERS, EVALUATE_RESOURCE_CONDITION,

@@ -63,15 +63,15 @@ pub const AGENT_DESCRIPTION: &str = "Observes this host's network interfaces (/p
     measurements and health assessments.";
 
 /// The netops agent on the real host (`/`), ready for `AgentBuilder::build`.
-pub fn agent() -> skillgate_server::AgentBuilder {
+pub fn agent() -> skillgate_runtime::AgentBuilder {
     agent_with(Arc::new(SysfsHost::new()))
 }
 
 /// The netops agent reading host facts from `source` (e.g. `SysfsHost::with_root(fixture)`).
-pub fn agent_with(source: Arc<dyn HostSource>) -> skillgate_server::AgentBuilder {
+pub fn agent_with(source: Arc<dyn HostSource>) -> skillgate_runtime::AgentBuilder {
     skills(source).into_iter().fold(
-        skillgate_server::Agent::builder(AGENT_NAME, AGENT_DESCRIPTION, env!("CARGO_PKG_VERSION"))
+        skillgate_runtime::Agent::builder(AGENT_NAME, AGENT_DESCRIPTION, env!("CARGO_PKG_VERSION"))
             .provider("skillgate", "https://example.invalid/skillgate"),
-        skillgate_server::AgentBuilder::skill,
+        skillgate_runtime::AgentBuilder::skill,
     )
 }

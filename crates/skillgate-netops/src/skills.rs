@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde_json::Value;
-use skillgate_server::{Skill, SkillContext, SkillError, SkillOutput, SupportingRecord};
+use skillgate_runtime::{Skill, SkillContext, SkillError, SkillOutput, SupportingRecord};
 
 use crate::domain::{self, CollectArgs, Measurement, RESOURCE_OBSERVATION};
 use crate::error::NetopsError;

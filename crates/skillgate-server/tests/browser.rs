@@ -12,7 +12,7 @@
 
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
-use skillgate_server::*;
+use skillgate_runtime::*;
 use skillgate_testkit::browser::{browser, screenshot, text};
 use skillgate_testkit::poll::eventually;
 use skillgate_testkit::server::TestServer;

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skillgate_server::{serve, Agent, ServerConfig};
+use skillgate_runtime::{Agent, ServerConfig};
+use skillgate_server::serve;
 
 /// A running `skillgate-server`. Dropping it asks the server to stop (without waiting);
 /// [`TestServer::shutdown`] stops it and fails the test if serving failed.
@@ -215,9 +216,9 @@ impl Drop for TestServer {
 
 /// The skill `hold`: cancelable, reports the progress "holding", then waits until it is
 /// canceled (60 s at most). A task that stays open for task-view and cancel tests.
-pub fn hold_skill() -> skillgate_server::Skill {
+pub fn hold_skill() -> skillgate_runtime::Skill {
     use skillgate_core::wire::{Interaction, ResponseMode};
-    use skillgate_server::{Skill, SkillContext, SkillError, SkillOutput};
+    use skillgate_runtime::{Skill, SkillContext, SkillError, SkillOutput};
     let any = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"});
     Skill::builder("hold", "1.0")
         .input_schema("urn:testkit:hold:input", "1.0", any.clone())

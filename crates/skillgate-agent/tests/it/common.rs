@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use skillgate_core::document::InterfaceBuilder;
 use skillgate_core::wire::{Constraints, Interaction, ResponseMode};
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use skillgate_testkit::server::TestServer;
 use std::path::{Path, PathBuf};
 

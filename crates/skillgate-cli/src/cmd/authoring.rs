@@ -176,7 +176,7 @@ pub fn validate(a: ValidateArgs) -> Result<u8> {
     let (what, code, mut instance, validator) = if let Some(f) = &a.input {
         let v = read_json(f)?;
         if let Some(max) = doc.document().constraints.max_input_bytes {
-            let size = skillgate_server::gate::canonical_size(&v);
+            let size = skillgate_runtime::gate::canonical_size(&v);
             if size > max {
                 return report(
                     &a,

@@ -361,7 +361,7 @@ fn print_interface_summary(r: &Resolved, url: &str) {
         doc.input_schema.schema_uri,
         doc.input_schema.version
     );
-    let fields = skillgate_client::fields::argument_fields(&doc.input_schema.resolution.schema);
+    let fields = skillgate_core::fields::field_rows(&doc.input_schema.resolution.schema);
     if fields.is_empty() {
         outln!("  (no named fields; see the document)");
     } else {
@@ -375,10 +375,10 @@ fn print_interface_summary(r: &Resolved, url: &str) {
             let allowed: Vec<String> = f.allowed.iter().map(Value::to_string).collect();
             rows.push(vec![
                 f.name,
-                f.ty,
+                f.kind,
                 if f.required { "yes" } else { "no" }.to_owned(),
                 dash(allowed.join(",")),
-                dash(f.bounds),
+                dash(f.bounds.join(", ")),
                 dash(bounded_text(&f.description)),
             ]);
         }

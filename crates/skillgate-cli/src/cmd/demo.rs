@@ -40,7 +40,7 @@ async fn demo() -> anyhow::Result<u8> {
     let server = tokio::spawn(skillgate_server::serve(
         agent,
         listener,
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
         async {
             let _ = stopped.await;
         },

@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use clap::Args;
-use skillgate_server::{ServerConfig, TokenTable};
+use skillgate_runtime::{ServerConfig, TokenTable};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -116,15 +116,15 @@ pub struct PushFlags {
     /// Allow https webhooks in this range although a guard rule covers it, e.g. 10.20.0.0/16
     /// for a receiver on your private network (a bare address allows just it); repeatable.
     #[arg(long = "push-allow-cidr", value_name = "CIDR", requires = "push",
-          value_parser = skillgate_server::push::guard::parse_cidr)]
-    pub push_allow_cidrs: Vec<skillgate_server::push::guard::IpNet>,
+          value_parser = skillgate_runtime::push::guard::parse_cidr)]
+    pub push_allow_cidrs: Vec<skillgate_runtime::push::guard::IpNet>,
 }
 
 impl PushFlags {
     /// The server's push policy, `None` without `--push`.
-    pub fn policy(&self) -> Option<skillgate_server::PushPolicy> {
-        self.push.then(|| skillgate_server::PushPolicy {
-            guard: skillgate_server::push::guard::Guard {
+    pub fn policy(&self) -> Option<skillgate_runtime::PushPolicy> {
+        self.push.then(|| skillgate_runtime::PushPolicy {
+            guard: skillgate_runtime::push::guard::Guard {
                 allow_http_loopback: self.allow_http_push,
                 allow: self.push_allow_cidrs.clone(),
             },
@@ -185,7 +185,7 @@ fn init_logs(format: LogFormat) {
 }
 
 /// Logs every skill of `agent` with its version and interface digest.
-fn log_skills(agent: &skillgate_server::Agent) {
+fn log_skills(agent: &skillgate_runtime::Agent) {
     for id in agent.skill_ids() {
         if let Some(g) = agent.gate(id) {
             tracing::info!(
@@ -241,13 +241,13 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
 /// What a server command serves.
 pub struct Served {
     /// The agent at start-up.
-    pub agent: skillgate_server::Agent,
+    pub agent: skillgate_runtime::Agent,
     /// The base URL the command's own config names (`--public-url` overrides it).
     pub config_url: Option<String>,
     /// Started once the server runs, with the handle that replaces the agent (SIGHUP reload,
     /// upstream refresh). Whatever signal handler it needs must be installed before it is
     /// returned: the address is printed next, and a signal after that must not kill.
-    pub reload: Option<Box<dyn FnOnce(skillgate_server::AgentSwap) + Send>>,
+    pub reload: Option<Box<dyn FnOnce(skillgate_runtime::AgentSwap) + Send>>,
 }
 
 /// Runs an A2A server: the log subscriber is installed (`--log-format`, `RUST_LOG`), `load`
@@ -323,9 +323,9 @@ where
     code
 }
 
-/// `--public-url`: see [`skillgate_server::check_public_url`].
+/// `--public-url`: see [`skillgate_runtime::check_public_url`].
 fn parse_public_url(s: &str) -> Result<String, String> {
-    skillgate_server::check_public_url(s).map(|()| s.to_owned())
+    skillgate_runtime::check_public_url(s).map(|()| s.to_owned())
 }
 
 /// Resolves once the signal task has seen a signal (or is gone).
@@ -454,7 +454,7 @@ impl Reload {
         Ok(Self { path, hup })
     }
 
-    async fn run(mut self, swap: skillgate_server::AgentSwap) {
+    async fn run(mut self, swap: skillgate_runtime::AgentSwap) {
         while self.hup.recv().await.is_some() {
             let path = self.path.clone();
             // Reading files and compiling schemas is blocking work: off the async workers.

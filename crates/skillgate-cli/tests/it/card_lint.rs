@@ -384,7 +384,7 @@ fn cards_are_fetched_from_a_url_with_limits() {
 fn start_agent() -> TestServer {
     TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
     )
 }
 

@@ -151,8 +151,8 @@ const TOKEN: &str = "netops-token-0123456789";
 fn agent_with_token() -> skillgate_testkit::server::TestServer {
     skillgate_testkit::server::TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig {
-            tokens: Some(skillgate_server::TokenTable::parse(TOKEN).unwrap()),
+        skillgate_runtime::ServerConfig {
+            tokens: Some(skillgate_runtime::TokenTable::parse(TOKEN).unwrap()),
             ..Default::default()
         },
     )

@@ -30,7 +30,7 @@ fn get(addr: &str, path: &str) -> String {
 fn inspect_prints_the_url_to_open_and_shows_the_agent() {
     let agent = TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
     );
     let mut child = skillgate()
         .command()

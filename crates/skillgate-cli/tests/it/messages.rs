@@ -20,7 +20,7 @@ fn run(args: &[&str]) -> Output {
 fn netops() -> TestServer {
     TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
     )
 }
 

@@ -40,7 +40,7 @@ fn two_binding_fake() -> FakeAgent {
 fn netops() -> TestServer {
     TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
     )
 }
 

@@ -69,7 +69,7 @@ fn with_password(url: &str, user: &str, pass: &str) -> String {
 fn card_lint_never_prints_url_passwords() {
     let agent = TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
     );
     // The agent's own card, with a password in an interface URL, and a card with a defect.
     let card: serde_json::Value = serde_json::from_str(&reqwest_free_get(&format!(
@@ -132,7 +132,7 @@ fn card_lint_never_prints_url_passwords() {
 fn conformance_never_prints_url_passwords() {
     let agent = TestServer::on_thread(
         || skillgate_netops::agent().build().unwrap(),
-        skillgate_server::ServerConfig::default(),
+        skillgate_runtime::ServerConfig::default(),
     );
     let redirector = serve(vec![(
         "/.well-known/agent-card.json".into(),

@@ -99,6 +99,13 @@ impl Serve {
         (status, v, raw)
     }
 
+    /// A JSON-RPC call with a bearer token; returns the HTTP status and the parsed body.
+    fn rpc_as(&self, token: &str, method: &str, params: Value) -> (u16, Value) {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let (status, raw) = post_as(&self.addr, &body.to_string(), Some(token));
+        (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
+    }
+
     /// The `result` of a JSON-RPC call that must succeed.
     fn ok(&self, method: &str, params: Value) -> Value {
         let (status, v, _) = self.rpc(method, params);
@@ -152,17 +159,28 @@ fn split_response(raw: &[u8]) -> (u16, Vec<u8>) {
 }
 
 fn request(addr: &str, body: &str) -> String {
+    request_as(addr, body, None)
+}
+
+fn request_as(addr: &str, body: &str, token: Option<&str>) -> String {
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     format!(
-        "POST / HTTP/1.0\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST / HTTP/1.0\r\nHost: {addr}\r\nA2A-Version: 1.0\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
 }
 
 /// POSTs a JSON-RPC body to `/` over HTTP/1.0 and reads the whole answer.
 fn post(addr: &str, body: &str) -> (u16, Vec<u8>) {
+    post_as(addr, body, None)
+}
+
+/// [`post`] with a bearer token.
+fn post_as(addr: &str, body: &str, token: Option<&str>) -> (u16, Vec<u8>) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    s.write_all(request(addr, body).as_bytes()).unwrap();
+    s.write_all(request_as(addr, body, token).as_bytes())
+        .unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
     split_response(&raw)
@@ -390,6 +408,45 @@ fn sqlite_tasks_survive_kill_9_and_a_running_task_fails_after_the_restart() {
     assert_failed_because_agent_stopped(&failed);
     drop(b);
     drop(a);
+}
+
+/// A task's owner is a stable identity of its token, not the token's line in the file: a
+/// restart with a comment added above the tokens (or the tokens reordered) keeps every task
+/// with the token that created it (security issue, defect 1).
+#[test]
+fn task_owners_survive_an_edited_token_file() {
+    const A: &str = "owner-a-token-0123456789";
+    const B: &str = "owner-b-token-0123456789";
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite:{}", dir.path().join("tasks.db").display());
+    let tokens = dir.path().join("tokens");
+    let tokens_arg = tokens.display().to_string();
+    std::fs::write(&tokens, format!("{A}\n{B}\n")).unwrap();
+    let mut first = Serve::start(&store, &["--token-file", &tokens_arg]);
+    let (status, created) = first.rpc_as(B, "SendMessage", send("tck-artifact-text", None, false));
+    assert_eq!(status, 200, "{created}");
+    let id = created["result"]["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    first.kill9();
+
+    for edited in [format!("# rotated\n{A}\n{B}\n"), format!("{B}\n{A}\n")] {
+        std::fs::write(&tokens, &edited).unwrap();
+        let s = Serve::start(&store, &["--token-file", &tokens_arg]);
+        let (_, by_b) = s.rpc_as(B, "GetTask", json!({"id": id}));
+        assert_eq!(
+            by_b["result"]["id"],
+            json!(id),
+            "token B lost its task after {edited:?}: {by_b}"
+        );
+        let (_, by_a) = s.rpc_as(A, "GetTask", json!({"id": id}));
+        assert!(
+            by_a.get("error").is_some(),
+            "token A reads B's task after {edited:?}: {by_a}"
+        );
+        drop(s);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ use skillgate_a2a::TaskState;
 use skillgate_client::output::Outcome;
 use skillgate_client::{run_chain, Client, ClientConfig, ClientError, Mode, Plan, Step, Where};
 use skillgate_core::ErrorCode;
-use skillgate_server::{
+use skillgate_runtime::{
     Agent, ServerConfig, Skill, SkillContext, SkillError, SkillOutput, SupportingRecord, TokenTable,
 };
 use skillgate_testkit::server::TestServer;

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 use skillgate_client::{Client, ClientConfig, ClientError, Mode};
 use skillgate_gateway::{build, config, GatewayError, Upstream};
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use skillgate_testkit::plain::{sum_document, Behaviour, PlainAgent, SUM_SKILL};
 use skillgate_testkit::server::TestServer;
 use std::path::{Path, PathBuf};

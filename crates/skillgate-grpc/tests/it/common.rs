@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use skillgate_grpc::pb;
 use skillgate_grpc::pb::a2a_service_client::A2aServiceClient;
-use skillgate_server::{
+use skillgate_runtime::{
     Agent, ServerConfig, Skill, SkillContext, SkillError, SkillOutput, TokenTable,
 };
 use skillgate_testkit::server::http_client;

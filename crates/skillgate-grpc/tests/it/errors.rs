@@ -3,7 +3,7 @@
 use crate::common::*;
 use serde_json::json;
 use skillgate_grpc::pb;
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use tonic::Code;
 
 #[tokio::test]

@@ -4,7 +4,7 @@ use crate::common::*;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use skillgate_grpc::pb;
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use std::time::Duration;
 
 #[tokio::test]
@@ -264,7 +264,7 @@ async fn grpc_calls_count_in_the_service_metrics() {
 
 #[tokio::test]
 async fn push_configs_are_created_read_listed_and_deleted_over_grpc() {
-    let mut push = skillgate_server::PushPolicy::default();
+    let mut push = skillgate_runtime::PushPolicy::default();
     push.guard.allow_http_loopback = true;
     let s = Both::start(ServerConfig {
         push: Some(push),

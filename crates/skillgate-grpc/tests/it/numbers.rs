@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use serde_json::json;
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 
 /// 2^53 + 1: the smallest positive integer a double cannot hold.
 const BEYOND: u64 = 9_007_199_254_740_993;

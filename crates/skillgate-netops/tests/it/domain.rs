@@ -15,7 +15,7 @@ fn fixture() -> SysfsHost {
     SysfsHost::with_root(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host-a"))
 }
 
-fn doc(skill: skillgate_server::SkillBuilder) -> ValidatedDocument {
+fn doc(skill: skillgate_runtime::SkillBuilder) -> ValidatedDocument {
     skill.document().unwrap()
 }
 

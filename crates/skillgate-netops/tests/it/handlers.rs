@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use skillgate_netops::{agent_with, SysfsHost};
-use skillgate_server::a2a::{SendMessageRequest, SendMessageResponse};
-use skillgate_server::{A2aService, RequestContext, ServerConfig};
+use skillgate_runtime::a2a::{SendMessageRequest, SendMessageResponse};
+use skillgate_runtime::{A2aService, RequestContext, ServerConfig};
 
 fn service() -> A2aService {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host-a");

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use skillgate_core::document::{Expectations, ValidatedDocument};
 use skillgate_core::wire::EXTENSION_URI;
 use skillgate_core::Digest;
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use skillgate_testkit::poll::eventually;
 
 struct Server {
@@ -21,7 +21,7 @@ async fn start() -> Server {
     start_with(skillgate_netops::agent()).await
 }
 
-async fn start_with(builder: skillgate_server::AgentBuilder) -> Server {
+async fn start_with(builder: skillgate_runtime::AgentBuilder) -> Server {
     let agent = builder.build().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

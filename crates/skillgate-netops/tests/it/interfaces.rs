@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use skillgate_core::compose::{direct_composition, CompositionField};
 use skillgate_core::document::{validate_document, Expectations, ValidatedDocument};
 use skillgate_netops::interfaces;
-use skillgate_server::SkillBuilder;
+use skillgate_runtime::SkillBuilder;
 
 fn build(spec: &SkillBuilder) -> ValidatedDocument {
     spec.document()

@@ -16,10 +16,8 @@
 
 mod pages;
 pub mod render;
-mod schema;
 
-use crate::agent::HostedSkill;
-use crate::http::AppState;
+use crate::state::{AppState, Ctx};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::Response;
@@ -28,6 +26,7 @@ use axum::Router;
 use render::page;
 use serde_json::to_value;
 use skillgate_a2a::GetTaskRequest;
+use skillgate_runtime::agent::HostedSkill;
 
 /// Every console path but `/` starts with this.
 pub(crate) const PREFIX: &str = "/console/";
@@ -73,13 +72,13 @@ pub(crate) fn is_public(method: &Method, path: &str, headers: &HeaderMap) -> boo
 }
 
 fn summary(h: &HostedSkill) -> pages::SkillSummary {
-    let doc = h.gate.document().document();
+    let doc = h.gate().document().document();
     pages::SkillSummary {
-        id: h.card_skill.id.clone(),
-        name: h.card_skill.name.clone(),
-        description: h.card_skill.description.clone(),
-        version: h.gate.skill_version().to_owned(),
-        digest: h.gate.interface_digest_str().to_owned(),
+        id: h.card_skill().id.clone(),
+        name: h.card_skill().name.clone(),
+        description: h.card_skill().description.clone(),
+        version: h.gate().skill_version().to_owned(),
+        digest: h.gate().interface_digest_str().to_owned(),
         response_modes: doc
             .interaction
             .response_modes
@@ -89,7 +88,7 @@ fn summary(h: &HostedSkill) -> pages::SkillSummary {
                 _ => format!("{m:?}"),
             })
             .collect(),
-        tags: h.card_skill.tags.clone(),
+        tags: h.card_skill().tags.clone(),
     }
 }
 
@@ -102,28 +101,20 @@ pub(crate) async fn index(State(st): State<AppState>) -> Response {
     let skills: Vec<pages::SkillSummary> = card
         .skills
         .iter()
-        .filter_map(|s| agent.0.skills.get(&s.id))
+        .filter_map(|s| agent.hosted(&s.id))
         .map(summary)
         .collect();
     page(StatusCode::OK, pages::index(&card, &skills, auth))
 }
 
-async fn skill_page(
-    State(st): State<AppState>,
-    crate::http::Ctx(ctx): crate::http::Ctx,
-    Path(id): Path<String>,
-) -> Response {
+async fn skill_page(State(st): State<AppState>, Ctx(ctx): Ctx, Path(id): Path<String>) -> Response {
     let agent = st.service.agent();
     let caller = ctx.caller.as_ref();
-    let hosted = agent
-        .0
-        .skills
-        .get(&id)
-        .filter(|_| agent.visible(&id, caller));
+    let hosted = agent.hosted(&id).filter(|_| agent.visible(&id, caller));
     let Some(h) = hosted else {
         return page(StatusCode::NOT_FOUND, pages::not_found("skill", &id));
     };
-    let doc = h.gate.document();
+    let doc = h.gate().document();
     let d = doc.document();
     let authority = format!(
         "{} (approval may be required: {})",
@@ -141,15 +132,9 @@ async fn skill_page(
     let others = agent
         .skill_ids()
         .filter(|o| agent.visible(o, caller))
-        .filter_map(|o| {
-            agent
-                .0
-                .skills
-                .get(o)
-                .map(|s| (o, s.gate.document().document()))
-        });
+        .filter_map(|o| agent.hosted(o).map(|s| (o, s.gate().document().document())));
     let p = pages::SkillPage {
-        agent_name: &agent.0.name,
+        agent_name: agent.name(),
         summary: summary(h),
         document: d,
         authority,
@@ -163,11 +148,7 @@ async fn skill_page(
 
 /// `GET /console/tasks/{id}`: the service's own `GetTask` with the caller's context, so the
 /// page exists exactly when the caller could read the task over A2A.
-async fn task_page(
-    State(st): State<AppState>,
-    crate::http::Ctx(ctx): crate::http::Ctx,
-    Path(id): Path<String>,
-) -> Response {
+async fn task_page(State(st): State<AppState>, Ctx(ctx): Ctx, Path(id): Path<String>) -> Response {
     let req = GetTaskRequest {
         id: id.clone(),
         ..Default::default()
@@ -176,7 +157,7 @@ async fn task_page(
     match st.service.get_task(&req, &ctx).await {
         Ok(task) => {
             let value = to_value(&task).unwrap_or_default();
-            page(StatusCode::OK, pages::task(&agent.0.name, &value))
+            page(StatusCode::OK, pages::task(agent.name(), &value))
         }
         Err(e) if e.kind == skillgate_a2a::A2aError::TaskNotFound => {
             page(StatusCode::NOT_FOUND, pages::not_found("task", &id))

@@ -6,7 +6,6 @@
 //! Everything inserted with `(…)` is escaped by maud; card, document and task text is
 //! untrusted, so nothing here uses `PreEscaped` on it.
 
-use super::schema::{self, FieldRow};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -14,6 +13,7 @@ use axum::Router;
 use maud::{html, Markup, DOCTYPE};
 use serde_json::Value;
 use skillgate_core::compose::direct_composition;
+use skillgate_core::fields::{self as schema, FieldRow};
 use skillgate_core::wire::{SchemaReference, SkillInterfaceDocument};
 
 /// Where the style sheet is served (same path on the agent and on the inspector).
@@ -119,7 +119,7 @@ fn field_table(rows: &[FieldRow]) -> Markup {
                         td { code { (r.name) } }
                         td { (r.kind) }
                         td { @if r.required { "yes" } @else { span.muted { "no" } } }
-                        td { @for a in &r.allowed { code { (a) } " " } }
+                        td { @for a in &r.allowed { code { (a.to_string()) } " " } }
                         td { @for b in &r.bounds { span.bound { (b) } " " } }
                         td { (r.description) }
                     }
@@ -137,7 +137,7 @@ pub fn schema_section(title: &str, r: &SchemaReference) -> Markup {
         section.schema {
             h3 { (title) }
             p.muted { code { (r.schema_uri) } " version " (r.version) " · digest " code.digest { (r.digest.to_string()) } }
-            (field_table(&schema::rows(&r.resolution.schema)))
+            (field_table(&schema::field_rows(&r.resolution.schema)))
             details { summary { "JSON Schema" } pre { code { (raw) } } }
         }
     }

@@ -30,7 +30,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use crate::metrics::{GaugeGuard, Metrics};
+use skillgate_runtime::metrics::{GaugeGuard, Metrics};
 
 /// The connection limits of [`crate::ServerConfig`].
 #[derive(Clone, Copy, Debug)]

@@ -3,13 +3,13 @@
 use super::body::{is_json_content_type, parse, read_bytes, BodyError};
 use super::observe::{rpc_method_label, ErrorReason, RpcMethod};
 use super::{request_context, sse, version_message, AppState, VersionRejected, JSON_CONTENT_TYPE};
-use crate::service::{RequestContext, ServiceError};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use skillgate_a2a::{self as a2a, methods, A2aError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
+use skillgate_runtime::service::{RequestContext, ServiceError};
 
 fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
     reply_bytes(status, serde_json::to_vec(resp).unwrap_or_default())
@@ -159,7 +159,7 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
 /// The four push notification config methods. A server without push notifications refuses
 /// them before reading the params, so every request gets the same answer.
 async fn push_method(
-    svc: &crate::service::A2aService,
+    svc: &skillgate_runtime::service::A2aService,
     m: &str,
     p: Option<Value>,
     ctx: &RequestContext,

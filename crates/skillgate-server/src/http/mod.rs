@@ -9,203 +9,27 @@ mod observe;
 mod rest;
 mod sse;
 
-pub use browser::OriginGuard;
-pub(crate) use observe::millis;
+pub(crate) use crate::state::{request_context, Ctx, JSON_CONTENT_TYPE};
+use crate::state::{ActiveExtensions, AppState};
 
-use crate::agent::Agent;
-use crate::binding::AuthRefusal;
-use crate::config::{ServerConfig, TokenTable};
-use crate::metrics::Metrics;
-use crate::service::{A2aService, Caller};
+pub use browser::OriginGuard;
+
 use axum::body::Body;
-use axum::extract::{FromRequestParts, Request, State};
-use axum::http::request::Parts;
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use skillgate_a2a as a2a;
+use skillgate_runtime::checks;
+use skillgate_runtime::metrics::Metrics;
+use skillgate_runtime::{Agent, AgentSwap, AuthRefusal, ServerConfig};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// Name of the bearer scheme in the card's `securitySchemes`.
-pub const BEARER_SCHEME_NAME: &str = "bearer";
-
-/// Content type of every JSON response (see docs/design.md, "Server runtime").
-pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
-
-use skillgate_sign::SigningKey;
-
-/// The Agent Card as served: its bytes and the validators of HTTP caching.
-struct CardCache {
-    bytes: bytes::Bytes,
-    etag: String,
-    last_modified: String,
-}
-
-impl CardCache {
-    /// The card of `agent` at `base_url`; assembled once per agent, its modification time is
-    /// when that agent started being served.
-    /// With `signer`, the card carries its signature (A2A 1.0 section 8.4), made once here.
-    /// With `grpc`, the card lists the gRPC interface after the HTTP ones; `push` is what
-    /// `capabilities.pushNotifications` says.
-    fn of(
-        agent: &Agent,
-        base_url: &str,
-        grpc: Option<&str>,
-        auth: bool,
-        signer: Option<&SigningKey>,
-        push: bool,
-    ) -> Self {
-        let mut card = agent.card(base_url, auth);
-        crate::agent::add_grpc_interface(&mut card, grpc);
-        card.capabilities.push_notifications = Some(push);
-        let mut value = serde_json::to_value(&card).unwrap_or_default();
-        if let Some(key) = signer {
-            // Signing a card the runtime built cannot fail (it is an object and the key was
-            // proven at load time); if it ever did, the card is served unsigned and a client
-            // that requires signatures refuses it, which is the safe direction.
-            let _ = key.sign(&mut value);
-        }
-        let digest = skillgate_core::digest(&value).to_string();
-        CardCache {
-            bytes: bytes::Bytes::from(serde_json::to_vec(&value).unwrap_or_default()),
-            etag: format!("\"{}\"", digest.trim_start_matches("sha256:")),
-            last_modified: crate::time::now_http_date(),
-        }
-    }
-}
-
-/// Replaces the agent a running server serves (a configuration reload): the card (and with it
-/// every advertised digest) and the skills change together. Requests already accepted finish
-/// on the agent they started with. Cheap to clone.
-#[derive(Clone)]
-pub struct AgentSwap {
-    service: A2aService,
-    card: Arc<std::sync::RwLock<Arc<CardCache>>>,
-    base_url: Arc<str>,
-    grpc_url: Option<Arc<str>>,
-    auth: bool,
-    signer: Option<Arc<SigningKey>>,
-}
-
-impl AgentSwap {
-    /// The one service behind every binding of this server: another binding (gRPC) built
-    /// on it shares the gate, the task store and every reload.
-    pub fn service(&self) -> A2aService {
-        self.service.clone()
-    }
-
-    /// The extended Agent Card for the request's caller, exactly as the HTTP bindings
-    /// answer `GetExtendedAgentCard` (signed like the public card).
-    pub fn extended_card(
-        &self,
-        ctx: &crate::service::RequestContext,
-    ) -> Result<serde_json::Value, crate::service::ServiceError> {
-        extended_card_value(
-            &self.service,
-            &self.base_url,
-            self.grpc_url.as_deref(),
-            self.auth,
-            self.signer.as_deref(),
-            ctx,
-        )
-    }
-
-    /// Serves `agent` from now on. The card is held for writing while the agent is replaced,
-    /// so no client can read the new card and still reach the old skills.
-    pub fn replace(&self, agent: Agent) {
-        let cache = Arc::new(CardCache::of(
-            &agent,
-            &self.base_url,
-            self.grpc_url.as_deref(),
-            self.auth,
-            self.signer.as_deref(),
-            self.service.push_enabled(),
-        ));
-        let mut guard = match self.card.write() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        self.service.replace_agent(agent);
-        *guard = cache;
-    }
-}
-
-/// Shared state of all handlers.
-#[derive(Clone)]
-pub(crate) struct AppState {
-    pub(crate) service: A2aService,
-    card: Arc<std::sync::RwLock<Arc<CardCache>>>,
-    cache_control: Arc<str>,
-    pub(crate) body_limit: usize,
-    pub(crate) max_depth: usize,
-    pub(crate) request_timeout: Duration,
-    tokens: Option<Arc<TokenTable>>,
-    /// What the extended card needs that the service does not know: where the agent is
-    /// served, whether callers authenticate, and the card signer.
-    base_url: Arc<str>,
-    grpc_url: Option<Arc<str>>,
-    signer: Option<Arc<SigningKey>>,
-    /// Cancelled when the server shuts down: every open event stream ends.
-    pub(crate) streams_end: tokio_util::sync::CancellationToken,
-    /// Counters of this server (a no-op unless [`ServerConfig::metrics`]).
-    pub(crate) metrics: Metrics,
-}
-
-impl AppState {
-    /// Whether callers authenticate (a token table is configured).
-    pub(crate) fn auth_enabled(&self) -> bool {
-        self.tokens.is_some()
-    }
-
-    /// The base URL the card advertises (no trailing slash).
-    pub(crate) fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    /// The extended Agent Card for the request's caller, signed like the public card.
-    pub(crate) fn extended_card(
-        &self,
-        ctx: &crate::service::RequestContext,
-    ) -> Result<serde_json::Value, crate::service::ServiceError> {
-        extended_card_value(
-            &self.service,
-            &self.base_url,
-            self.grpc_url.as_deref(),
-            self.tokens.is_some(),
-            self.signer.as_deref(),
-            ctx,
-        )
-    }
-}
-
-/// The extended card of `ctx`'s caller as served (interfaces, signature), for any binding.
-fn extended_card_value(
-    service: &A2aService,
-    base_url: &str,
-    grpc: Option<&str>,
-    auth: bool,
-    signer: Option<&SigningKey>,
-    ctx: &crate::service::RequestContext,
-) -> Result<serde_json::Value, crate::service::ServiceError> {
-    let mut card = service.extended_agent_card(ctx.caller.as_ref(), base_url, auth)?;
-    crate::agent::add_grpc_interface(&mut card, grpc);
-    let mut value = serde_json::to_value(&card).unwrap_or_default();
-    if let Some(key) = signer {
-        let _ = key.sign(&mut value);
-    }
-    Ok(value)
-}
 
 /// The protocol version a request asked for, when this server does not serve it.
 #[derive(Clone, Debug)]
 pub(crate) struct VersionRejected(pub(crate) String);
-
-/// Extension URIs activated for a request.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ActiveExtensions(pub(crate) Vec<String>);
 
 /// The router serving `agent` at `base_url` (used for the card's interface URLs).
 pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
@@ -241,37 +65,15 @@ fn build_router(
     urls.extend(config.public_url.as_deref());
     let browsers =
         browser::BrowserPolicy::new(config.allow_any_host, &urls, &config.allowed_origins);
-    let auth = config.tokens.is_some();
-    let signer = config.card_signer.clone();
-    let service = A2aService::with_metrics(agent.clone(), &config, metrics.clone());
-    let grpc_url: Option<Arc<str>> = config.grpc_url.as_deref().map(Arc::from);
-    let card = Arc::new(std::sync::RwLock::new(Arc::new(CardCache::of(
-        &agent,
-        &base_url,
-        grpc_url.as_deref(),
-        auth,
-        signer.as_deref(),
-        service.push_enabled(),
-    ))));
-    let swap = AgentSwap {
-        service: service.clone(),
-        card: Arc::clone(&card),
-        base_url: base_url.into(),
-        grpc_url,
-        auth,
-        signer,
-    };
+    let swap = AgentSwap::new(agent, &config, &base_url, metrics.clone());
     let state = AppState {
-        service,
-        card,
+        service: swap.service(),
+        swap: swap.clone(),
         cache_control: format!("public, max-age={}", config.card_max_age.as_secs()).into(),
         body_limit: config.body_limit,
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
         tokens: config.tokens.map(Arc::new),
-        base_url: Arc::clone(&swap.base_url),
-        grpc_url: swap.grpc_url.clone(),
-        signer: swap.signer.clone(),
         streams_end,
         metrics,
     };
@@ -357,7 +159,7 @@ pub async fn serve_swappable(
     let addr = listener.local_addr()?;
     let base = match &config.public_url {
         Some(u) => {
-            crate::config::check_public_url(u).map_err(invalid)?;
+            skillgate_runtime::check_public_url(u).map_err(invalid)?;
             u.clone()
         }
         None if addr.ip().is_unspecified() => {
@@ -430,17 +232,14 @@ async fn metrics_scrape(State(st): State<AppState>) -> Response {
     let mut r = Response::new(Body::from(st.metrics.encode().unwrap_or_default()));
     r.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
+        HeaderValue::from_static(skillgate_runtime::metrics::CONTENT_TYPE),
     );
     r
 }
 
 async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response {
     // One snapshot: body, ETag and Last-Modified always describe the same card.
-    let card = match st.card.read() {
-        Ok(c) => Arc::clone(&c),
-        Err(p) => Arc::clone(&p.into_inner()),
-    };
+    let card = st.swap.card();
     let matches = headers
         .get_all(header::IF_NONE_MATCH)
         .iter()
@@ -497,10 +296,10 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
         return next.run(req).await;
     }
     let v = requested_version(&req);
-    if crate::binding::version_supported(&v) {
+    if checks::version_supported(&v) {
         return next.run(req).await;
     }
-    let shown = crate::binding::version_shown(&v).to_owned();
+    let shown = checks::version_shown(&v).to_owned();
     if is_jsonrpc_path(req.uri().path()) {
         // The JSON-RPC adapter answers with the request id once it has read the envelope.
         req.extensions_mut().insert(VersionRejected(shown));
@@ -509,7 +308,7 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
     rest::ApiError::new(a2a::A2aError::VersionNotSupported, version_message(&shown)).into_response()
 }
 
-pub(crate) use crate::binding::version_message;
+pub(crate) use checks::version_message;
 
 /// Splits comma-separated header values from every occurrence of a header.
 fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
@@ -525,7 +324,7 @@ fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
 
 async fn extensions_layer(mut req: Request, next: Next) -> Response {
     let requested = header_list(req.headers(), a2a::A2A_EXTENSIONS_HEADER);
-    let active = crate::binding::activate_extensions(requested.iter().map(String::as_str));
+    let active = checks::activate_extensions(requested.iter().map(String::as_str));
     req.extensions_mut()
         .insert(ActiveExtensions(active.clone()));
     let mut resp = next.run(req).await;
@@ -552,7 +351,7 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
         .get_all(header::AUTHORIZATION)
         .iter()
         .map(|v| v.to_str().unwrap_or(""));
-    match crate::binding::authenticate(tokens, presented) {
+    match skillgate_runtime::authenticate(tokens, presented) {
         Ok(caller) => {
             req.extensions_mut().insert(caller);
             next.run(req).await
@@ -573,28 +372,5 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
             );
             r
         }
-    }
-}
-
-/// Extractor of the [`crate::service::RequestContext`] for a REST handler: what the layers
-/// learned (caller, activated extensions), read from the request extensions.
-pub(crate) struct Ctx(pub(crate) crate::service::RequestContext);
-
-impl<S: Send + Sync> FromRequestParts<S> for Ctx {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Ctx(request_context(&parts.extensions)))
-    }
-}
-
-/// The request context the service needs, from the layers' request extensions.
-pub(crate) fn request_context(ext: &axum::http::Extensions) -> crate::service::RequestContext {
-    crate::service::RequestContext {
-        caller: ext.get::<Caller>().cloned(),
-        extensions: ext
-            .get::<ActiveExtensions>()
-            .map(|a| a.0.clone())
-            .unwrap_or_default(),
     }
 }

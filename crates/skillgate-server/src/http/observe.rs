@@ -10,12 +10,12 @@
 //! and the time to the response head. No header is logged, so no token can be.
 
 use super::is_jsonrpc_path;
-use crate::metrics::Metrics;
 use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 use skillgate_a2a::{self as a2a, methods};
+use skillgate_runtime::metrics::{millis, Metrics};
 use std::time::Instant;
 use tracing::field::{display, Empty};
 use tracing::Instrument;
@@ -97,12 +97,6 @@ pub(crate) fn rpc_method_label(m: &str) -> &'static str {
         methods::GET_EXTENDED_AGENT_CARD,
     ];
     KNOWN.into_iter().find(|k| *k == m).unwrap_or("unknown")
-}
-
-/// Milliseconds to the microsecond, so the log shows `1.881`, not `1.8811170000000002`.
-pub(crate) fn millis(d: std::time::Duration) -> f64 {
-    // Exact below 2^53 µs (285 years).
-    d.as_micros() as f64 / 1000.0
 }
 
 /// The layer: opens the span, runs the request in it, counts and logs the answer.

@@ -5,12 +5,12 @@
 use super::body::{BodyError, OptionalJson, StrictJson};
 use super::observe::ErrorReason;
 use super::{sse, AppState, Ctx, JSON_CONTENT_TYPE};
-use crate::service::ServiceError;
 use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use skillgate_a2a::{self as a2a, A2aError, HttpRefusal, RestErrorBody};
+use skillgate_runtime::service::ServiceError;
 use std::collections::HashMap;
 
 fn json_response<T: serde::Serialize>(status: StatusCode, v: &T) -> Response {
@@ -120,7 +120,7 @@ fn query_str(q: &HashMap<String, String>, camel: &str, snake: &str) -> Option<St
 async fn subscribe(
     st: &AppState,
     task_id: &str,
-    ctx: &crate::service::RequestContext,
+    ctx: &skillgate_runtime::service::RequestContext,
 ) -> Result<Response, ApiError> {
     let p = a2a::SubscribeToTaskRequest {
         id: task_id.to_string(),

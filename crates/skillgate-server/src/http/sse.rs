@@ -2,10 +2,10 @@
 //! open-streams gauge until its body is dropped (the stream ended or the client went away).
 
 use super::AppState;
-use crate::service::EventStream;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use skillgate_a2a::{JsonRpcId, JsonRpcResponse, StreamResponse};
+use skillgate_runtime::service::EventStream;
 use std::convert::Infallible;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;

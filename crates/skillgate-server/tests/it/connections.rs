@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use skillgate_server::*;
+use skillgate_runtime::*;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

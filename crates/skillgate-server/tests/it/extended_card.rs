@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use skillgate_server::*;
+use skillgate_runtime::*;
 
 const ALL: (&str, &str) = ("Authorization", "Bearer all-secret-0123456789");
 const LIMITED: (&str, &str) = ("Authorization", "Bearer limited-secret-0123456789");

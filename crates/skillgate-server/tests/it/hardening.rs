@@ -3,6 +3,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
+use skillgate_runtime::*;
 use skillgate_server::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -3,8 +3,8 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use skillgate_server::store_api::StoreLimits;
-use skillgate_server::*;
+use skillgate_runtime::store_api::StoreLimits;
+use skillgate_runtime::*;
 use std::time::Duration;
 
 pub(crate) fn code_of(v: &Value) -> i64 {

@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use skillgate_server::*;
+use skillgate_runtime::*;
 use std::time::Duration;
 
 const TOKEN: &str = "metrics-reader-0123456789";

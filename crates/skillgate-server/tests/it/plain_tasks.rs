@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use skillgate_server::*;
+use skillgate_runtime::*;
 use std::time::Duration;
 
 fn chunk(id: &str, text: &str) -> a2a::Artifact {

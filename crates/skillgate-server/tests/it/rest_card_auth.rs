@@ -2,8 +2,8 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use skillgate_server::store_api::{MemoryStore, StoreLimits, TaskStore};
-use skillgate_server::*;
+use skillgate_runtime::store_api::{MemoryStore, StoreLimits, TaskStore};
+use skillgate_runtime::*;
 use std::sync::Arc;
 
 fn rest_reason(v: &Value) -> &str {

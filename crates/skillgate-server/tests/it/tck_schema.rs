@@ -77,8 +77,8 @@ async fn responses_validate_against_the_tck_schema() {
 
     let s = Server::start(
         agent(),
-        skillgate_server::ServerConfig {
-            tokens: Some(skillgate_server::TokenTable::parse("tck-token-0123456789").unwrap()),
+        skillgate_runtime::ServerConfig {
+            tokens: Some(skillgate_runtime::TokenTable::parse("tck-token-0123456789").unwrap()),
             ..Default::default()
         },
     )
@@ -141,9 +141,9 @@ async fn push_config_answers_validate_against_the_tck_schema() {
     let b = Bundle::load();
     let s = Server::start(
         agent(),
-        skillgate_server::ServerConfig {
-            push: Some(skillgate_server::PushPolicy {
-                guard: skillgate_server::push::guard::Guard {
+        skillgate_runtime::ServerConfig {
+            push: Some(skillgate_runtime::PushPolicy {
+                guard: skillgate_runtime::push::guard::Guard {
                     allow_http_loopback: true,
                     allow: Vec::new(),
                 },

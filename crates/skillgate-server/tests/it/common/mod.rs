@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use skillgate_core::wire::{Authority, AuthorityMode, Constraints, Interaction, ResponseMode};
-use skillgate_server::*;
+use skillgate_runtime::*;
 use std::time::Duration;
 
 pub use skillgate_testkit::poll::eventually;

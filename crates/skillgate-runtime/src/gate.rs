@@ -1,8 +1,8 @@
 //! The schema gate of one skill: the checks the profile orders around domain logic, on
 //! pre-compiled validators and a pre-computed digest (nothing is compiled or hashed per request).
 
+use crate::auth::Caller;
 use crate::config::{ApprovalPolicy, ApprovalRequest};
-use crate::service::Caller;
 use crate::skill::SkillOutput;
 use serde_json::Value;
 use skillgate_a2a::TaskState;

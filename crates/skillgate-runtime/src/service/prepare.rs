@@ -5,7 +5,7 @@ use super::{
     agent_message, new_id, store_error, A2aService, Job, Prepared, RequestContext, ServiceError,
 };
 use crate::gate::Rejection;
-use crate::store::{Refused, TaskHandle, TurnRefused};
+use crate::task::{Refused, TaskHandle, TurnRefused};
 use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageRequest, Task, TaskState, TaskStatus,

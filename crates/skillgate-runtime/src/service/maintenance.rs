@@ -3,7 +3,7 @@
 //! longer than the TTL), and delete finished tasks past their retention or the byte budget.
 
 use super::{agent_message, error_part, A2aService, Inner};
-use crate::store::TaskHandle;
+use crate::task::TaskHandle;
 use skillgate_a2a::TaskState;
 use skillgate_core::wire::ErrorObject;
 use skillgate_core::ErrorCode;

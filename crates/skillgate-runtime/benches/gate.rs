@@ -6,8 +6,8 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};
 use skillgate_core::wire::Constraints;
-use skillgate_server::a2a::SendMessageRequest;
-use skillgate_server::*;
+use skillgate_runtime::a2a::SendMessageRequest;
+use skillgate_runtime::*;
 use std::hint::black_box;
 
 fn schema(v: Value) -> Value {

@@ -87,8 +87,10 @@ pub enum StartupError {
     InvalidAgent(String),
 }
 
-/// A skill as hosted: its validated document, gate and handler.
-pub(crate) struct HostedSkill {
+/// A skill as hosted: its validated document, gate and handler. Read-only outside the
+/// runtime: pages and tools describe it through [`HostedSkill::gate`] and
+/// [`HostedSkill::card_skill`].
+pub struct HostedSkill {
     pub(crate) gate: SkillGate,
     pub(crate) handler: Handler,
     pub(crate) card_skill: a2a::AgentSkill,
@@ -96,6 +98,18 @@ pub(crate) struct HostedSkill {
     pub(crate) describe_artifact: a2a::Artifact,
     /// Listed only in the extended card.
     pub(crate) extended: bool,
+}
+
+impl HostedSkill {
+    /// The gate: the validated Skill Interface Document, its digest and version.
+    pub fn gate(&self) -> &SkillGate {
+        &self.gate
+    }
+
+    /// The skill as the Agent Card lists it (id, name, description, tags, extension params).
+    pub fn card_skill(&self) -> &a2a::AgentSkill {
+        &self.card_skill
+    }
 }
 
 pub(crate) struct AgentInner {
@@ -132,6 +146,17 @@ pub struct AgentBuilder {
 }
 
 impl Agent {
+    /// The agent's name, as its card gives it.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The skill hosted under `id`, whoever may see it (check [`Agent::visible`] before
+    /// showing it to a caller).
+    pub fn hosted(&self, id: &str) -> Option<&HostedSkill> {
+        self.0.skills.get(id)
+    }
+
     /// Starts an agent with the card's name, description and the agent's own version.
     pub fn builder(
         name: impl Into<String>,
@@ -165,7 +190,7 @@ impl Agent {
 
     /// Whether `caller` may know of skill `skill_id` (every skill but an extended-only one,
     /// which only an authenticated caller allowed to use it sees).
-    pub(crate) fn visible(&self, skill_id: &str, caller: Option<&crate::Caller>) -> bool {
+    pub fn visible(&self, skill_id: &str, caller: Option<&crate::Caller>) -> bool {
         match self.0.skills.get(skill_id) {
             Some(h) if h.extended => caller.is_some_and(|c| c.allows(skill_id)),
             _ => true,
@@ -251,13 +276,13 @@ impl Agent {
         let (security_schemes, security_requirements) = if auth {
             let mut m = BTreeMap::new();
             m.insert(
-                crate::http::BEARER_SCHEME_NAME.to_string(),
+                crate::auth::BEARER_SCHEME_NAME.to_string(),
                 a2a::SecurityScheme::bearer("Bearer token issued by the agent operator"),
             );
             (
                 m,
                 vec![a2a::SecurityRequirement::scheme(
-                    crate::http::BEARER_SCHEME_NAME,
+                    crate::auth::BEARER_SCHEME_NAME,
                 )],
             )
         } else {

@@ -5,7 +5,7 @@ use super::stream::ends_stream;
 use super::{agent_message, new_id, trim_history, A2aService, RequestContext, ServiceError};
 use crate::agent::{PlainContext, PlainReply, PlainStep};
 use crate::metrics::Metrics;
-use crate::store::TaskHandle;
+use crate::task::TaskHandle;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageConfiguration, SendMessageResponse, TaskState,
 };

@@ -8,14 +8,31 @@
 //! reader never sees an event for a state the store does not hold.
 
 use skillgate_a2a::{
-    Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
-    TaskStatusUpdateEvent,
+    Artifact, Message, Part, Role, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState,
+    TaskStatus, TaskStatusUpdateEvent,
 };
 use skillgate_store::{Flags, HubEvent, StoreError, Subscription, TaskRow, TaskStore};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, watch, Mutex};
 use tokio_util::sync::CancellationToken;
+
+/// A fresh random id (UUID v4) for a task, context, message or push config.
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// A message from the agent about a task (ids from the handle: no copy of the task needed).
+pub(crate) fn agent_message(task: &TaskHandle, parts: Vec<Part>) -> Message {
+    Message {
+        message_id: new_id(),
+        context_id: task.context_id.clone(),
+        task_id: task.id.clone(),
+        role: Role::Agent,
+        parts,
+        ..Default::default()
+    }
+}
 
 /// How often a write is retried after losing a version race before giving up.
 const MAX_RETRIES: usize = 8;

@@ -3,7 +3,7 @@
 use super::{
     check_history_length, store_error, trim_history, A2aService, RequestContext, ServiceError,
 };
-use crate::store::Refused;
+use crate::task::Refused;
 use skillgate_a2a::{
     A2aError, CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, Task,
     TaskState,

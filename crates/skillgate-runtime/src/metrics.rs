@@ -20,7 +20,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 /// Content type of the scrape: the OpenMetrics text format `prometheus-client` writes.
-pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Upper bounds (seconds) of the skill duration buckets: from a counter read (sub-millisecond)
 /// to the 5 min default task limit.
@@ -86,7 +86,7 @@ fn duration_histogram() -> Histogram {
 
 /// The server's metrics, or nothing when they are off; cheap to clone (one `Arc`).
 #[derive(Clone, Default)]
-pub(crate) struct Metrics(Option<Arc<Inner>>);
+pub struct Metrics(Option<Arc<Inner>>);
 
 /// Which draft check produced a gate outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,12 +99,12 @@ pub(crate) enum GatePhase {
 
 impl Metrics {
     /// Metrics that count nothing (`--metrics` not given).
-    pub(crate) fn disabled() -> Self {
+    pub fn disabled() -> Self {
         Self(None)
     }
 
     /// A fresh registry with every series of the server.
-    pub(crate) fn enabled() -> Self {
+    pub fn enabled() -> Self {
         let mut registry = Registry::with_prefix("skillgate");
         let requests = Family::<RequestLabels, Counter>::default();
         registry.register(
@@ -179,12 +179,12 @@ impl Metrics {
     }
 
     /// Whether the metrics are on (and `/metrics` is served).
-    pub(crate) fn is_enabled(&self) -> bool {
+    pub fn is_enabled(&self) -> bool {
         self.0.is_some()
     }
 
     /// One answered request.
-    pub(crate) fn request(&self, binding: &'static str, method: &'static str, status: u16) {
+    pub fn request(&self, binding: &'static str, method: &'static str, status: u16) {
         if let Some(m) = &self.0 {
             m.requests
                 .get_or_create(&RequestLabels {
@@ -253,19 +253,19 @@ impl Metrics {
     }
 
     /// A connection is served until the guard drops.
-    pub(crate) fn connection(&self) -> GaugeGuard {
+    pub fn connection(&self) -> GaugeGuard {
         GaugeGuard::of(self.0.as_ref().map(|m| &m.connections))
     }
 
     /// A connection was refused at the connection limit.
-    pub(crate) fn connection_refused(&self) {
+    pub fn connection_refused(&self) {
         if let Some(m) = &self.0 {
             m.connections_refused.inc();
         }
     }
 
     /// An event stream is open until the guard drops.
-    pub(crate) fn stream(&self) -> GaugeGuard {
+    pub fn stream(&self) -> GaugeGuard {
         GaugeGuard::of(self.0.as_ref().map(|m| &m.streams))
     }
 
@@ -277,7 +277,7 @@ impl Metrics {
     }
 
     /// The scrape, or `None` when the metrics are off.
-    pub(crate) fn encode(&self) -> Option<String> {
+    pub fn encode(&self) -> Option<String> {
         let m = self.0.as_ref()?;
         let mut out = String::with_capacity(4096);
         // Writing to a String cannot fail.
@@ -287,7 +287,7 @@ impl Metrics {
 }
 
 /// Holds one unit of a gauge (an open connection or stream) and gives it back when dropped.
-pub(crate) struct GaugeGuard(Option<Gauge>);
+pub struct GaugeGuard(Option<Gauge>);
 
 impl GaugeGuard {
     fn of(g: Option<&Gauge>) -> Self {
@@ -304,6 +304,12 @@ impl Drop for GaugeGuard {
             g.dec();
         }
     }
+}
+
+/// A duration in milliseconds with microsecond resolution, as logs and metrics report it.
+pub fn millis(d: std::time::Duration) -> f64 {
+    // Exact below 2^53 µs (285 years).
+    d.as_micros() as f64 / 1000.0
 }
 
 #[cfg(test)]

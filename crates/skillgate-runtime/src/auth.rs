@@ -1,180 +1,21 @@
-//! Server configuration: limits, bearer tokens, the approval policy and the task store.
+//! Who a request comes from: the bearer token table, the caller it authenticates, and why a
+//! request was refused. Written once so every binding (JSON-RPC, HTTP+JSON, gRPC) agrees.
 
-use skillgate_store::{StoreLimits, TaskStore};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
-/// Runtime limits and policies.
-#[derive(Clone, Debug)]
-pub struct ServerConfig {
-    /// Largest accepted request body in bytes (default 1 MiB); larger gets HTTP 413.
-    pub body_limit: usize,
-    /// Deepest accepted JSON nesting of a request body (default 64).
-    pub max_json_depth: usize,
-    /// Time to receive a request body, and the longest a blocking `SendMessage` waits before
-    /// returning the still-running task for polling (default 30 s).
-    pub request_timeout: Duration,
-    /// Bearer tokens; `None` means no authentication.
-    pub tokens: Option<TokenTable>,
-    /// Decides whether `execute`-mode skills may run (default: deny).
-    pub approval: ApprovalPolicy,
-    /// Bounds of the default in-memory task store (ignored when `store` is set: a store
-    /// opened with [`skillgate_store::open`] carries its own).
-    pub task_store: StoreLimits,
-    /// The task store; `None` means a fresh in-memory store with the `task_store` bounds.
-    pub store: Option<Arc<dyn TaskStore>>,
-    /// Base URL advertised in the Agent Card (default: `http://<bound address>`).
-    pub public_url: Option<String>,
-    /// Longest any handler may run when its skill declares no `max_duration_ms` (default 5 min).
-    pub max_task_duration: Duration,
-    /// `max-age` of the Agent Card's `Cache-Control` (default 300 s).
-    pub card_max_age: Duration,
-    /// Longest a connection may take to deliver a complete request head, counted from when
-    /// it opens or, on a kept-alive connection, from the first byte of the next request
-    /// (default 10 s). A connection that opens and sends nothing, or trickles its head one
-    /// byte at a time (slowloris), is closed when it runs out.
-    pub header_read_timeout: Duration,
-    /// Longest a kept-alive connection may sit idle between a response and the first byte of
-    /// its next request before the server closes it (default 60 s).
-    pub idle_timeout: Duration,
-    /// Most connections served at once (default 1024). A connection beyond it is answered
-    /// `503` with a JSON body and `Connection: close` and closed at once, so the limit is
-    /// reached before the process runs out of file descriptors (keep it under `ulimit -n`).
-    pub max_connections: usize,
-    /// On shutdown: how long in-flight requests get to finish (open event streams are ended
-    /// at once) before every remaining connection is dropped and [`crate::serve`] returns
-    /// (default 10 s).
-    pub shutdown_grace: Duration,
-    /// Browser origins (`scheme://host[:port]`) allowed to call the agent. Empty (the
-    /// default): any request carrying an `Origin` header is refused with 403.
-    pub allowed_origins: Vec<String>,
-    /// Skip the `Host` check (default `false`: a request must name the bound address,
-    /// `localhost`, an IP address or the host of `public_url`, which defeats DNS rebinding).
-    pub allow_any_host: bool,
-    /// Signs the served Agent Card (once per agent, reloads included); `None` serves it
-    /// unsigned.
-    pub card_signer: Option<Arc<skillgate_sign::SigningKey>>,
-    /// Count requests, gate outcomes, skill durations, tasks, connections and streams, and
-    /// serve them at `GET /metrics` (default `false`: the path is a 404 like any unknown one).
-    /// With `tokens` set, `/metrics` takes the same bearer tokens as the agent.
-    pub metrics: bool,
-    /// Push notifications (`serve --push`): `None` (the default) leaves them off, the card
-    /// says `capabilities.pushNotifications: false` and the four push config methods answer
-    /// `PushNotificationNotSupported`.
-    pub push: Option<crate::push::PushPolicy>,
-    /// Where the gRPC binding (skillgate-grpc) serves this same agent, as `host:port`; the
-    /// card then lists a `GRPC` interface after the two HTTP ones (default `None`: no gRPC).
-    pub grpc_url: Option<String>,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        Self {
-            body_limit: 1024 * 1024,
-            max_json_depth: 64,
-            request_timeout: Duration::from_secs(30),
-            tokens: None,
-            approval: ApprovalPolicy::deny_all(),
-            task_store: StoreLimits::memory(),
-            store: None,
-            public_url: None,
-            max_task_duration: Duration::from_secs(300),
-            card_max_age: Duration::from_secs(300),
-            header_read_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            max_connections: 1024,
-            shutdown_grace: Duration::from_secs(10),
-            allowed_origins: Vec::new(),
-            allow_any_host: false,
-            card_signer: None,
-            metrics: false,
-            push: None,
-            grpc_url: None,
-        }
-    }
-}
-
-/// Checks a URL to advertise in the Agent Card: absolute `http` or `https`, with a host, and
-/// no credentials, query or fragment.
-pub fn check_public_url(u: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("public URL {u:?} {why}"));
-    let Ok(p) = url::Url::parse(u) else {
-        return bad("is not an absolute URL (e.g. https://agent.example.net)");
-    };
-    if !matches!(p.scheme(), "http" | "https") {
-        return bad("must be http or https");
-    }
-    if p.host_str().is_none_or(str::is_empty) {
-        return bad("has no host");
-    }
-    if !p.username().is_empty() || p.password().is_some() {
-        return bad("must not carry credentials");
-    }
-    if p.query().is_some() || p.fragment().is_some() {
-        return bad("must not have a query or fragment");
-    }
-    Ok(())
-}
-
-/// What the approval policy is asked about.
-#[derive(Debug, Clone, Copy)]
-pub struct ApprovalRequest<'a> {
-    /// The skill id.
-    pub skill_id: &'a str,
-    /// The caller label, if authenticated.
-    pub caller: Option<&'a str>,
-}
-
-type ApprovalFn = dyn Fn(&ApprovalRequest<'_>) -> bool + Send + Sync;
-
-/// Decides whether an `execute`-mode skill may run for a request. Validation never grants this.
-#[derive(Clone)]
-pub struct ApprovalPolicy(Arc<ApprovalFn>);
-
-impl std::fmt::Debug for ApprovalPolicy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ApprovalPolicy(..)")
-    }
-}
-
-impl Default for ApprovalPolicy {
-    fn default() -> Self {
-        Self::deny_all()
-    }
-}
-
-impl ApprovalPolicy {
-    /// Never approve (the default).
-    pub fn deny_all() -> Self {
-        Self(Arc::new(|_| false))
-    }
-    /// Always approve.
-    pub fn allow_all() -> Self {
-        Self(Arc::new(|_| true))
-    }
-    /// Approve only these skill ids.
-    pub fn allow_skills<I: IntoIterator<Item = S>, S: Into<String>>(skills: I) -> Self {
-        let set: BTreeSet<String> = skills.into_iter().map(Into::into).collect();
-        Self(Arc::new(move |r| set.contains(r.skill_id)))
-    }
-    /// Approve by a custom rule.
-    pub fn from_fn(f: impl Fn(&ApprovalRequest<'_>) -> bool + Send + Sync + 'static) -> Self {
-        Self(Arc::new(f))
-    }
-    /// Asks the policy.
-    pub fn approves(&self, req: &ApprovalRequest<'_>) -> bool {
-        (self.0)(req)
-    }
-}
+/// Name of the bearer scheme in the card's `securitySchemes`.
+pub const BEARER_SCHEME_NAME: &str = "bearer";
 
 /// One accepted bearer token. Its `Debug` shows the label and skills but never the secret, so
 /// a logged configuration cannot leak a credential.
 #[derive(Clone, PartialEq, Eq)]
 pub struct TokenEntry {
     token: String,
-    /// Label used as the caller identity (`token-<line>`), never the secret itself.
+    /// The caller identity and task owner: the line's `label=NAME`, or else `sha256:` and 32
+    /// hex digits of a hash of the token. Never the secret itself, and never where the token
+    /// sits in the file, so editing the file cannot hand one token's tasks to another.
     pub label: String,
     /// Skills this token may use; `None` means all.
     pub skills: Option<BTreeSet<String>>,
@@ -226,7 +67,52 @@ pub enum TokenFileError {
 /// Shortest accepted bearer token, in bytes: shorter ones are guessable.
 pub const MIN_TOKEN_BYTES: usize = 16;
 
-/// Accepted bearer tokens, from a file of `token` or `token skill1,skill2` lines. A line whose
+/// What a token file line may hold, said in every refusal of a malformed one.
+const LINE_FORMAT: &str = "expected `token [skill1,skill2] [label=NAME]` (skills separated by commas, no spaces; comments only on lines of their own, starting with #)";
+
+/// Longest explicit label, in bytes.
+const MAX_LABEL_BYTES: usize = 64;
+
+/// An explicit `label=NAME`, checked: 1 to 64 of `A-Z a-z 0-9 . _ -`, and not `token-N` (the
+/// line-number owners of earlier versions: taking one would inherit another token's tasks).
+fn check_label(l: &str) -> Result<String, String> {
+    if l.is_empty()
+        || l.len() > MAX_LABEL_BYTES
+        || !l
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Err(format!(
+            "a label is 1 to {MAX_LABEL_BYTES} letters, digits, `.`, `_` or `-`"
+        ));
+    }
+    if l.strip_prefix("token-")
+        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(format!(
+            "`{l}` is reserved: earlier versions named owners by token line, and a task stored under it belongs to whichever token had that line"
+        ));
+    }
+    Ok(l.to_owned())
+}
+
+/// The owner of a token without an explicit label: a domain-separated SHA-256 of the token,
+/// cut to 128 bits. Stable across edits of the file and across replicas; it reveals nothing
+/// useful about a token of the required length and randomness, but a guessable token could be
+/// confirmed against it, which is one more reason to generate tokens (`openssl rand -hex 32`).
+fn owner_of(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"skillgate task owner\0");
+    h.update(token.as_bytes());
+    let hex: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// Accepted bearer tokens, from a file of `token [skill1,skill2] [label=NAME]` lines. A line whose
 /// first non-blank character is `#` is a comment; a `#` anywhere else is part of the line (a
 /// token may contain one), so there are no trailing comments.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -250,11 +136,14 @@ impl TokenTable {
             };
             let mut fields = line.split_whitespace();
             let token = fields.next().unwrap_or("");
-            let skills = fields.next();
-            if fields.next().is_some() {
-                return Err(bad(
-                    "expected `token` or `token skill1,skill2` (skills separated by commas, no spaces; comments only on lines of their own, starting with #)",
-                ));
+            let mut skills = None;
+            let mut label = None;
+            for f in fields {
+                match f.strip_prefix("label=") {
+                    Some(l) if label.is_none() => label = Some(l),
+                    None if skills.is_none() => skills = Some(f),
+                    _ => return Err(bad(LINE_FORMAT)),
+                }
             }
             if !token.bytes().all(|b| b.is_ascii_graphic()) {
                 return Err(bad("a token must be printable ASCII"));
@@ -267,6 +156,15 @@ impl TokenTable {
             }
             if entries.iter().any(|e: &TokenEntry| e.token == token) {
                 return Err(bad("duplicate token"));
+            }
+            let label = match label {
+                Some(l) => check_label(l).map_err(|m| bad(&m))?,
+                None => owner_of(token),
+            };
+            if entries.iter().any(|e: &TokenEntry| e.label == label) {
+                return Err(bad(&format!(
+                    "duplicate label `{label}`: two tokens would own the same tasks"
+                )));
             }
             let skills = match skills {
                 None => None,
@@ -285,7 +183,7 @@ impl TokenTable {
             };
             entries.push(TokenEntry {
                 token: token.to_string(),
-                label: format!("token-{line_no}"),
+                label,
                 skills,
                 line: line_no,
             });
@@ -349,6 +247,64 @@ fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     a.ct_eq(b).into()
 }
 
+/// An authenticated caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    /// Identity label (never the secret).
+    pub label: Arc<str>,
+    /// Skills this caller may use; `None` means all.
+    pub skills: Option<Arc<BTreeSet<String>>>,
+}
+
+impl Caller {
+    /// Whether this caller may use the skill.
+    pub fn allows(&self, skill_id: &str) -> bool {
+        self.skills.as_ref().is_none_or(|s| s.contains(skill_id))
+    }
+}
+
+/// Why a request was not authenticated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AuthRefusal {
+    /// No bearer credentials were presented.
+    #[error("authentication required: send Authorization: Bearer <token>")]
+    Missing,
+    /// A bearer token was presented that is not in the token table.
+    #[error("the bearer token is not valid")]
+    Invalid,
+    /// More than one `Authorization` value: first-wins or last-wins would let a proxy and the
+    /// server disagree on the caller.
+    #[error("send exactly one Authorization header")]
+    Ambiguous,
+}
+
+/// The caller that the `Authorization` values of a request (every occurrence, as sent)
+/// authenticate against `tokens`: exactly one `Bearer <token>` value naming a known token.
+pub fn authenticate<'a>(
+    tokens: &TokenTable,
+    authorization: impl IntoIterator<Item = &'a str>,
+) -> Result<Caller, AuthRefusal> {
+    let mut values = authorization.into_iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(AuthRefusal::Ambiguous);
+    }
+    let presented = first.and_then(|v| {
+        let (scheme, rest) = v.trim().split_once(' ')?;
+        scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| rest.trim().to_string())
+    });
+    let Some(token) = presented else {
+        return Err(AuthRefusal::Missing);
+    };
+    let entry = tokens.lookup(&token).ok_or(AuthRefusal::Invalid)?;
+    Ok(Caller {
+        label: entry.label.as_str().into(),
+        skills: entry.skills.clone().map(Arc::new),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,7 +314,7 @@ mod tests {
         let t = TokenTable::parse("s3cr3t-value-0123456 observe\n").unwrap();
         let shown = format!("{t:?}");
         assert!(!shown.contains("s3cr3t-value"), "{shown}");
-        assert!(shown.contains("token-1"), "{shown}");
+        assert!(shown.contains("sha256:"), "{shown}");
         assert!(t.lookup("s3cr3t-value-0123456").is_some());
         assert!(t.lookup("s3cr3t-value-0123457").is_none());
         assert!(t.lookup("s3cr3t").is_none());
@@ -372,7 +328,7 @@ mod tests {
         assert!(t.lookup("abc-0123456789abcdef").unwrap().allows("anything"));
         let x = t.lookup("xyz-0123456789abcdef").unwrap();
         assert!(x.allows("s1") && !x.allows("s3"));
-        assert_eq!(x.label, "token-4");
+        assert_eq!(x.label, owner_of("xyz-0123456789abcdef"));
         assert!(t.lookup("abc-0123456789abcde").is_none());
         assert!(matches!(
             TokenTable::parse("a b c"),
@@ -383,6 +339,41 @@ mod tests {
             Err(TokenFileError::Empty)
         ));
         assert!(TokenTable::parse("abc-0123456789abcdef\nabc-0123456789abcdef").is_err());
+    }
+
+    #[test]
+    fn owners_are_labels_or_token_hashes_never_line_numbers() {
+        let a = "aaaa-0123456789abcdef";
+        let b = "bbbb-0123456789abcdef";
+        let t1 = TokenTable::parse(&format!("{a}\n{b} s1 label=ops.team-2\n")).unwrap();
+        let t2 =
+            TokenTable::parse(&format!("# rotated\n{b} label=ops.team-2 s1\n\n{a}\n")).unwrap();
+        for t in [&t1, &t2] {
+            assert_eq!(t.lookup(b).unwrap().label, "ops.team-2");
+            assert!(t.lookup(b).unwrap().allows("s1") && !t.lookup(b).unwrap().allows("s2"));
+            assert_eq!(t.lookup(a).unwrap().label, owner_of(a));
+        }
+        let owner = owner_of(a);
+        assert!(
+            owner.starts_with("sha256:") && owner.len() == 7 + 32,
+            "{owner}"
+        );
+        assert!(!owner.contains(a) && owner != owner_of(b));
+        for bad in [
+            format!("{a} label=token-3"),
+            format!("{a} label="),
+            format!("{a} label=has/slash"),
+            format!("{a} label=x label=y"),
+            format!("{a} s1 s2"),
+            format!("{a} label=same\n{b} label=same"),
+        ] {
+            assert!(
+                matches!(TokenTable::parse(&bad), Err(TokenFileError::Line { .. })),
+                "{bad}"
+            );
+        }
+        let e = TokenTable::parse(&format!("{a} label=token-7")).unwrap_err();
+        assert!(e.to_string().contains("reserved"), "{e}");
     }
 
     #[test]
@@ -415,17 +406,5 @@ mod tests {
         assert!(matches!(e, TokenFileError::Line { line: 2, .. }), "{e}");
         assert!(e.to_string().contains("nope"), "{e}");
         assert!(t.check_skills(|s| s == "s1" || s == "nope").is_ok());
-    }
-
-    #[test]
-    fn approval_policies() {
-        let r = ApprovalRequest {
-            skill_id: "x",
-            caller: None,
-        };
-        assert!(!ApprovalPolicy::default().approves(&r));
-        assert!(ApprovalPolicy::allow_all().approves(&r));
-        assert!(ApprovalPolicy::allow_skills(["x"]).approves(&r));
-        assert!(!ApprovalPolicy::allow_skills(["y"]).approves(&r));
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{new_id, store_error, A2aService, RequestContext, ServiceError};
 use crate::push::Pusher;
-use crate::store::TaskHandle;
+use crate::task::TaskHandle;
 use skillgate_a2a::{
     A2aError, ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
     TaskPushNotificationConfig, TaskPushNotificationConfigRef,

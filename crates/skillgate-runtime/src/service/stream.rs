@@ -5,7 +5,7 @@ use super::check_history_length;
 use super::plain::{continuation_steps, play};
 use super::{trim_history, A2aService, EventStream, Prepared, RequestContext, ServiceError};
 use crate::agent::PlainReply;
-use crate::store::TaskHandle;
+use crate::task::TaskHandle;
 use skillgate_a2a::{
     A2aError, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
 };

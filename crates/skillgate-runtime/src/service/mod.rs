@@ -17,38 +17,22 @@ mod run;
 mod stream;
 
 use crate::agent::{Agent, PlainReply};
+use crate::auth::Caller;
 use crate::config::{ApprovalPolicy, ServerConfig};
 use crate::gate::Rejection;
 use crate::metrics::Metrics;
-use crate::store::TaskHandle;
+use crate::task::TaskHandle;
 use plain::continuation_steps;
 use serde_json::Value;
 use skillgate_a2a::{
-    A2aError, Message, Part, Role, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
+    A2aError, Message, Part, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
     TaskState,
 };
 use skillgate_core::wire::ErrorObject;
 use skillgate_store::{StoreError, TaskStore};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
-
-/// An authenticated caller.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Caller {
-    /// Identity label (never the secret).
-    pub label: Arc<str>,
-    /// Skills this caller may use; `None` means all.
-    pub skills: Option<Arc<BTreeSet<String>>>,
-}
-
-impl Caller {
-    /// Whether this caller may use the skill.
-    pub fn allows(&self, skill_id: &str) -> bool {
-        self.skills.as_ref().is_none_or(|s| s.contains(skill_id))
-    }
-}
 
 /// Per-request facts the bindings pass in.
 #[derive(Clone, Debug, Default)]
@@ -130,21 +114,7 @@ enum Prepared {
     },
 }
 
-fn new_id() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
-/// A message from the agent about a task (ids from the handle: no copy of the task needed).
-pub(crate) fn agent_message(task: &TaskHandle, parts: Vec<Part>) -> Message {
-    Message {
-        message_id: new_id(),
-        context_id: task.context_id.clone(),
-        task_id: task.id.clone(),
-        role: Role::Agent,
-        parts,
-        ..Default::default()
-    }
-}
+pub(crate) use crate::task::{agent_message, new_id};
 
 fn error_part(e: &ErrorObject) -> Part {
     Part::data(serde_json::to_value(e).unwrap_or(Value::Null))
@@ -173,7 +143,7 @@ fn check_history_length(h: Option<i32>) -> Result<(), ServiceError> {
 
 impl A2aService {
     /// A service over an agent with the given configuration. It counts nothing: the server's
-    /// metrics come with [`crate::serve`] and [`crate::router`] (`ServerConfig::metrics`).
+    /// metrics come with the bindings that serve it (`ServerConfig::metrics`).
     pub fn new(agent: Agent, config: &ServerConfig) -> Self {
         Self::with_metrics(agent, config, Metrics::disabled())
     }

@@ -9,7 +9,7 @@ impl A2aService {
     /// has one (`capabilities.extendedAgentCard: true`), else refused.
     pub fn extended_agent_card(
         &self,
-        caller: Option<&super::Caller>,
+        caller: Option<&crate::auth::Caller>,
         base_url: &str,
         auth: bool,
     ) -> Result<skillgate_a2a::AgentCard, ServiceError> {

@@ -2,11 +2,8 @@
 //! so the HTTP layers (JSON-RPC, HTTP+JSON) and the gRPC adapter (skillgate-grpc) cannot
 //! disagree: the requested protocol version, the extensions to activate, and the bearer token.
 
-use crate::config::TokenTable;
-use crate::service::Caller;
 use skillgate_a2a as a2a;
 use skillgate_core::wire::EXTENSION_URI;
-use std::sync::Arc;
 
 /// Whether this server serves the `A2A-Version` a request names: `Major.Minor` with an
 /// optional numeric patch, and only 1.0. An empty value (no header) is 0.3: not served.
@@ -46,48 +43,6 @@ pub fn activate_extensions<'a>(requested: impl IntoIterator<Item = &'a str>) -> 
         }
     }
     active
-}
-
-/// Why a request was not authenticated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum AuthRefusal {
-    /// No bearer credentials were presented.
-    #[error("authentication required: send Authorization: Bearer <token>")]
-    Missing,
-    /// A bearer token was presented that is not in the token table.
-    #[error("the bearer token is not valid")]
-    Invalid,
-    /// More than one `Authorization` value: first-wins or last-wins would let a proxy and the
-    /// server disagree on the caller.
-    #[error("send exactly one Authorization header")]
-    Ambiguous,
-}
-
-/// The caller that the `Authorization` values of a request (every occurrence, as sent)
-/// authenticate against `tokens`: exactly one `Bearer <token>` value naming a known token.
-pub fn authenticate<'a>(
-    tokens: &TokenTable,
-    authorization: impl IntoIterator<Item = &'a str>,
-) -> Result<Caller, AuthRefusal> {
-    let mut values = authorization.into_iter();
-    let first = values.next();
-    if values.next().is_some() {
-        return Err(AuthRefusal::Ambiguous);
-    }
-    let presented = first.and_then(|v| {
-        let (scheme, rest) = v.trim().split_once(' ')?;
-        scheme
-            .eq_ignore_ascii_case("bearer")
-            .then(|| rest.trim().to_string())
-    });
-    let Some(token) = presented else {
-        return Err(AuthRefusal::Missing);
-    };
-    let entry = tokens.lookup(&token).ok_or(AuthRefusal::Invalid)?;
-    Ok(Caller {
-        label: entry.label.as_str().into(),
-        skills: entry.skills.clone().map(Arc::new),
-    })
 }
 
 #[cfg(test)]

@@ -231,7 +231,7 @@ pub struct SkillContext {
 
 /// The running task a handler reports progress to.
 #[derive(Clone)]
-pub(crate) struct Progress(pub(crate) Arc<crate::store::TaskHandle>);
+pub(crate) struct Progress(pub(crate) Arc<crate::task::TaskHandle>);
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -275,7 +275,7 @@ impl SkillContext {
         let Some(Progress(entry)) = &self.progress else {
             return;
         };
-        let msg = crate::service::agent_message(entry, vec![skillgate_a2a::Part::text(text)]);
+        let msg = crate::task::agent_message(entry, vec![skillgate_a2a::Part::text(text)]);
         let _ = entry
             .set_status(skillgate_a2a::TaskState::Working, Some(msg))
             .await;

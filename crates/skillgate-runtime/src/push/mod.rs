@@ -10,7 +10,7 @@
 pub mod guard;
 
 use crate::metrics::Metrics;
-use crate::store::TaskHandle;
+use crate::task::TaskHandle;
 use bytes::Bytes;
 use guard::{Guard, GuardedResolver};
 use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};

@@ -3,12 +3,13 @@
 //! checked before any artifact is published. A finished task's artifacts and its COMPLETED
 //! status are written together, in one versioned write.
 
-use super::{agent_message, error_part, refusal_code, A2aService, Caller, Job, RequestContext};
+use super::{agent_message, error_part, refusal_code, A2aService, Job, RequestContext};
 use crate::agent::{Agent, HostedSkill};
+use crate::auth::Caller;
 use crate::gate::{describe_args_invalid, Phase, Rejection, RESULT_ARTIFACT_ID};
 use crate::metrics::{GatePhase, Metrics};
 use crate::skill::SkillContext;
-use crate::store::{Refused, TaskHandle};
+use crate::task::{Refused, TaskHandle};
 use serde_json::Value;
 use skillgate_a2a::{Artifact, Part, TaskState};
 use skillgate_core::wire::{names, ErrorObject};
@@ -108,7 +109,7 @@ async fn log_end(entry: &TaskHandle, started: Instant) {
     }
     let task = entry.snapshot().await;
     let code = refusal_code(&task);
-    let ms = crate::http::millis(started.elapsed());
+    let ms = crate::metrics::millis(started.elapsed());
     if failed {
         tracing::info!(state = %state, code, duration_ms = ms, "task ended");
     } else {

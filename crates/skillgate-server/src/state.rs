@@ -1,0 +1,77 @@
+//! What every HTTP handler shares (the served agent, limits, counters) and what the layers
+//! learned about a request (caller, activated extensions). Its own module so that the
+//! bindings (`http`) and the console depend on it, and not on each other.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use skillgate_runtime::metrics::Metrics;
+use skillgate_runtime::{A2aService, AgentSwap, Caller, RequestContext, ServiceError, TokenTable};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Content type of every JSON response (see docs/design.md, "Server runtime").
+pub(crate) const JSON_CONTENT_TYPE: &str = "application/json";
+
+/// Shared state of all handlers.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) service: A2aService,
+    /// The served agent and its card; the extended card and the base URL come from it too.
+    pub(crate) swap: AgentSwap,
+    pub(crate) cache_control: Arc<str>,
+    pub(crate) body_limit: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) request_timeout: Duration,
+    pub(crate) tokens: Option<Arc<TokenTable>>,
+    /// Cancelled when the server shuts down: every open event stream ends.
+    pub(crate) streams_end: tokio_util::sync::CancellationToken,
+    /// Counters of this server (a no-op unless `ServerConfig::metrics`).
+    pub(crate) metrics: Metrics,
+}
+
+impl AppState {
+    /// Whether callers authenticate (a token table is configured).
+    pub(crate) fn auth_enabled(&self) -> bool {
+        self.tokens.is_some()
+    }
+
+    /// The base URL the card advertises (no trailing slash).
+    pub(crate) fn base_url(&self) -> &str {
+        self.swap.base_url()
+    }
+
+    /// The extended Agent Card for the request's caller, signed like the public card.
+    pub(crate) fn extended_card(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<serde_json::Value, ServiceError> {
+        self.swap.extended_card(ctx)
+    }
+}
+
+/// Extension URIs activated for a request.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ActiveExtensions(pub(crate) Vec<String>);
+
+/// Extractor of the [`RequestContext`] for a REST handler: what the layers
+/// learned (caller, activated extensions), read from the request extensions.
+pub(crate) struct Ctx(pub(crate) RequestContext);
+
+impl<S: Send + Sync> FromRequestParts<S> for Ctx {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Ctx(request_context(&parts.extensions)))
+    }
+}
+
+/// The request context the service needs, from the layers' request extensions.
+pub(crate) fn request_context(ext: &axum::http::Extensions) -> RequestContext {
+    RequestContext {
+        caller: ext.get::<Caller>().cloned(),
+        extensions: ext
+            .get::<ActiveExtensions>()
+            .map(|a| a.0.clone())
+            .unwrap_or_default(),
+    }
+}
