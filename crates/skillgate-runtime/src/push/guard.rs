@@ -81,7 +81,13 @@ fn classify_v4(ip: Ipv4Addr) -> Option<Rule> {
         Rule::Multicast
     } else if a == 0 {
         Rule::Unspecified
-    } else if a >= 240 {
+    } else if a >= 240
+        // 198.18.0.0/15 (benchmarking, RFC 2544) and 192.0.0.0/24 (IETF protocol
+        // assignments, e.g. DS-Lite's 192.0.0.0/29): no destination on the Internet, and on some
+        // networks an internal one.
+        || (a == 198 && (b & 0xfe) == 18)
+        || (a == 192 && b == 0 && ip.octets()[2] == 0)
+    {
         Rule::Reserved
     } else {
         return None;
@@ -89,24 +95,57 @@ fn classify_v4(ip: Ipv4Addr) -> Option<Rule> {
 }
 
 fn classify_v6(ip: Ipv6Addr) -> Option<Rule> {
-    let first = ip.segments()[0];
-    Some(
-        if ip == Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254) {
-            Rule::Metadata
-        } else if ip.is_loopback() {
-            Rule::Loopback
-        } else if ip.is_unspecified() {
-            Rule::Unspecified
-        } else if first & 0xfe00 == 0xfc00 {
-            Rule::Private
-        } else if first & 0xffc0 == 0xfe80 {
-            Rule::LinkLocal
-        } else if ip.is_multicast() {
-            Rule::Multicast
-        } else {
-            return None;
-        },
-    )
+    let seg = ip.segments();
+    if ip == Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254) {
+        return Some(Rule::Metadata);
+    }
+    if ip.is_loopback() {
+        return Some(Rule::Loopback);
+    }
+    if ip.is_unspecified() {
+        return Some(Rule::Unspecified);
+    }
+    // Forms that carry an IPv4 address reach that address (through a NAT64 or 6to4 relay, or
+    // a stack that still honours IPv4-compatible addresses): judged by the address carried.
+    if let Some(v4) = embedded_v4(&seg) {
+        return classify_v4(v4);
+    }
+    let first = seg[0];
+    Some(if first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfec0 {
+        // Unique local, and the deprecated site-local fec0::/10 some stacks still route.
+        Rule::Private
+    } else if first & 0xffc0 == 0xfe80 {
+        Rule::LinkLocal
+    } else if ip.is_multicast() {
+        Rule::Multicast
+    } else if (seg[0], seg[1]) == (0x2001, 0)
+        || (seg[0], seg[1], seg[2]) == (0x64, 0xff9b, 1)
+        || (seg[0], seg[1], seg[2], seg[3]) == (0x100, 0, 0, 0)
+    {
+        // Teredo (its client address is obfuscated, and its server could be anything), the
+        // local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215: a site's own translator), and the
+        // discard-only 100::/64.
+        Rule::Reserved
+    } else {
+        return None;
+    })
+}
+
+/// The IPv4 address an IPv6 address carries: IPv4-compatible `::a.b.c.d` (deprecated, but
+/// routed as IPv4 by some stacks), the NAT64 well-known prefix `64:ff9b::/96` (RFC 6052) and
+/// 6to4 `2002:AABB:CCDD::/48` (RFC 3056). IPv4-mapped addresses are handled by [`classify`].
+fn embedded_v4(seg: &[u16; 8]) -> Option<Ipv4Addr> {
+    let v4 = |hi: u16, lo: u16| {
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        Ipv4Addr::new(a, b, c, d)
+    };
+    match seg {
+        [0, 0, 0, 0, 0, 0, hi, lo] => Some(v4(*hi, *lo)),
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some(v4(*hi, *lo)),
+        [0x2002, hi, lo, ..] => Some(v4(*hi, *lo)),
+        _ => None,
+    }
 }
 
 /// A webhook the guard refuses, with the message the caller gets.
@@ -125,6 +164,13 @@ pub enum Refused {
         ip: IpAddr,
         /// The rule covering it.
         rule: Rule,
+    },
+    /// A host name resolved to a guarded address. Which address, and which rule, are not
+    /// said: a caller must not be able to map internal names by trying them.
+    #[error("webhook host {host} resolves to a refused address; allow its range with --push-allow-cidr")]
+    ResolvesToGuarded {
+        /// The host name, as the caller gave it.
+        host: String,
     },
     /// The host did not resolve.
     #[error("webhook host {host} does not resolve: {why}")]
@@ -197,8 +243,8 @@ impl Guard {
         Ok(u)
     }
 
-    /// Checks the addresses a webhook host resolved to: each must be allowed, and an `http`
-    /// webhook must be on loopback only.
+    /// Checks a literal address of a webhook URL: it must be allowed, and an `http` webhook
+    /// must be on loopback only.
     fn check_target(&self, u: &url::Url, addrs: &[IpAddr]) -> Result<(), Refused> {
         for ip in addrs {
             self.check_ip(*ip)?;
@@ -211,13 +257,36 @@ impl Guard {
         Ok(())
     }
 
+    /// Checks every address host name `host` resolved to, refusing without naming the
+    /// address (see [`Refused::ResolvesToGuarded`]); `loopback_only` for `http` webhooks.
+    fn check_resolved(
+        &self,
+        host: &str,
+        addrs: &[IpAddr],
+        loopback_only: bool,
+    ) -> Result<(), Refused> {
+        for ip in addrs {
+            if self.check_ip(*ip).is_err() {
+                return Err(Refused::ResolvesToGuarded {
+                    host: host.to_owned(),
+                });
+            }
+            if loopback_only && classify(*ip) != Some(Rule::Loopback) {
+                return Err(Refused::Scheme(format!(
+                    "webhook host {host} resolves to an address that is not loopback: http webhooks are allowed only to loopback addresses (use https)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// [`Guard::check_url`], then resolves the host and checks every address it has.
     pub async fn check(&self, raw: &str) -> Result<url::Url, Refused> {
         let u = self.check_url(raw)?;
         if literal_ip(&u).is_none() {
             let host = u.host_str().unwrap_or_default().to_string();
             let addrs = resolve(&host).await?;
-            self.check_target(&u, &addrs)?;
+            self.check_resolved(&host, &addrs, u.scheme() == "http")?;
         }
         Ok(u)
     }
@@ -275,14 +344,7 @@ impl reqwest::dns::Resolve for GuardedResolver {
         let host = name.as_str().to_string();
         Box::pin(async move {
             let addrs = resolve(&host).await?;
-            for ip in &addrs {
-                guard.check_ip(*ip)?;
-                if loopback_only && classify(*ip) != Some(Rule::Loopback) {
-                    return Err(Box::new(Refused::Scheme(format!(
-                        "webhook address {ip} is not loopback: http webhooks are allowed only to loopback addresses"
-                    ))) as Box<dyn std::error::Error + Send + Sync>);
-                }
-            }
+            guard.check_resolved(&host, &addrs, loopback_only)?;
             let out: reqwest::dns::Addrs =
                 Box::new(addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)));
             Ok(out)
@@ -319,7 +381,6 @@ mod tests {
             ("169.254.1.1", Some(Rule::LinkLocal)),
             ("fe80::1", Some(Rule::LinkLocal)),
             ("febf::1", Some(Rule::LinkLocal)),
-            ("fec0::1", None),
             ("100.64.0.1", Some(Rule::Cgnat)),
             ("100.127.255.255", Some(Rule::Cgnat)),
             ("100.128.0.1", None),
@@ -332,6 +393,26 @@ mod tests {
             ("169.254.169.254", Some(Rule::Metadata)),
             ("fd00:ec2::254", Some(Rule::Metadata)),
             ("240.0.0.1", Some(Rule::Reserved)),
+            // IPv6 forms that carry an IPv4 address are judged by the address they carry.
+            ("::127.0.0.1", Some(Rule::Loopback)),
+            ("::10.0.0.5", Some(Rule::Private)),
+            ("64:ff9b::a00:5", Some(Rule::Private)),
+            ("64:ff9b::7f00:1", Some(Rule::Loopback)),
+            ("64:ff9b::a9fe:a9fe", Some(Rule::Metadata)),
+            ("64:ff9b::808:808", None),
+            ("64:ff9b:1::a00:5", Some(Rule::Reserved)),
+            ("2002:a00:5::1", Some(Rule::Private)),
+            ("2002:7f00:1::1", Some(Rule::Loopback)),
+            ("2002:808:808::1", None),
+            ("2001:0:4136:e378:8000:63bf:3fff:fdd2", Some(Rule::Reserved)),
+            ("fec0::1", Some(Rule::Private)),
+            ("feff::1", Some(Rule::Private)),
+            ("100::1", Some(Rule::Reserved)),
+            ("198.18.0.1", Some(Rule::Reserved)),
+            ("198.19.255.255", Some(Rule::Reserved)),
+            ("198.20.0.1", None),
+            ("192.0.0.8", Some(Rule::Reserved)),
+            ("192.0.1.1", None),
         ];
         for (addr, rule) in table {
             assert_eq!(classify(ip(addr)), *rule, "{addr}");
@@ -400,7 +481,12 @@ mod tests {
         // `localhost` resolves to loopback from /etc/hosts: no query leaves the machine.
         let strict = Guard::default();
         let e = strict.check("https://localhost:1/hook").await.unwrap_err();
-        assert!(e.to_string().contains("is loopback"), "{e}");
+        // The refusal does not say which address a name resolved to (no mapping of internal
+        // names by trial and error).
+        assert_eq!(
+            e.to_string(),
+            "webhook host localhost resolves to a refused address; allow its range with --push-allow-cidr"
+        );
         let http = Guard {
             allow_http_loopback: true,
             ..Guard::default()
@@ -422,7 +508,8 @@ mod tests {
                 .map_err(|e| e.to_string())
         };
         let e = resolve(Guard::default(), false).await.unwrap_err();
-        assert!(e.contains("is loopback"), "{e}");
+        assert!(e.contains("resolves to a refused address"), "{e}");
+        assert!(!e.contains("127.0.0.1") && !e.contains("::1"), "{e}");
         let http = Guard {
             allow_http_loopback: true,
             ..Guard::default()

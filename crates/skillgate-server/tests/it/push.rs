@@ -7,8 +7,8 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use serde_json::{json, Value};
-use skillgate_server::push::guard::Guard;
-use skillgate_server::{PushPolicy, ServerConfig, TokenTable};
+use skillgate_runtime::push::guard::Guard;
+use skillgate_runtime::{PushPolicy, ServerConfig, TokenTable};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -605,7 +605,10 @@ async fn the_guard_refuses_webhooks_and_nothing_is_sent() {
             format!("https://127.0.0.1:{port}/hook"),
             "127.0.0.1 is loopback",
         ),
-        (format!("https://localhost:{port}/hook"), "is loopback"),
+        (
+            format!("https://localhost:{port}/hook"),
+            "webhook host localhost resolves to a refused address",
+        ),
         ("https://[::1]/".to_owned(), "::1 is loopback"),
         (
             "https://10.0.0.5/".to_owned(),
@@ -621,6 +624,12 @@ async fn the_guard_refuses_webhooks_and_nothing_is_sent() {
         ("https://224.0.0.1/".to_owned(), "multicast"),
         ("https://0.0.0.0/".to_owned(), "unspecified"),
         ("https://[fe80::1]/".to_owned(), "link-local"),
+        ("https://[::127.0.0.1]/".to_owned(), "is loopback"),
+        ("https://[64:ff9b::a00:5]/".to_owned(), "is private"),
+        ("https://[2002:a00:5::1]/".to_owned(), "is private"),
+        ("https://[fec0::1]/".to_owned(), "is private"),
+        ("https://198.18.0.1/".to_owned(), "reserved"),
+        ("https://192.0.0.8/".to_owned(), "reserved"),
     ] {
         let r = s
             .rpc(
@@ -631,7 +640,8 @@ async fn the_guard_refuses_webhooks_and_nothing_is_sent() {
         assert_eq!(rpc_code(&r), -32602, "{url}: {r}");
         let m = r["error"]["message"].as_str().unwrap();
         assert!(m.contains(needle), "{url}: {m}");
-        if m.contains(" is ") && !m.contains("https") {
+        assert!(!m.contains("127.0.0.1") || url.contains("127.0.0.1"), "{url}: {m}");
+        if (m.contains(" is ") || m.contains("resolves")) && !m.contains("https") {
             assert!(m.contains("--push-allow-cidr"), "{m}");
         }
     }
@@ -690,9 +700,12 @@ async fn configs_survive_a_restart_with_the_sqlite_store() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}", dir.path().join("tasks.db").display());
     let open = || async {
-        skillgate_server::store_api::open(&url, skillgate_server::store_api::StoreLimits::memory())
-            .await
-            .unwrap()
+        skillgate_runtime::store_api::open(
+            &url,
+            skillgate_runtime::store_api::StoreLimits::memory(),
+        )
+        .await
+        .unwrap()
     };
     let rx = Receiver::start().await;
     let s = Server::start(
@@ -712,9 +725,12 @@ async fn configs_survive_a_restart_with_the_sqlite_store() {
         .await;
     s.shutdown().await;
     let store = eventually(Duration::from_secs(5), || async {
-        skillgate_server::store_api::open(&url, skillgate_server::store_api::StoreLimits::memory())
-            .await
-            .ok()
+        skillgate_runtime::store_api::open(
+            &url,
+            skillgate_runtime::store_api::StoreLimits::memory(),
+        )
+        .await
+        .ok()
     })
     .await;
     let s = Server::start(
@@ -738,7 +754,7 @@ async fn configs_survive_a_restart_with_the_sqlite_store() {
 /// soon as this process writes the task: here a cancel.
 #[tokio::test]
 async fn configs_stored_elsewhere_hear_the_writes_this_process_makes() {
-    use skillgate_server::store_api::{MemoryStore, StoreLimits, TaskStore};
+    use skillgate_runtime::store_api::{MemoryStore, StoreLimits, TaskStore};
     let store: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits::memory()));
     let s = Server::start(
         agent(),
@@ -758,7 +774,7 @@ async fn configs_stored_elsewhere_hear_the_writes_this_process_makes() {
         )
         .await;
     let id = task_of(&r)["id"].as_str().unwrap().to_owned();
-    let elsewhere = skillgate_server::a2a::TaskPushNotificationConfig {
+    let elsewhere = skillgate_runtime::a2a::TaskPushNotificationConfig {
         id: "other-replica".into(),
         task_id: id.clone(),
         url: rx.url.clone(),
