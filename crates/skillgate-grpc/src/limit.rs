@@ -51,7 +51,13 @@ impl ConnState {
         }
     }
 
-    /// A call's headers arrived.
+    /// A call's headers arrived, though the call may be refused: the header-read timer is
+    /// done with.
+    pub(crate) fn headers_arrived(&self) {
+        self.called.store(true, Ordering::SeqCst);
+    }
+
+    /// A call's headers arrived and it is served.
     pub(crate) fn call_started(&self) {
         self.open_calls.fetch_add(1, Ordering::SeqCst);
         self.called.store(true, Ordering::SeqCst);

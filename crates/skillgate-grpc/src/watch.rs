@@ -65,6 +65,7 @@ where
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
         let conn = req.extensions().get::<ConnInfo>().cloned();
         if let Some(c) = &conn {
+            c.state.headers_arrived();
             // tonic's Request::remote_addr looks for the TCP connect info itself.
             req.extensions_mut().insert(c.tcp.clone());
         }
