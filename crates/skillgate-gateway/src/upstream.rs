@@ -378,3 +378,31 @@ fn note_event(tracked: &Mutex<Tracked>, e: &StreamResponse) -> Option<String> {
         (false, None) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_pass_only_when_short_and_plain() {
+        assert!(is_clean_id("up-1"));
+        assert!(is_clean_id("0f6a3e5e-7c1b-4b9a-9d7e-2f0c1d2e3f4a"));
+        assert!(!is_clean_id(""));
+        assert!(!is_clean_id(&"a".repeat(MAX_ID_BYTES + 1)));
+        assert!(is_clean_id(&"a".repeat(MAX_ID_BYTES)));
+        for bad in ["<b>", "a b", "a\u{1b}[31m", "id\n2", "\u{202e}x", "é"] {
+            assert!(!is_clean_id(bad), "{bad:?}");
+        }
+        assert_eq!(shown("x\ny"), "(an unusable id of 3 bytes)");
+    }
+
+    #[test]
+    fn quotes_are_capped_and_lose_their_controls() {
+        assert_eq!(quote("a\u{1b}[1mb\r\nc\u{202e}d"), "a [1mb  c d");
+        let long = "é".repeat(QUOTE_CHARS + 5);
+        let q = quote(&long);
+        assert_eq!(q.chars().count(), QUOTE_CHARS + 1);
+        assert!(q.ends_with('…'));
+        assert_eq!(quote(&"é".repeat(QUOTE_CHARS)), "é".repeat(QUOTE_CHARS));
+    }
+}
