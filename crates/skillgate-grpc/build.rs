@@ -11,9 +11,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // serde impls are ProtoJSON: a Struct is a JSON object, a Timestamp an RFC 3339 string.
     tonic_prost_build::configure()
         .build_client(true)
-        .build_server(true)
+        .build_server(false)
         .compile_well_known_types(true)
         .extern_path(".google.protobuf", "::pbjson_types")
+        .compile_fds(fds.clone())?;
+    // The server alone, again, with the messages taken from the first run (extern paths) and
+    // its own codec: a request that is not valid protobuf is the client's fault, answered
+    // INVALID_ARGUMENT, where prost's codec says INTERNAL (crate::codec). The client keeps
+    // prost's codec: a reply it cannot decode is not the client's argument.
+    let server_out = out.join("server");
+    std::fs::create_dir_all(&server_out)?;
+    tonic_prost_build::configure()
+        .build_client(false)
+        .build_server(true)
+        .out_dir(&server_out)
+        .codec_path("crate::codec::RequestCodec")
+        .compile_well_known_types(true)
+        .extern_path(".google.protobuf", "::pbjson_types")
+        .extern_path(".lf.a2a.v1", "crate::pb")
         .compile_fds(fds.clone())?;
     pbjson_build::Builder::new()
         .register_descriptors(&fds.encode_to_vec())?

@@ -5,14 +5,18 @@
 //! then closed. Stdout (at most [`MAX_STDOUT_BYTES`]) and stderr (the first
 //! [`MAX_STDERR_BYTES`] kept, the rest drained) are read concurrently with the stdin write, so
 //! a child that writes a lot before reading cannot deadlock against us. The invocation ends
-//! when the child has exited and closed its stdout.
+//! when the child has exited and closed its stdout, or [`STDOUT_LINGER`] after it exited if
+//! something it started still holds stdout open. It inherits no descriptor but its three
+//! pipes.
 //!
-//! Whatever way an invocation ends, the child's whole process group is signalled by a
-//! [`GroupGuard`] when the invocation's future is dropped, so no grandchild outlives it: the
-//! runtime drops the handler's future on cancel and on its own time limit, and this handler
-//! drops it on ours. A canceled task gets SIGTERM, then SIGKILL after [`CANCEL_GRACE`];
-//! anything else gets SIGKILL at once.
+//! Whatever way an invocation ends, a [`GroupGuard`] kills what the child started when the
+//! invocation's future is dropped, so nothing outlives it: the runtime drops the handler's
+//! future on cancel and on its own time limit, and this handler drops it on ours. The guard
+//! signals the child's process group, then kills whatever else the call started, found by
+//! [`crate::contain`] (processes that left the group with `setsid` included). A canceled task's
+//! group gets SIGTERM, then SIGKILL after [`CANCEL_GRACE`]; anything else gets SIGKILL at once.
 
+use crate::contain;
 use crate::protocol::{excerpt, interpret};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -37,35 +41,54 @@ pub const CANCEL_GRACE: Duration = Duration::from_secs(2);
 /// How long stderr may stay open after stdout closed and the child exited (a grandchild may
 /// hold it); the excerpt then has what arrived so far.
 const STDERR_LINGER: Duration = Duration::from_millis(200);
+/// How long stdout may stay open after the child exited (a daemon it started may hold it);
+/// the reply is then what arrived so far.
+const STDOUT_LINGER: Duration = Duration::from_millis(200);
 
 /// Signals a child's process group when dropped (see the module docs).
 struct GroupGuard {
     pgid: Pid,
+    /// The child's pid (the group's leader) and the call's marker, for [`contain::sweep`].
+    pid: u32,
+    marker: String,
     /// The invocation's context, to tell a cancel (grace) from anything else (no grace).
     ctx: SkillContext,
 }
 
+impl GroupGuard {
+    fn kill_all(pgid: Pid, pid: u32, marker: &str) {
+        // ESRCH (the group is already gone) is the normal case after a clean exit.
+        let _ = killpg(pgid, Signal::SIGKILL);
+        let n = contain::sweep(pid, marker);
+        if n > 0 {
+            tracing::debug!(
+                pid,
+                killed = n,
+                "exec skill: killed what the call left running"
+            );
+        }
+    }
+}
+
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        let pgid = self.pgid;
+        let (pgid, pid) = (self.pgid, self.pid);
         if !self.ctx.is_cancelled() {
-            // ESRCH (the group is already gone) is the normal case after a clean exit.
-            let _ = killpg(pgid, Signal::SIGKILL);
+            Self::kill_all(pgid, pid, &self.marker);
             return;
         }
         let _ = killpg(pgid, Signal::SIGTERM);
+        let marker = self.marker.clone();
         let later = async move {
             tokio::time::sleep(CANCEL_GRACE).await;
-            let _ = killpg(pgid, Signal::SIGKILL);
+            Self::kill_all(pgid, pid, &marker);
         };
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
                 rt.spawn(later);
             }
             // Outside a runtime (not expected): no grace rather than no kill.
-            Err(_) => {
-                let _ = killpg(pgid, Signal::SIGKILL);
-            }
+            Err(_) => Self::kill_all(pgid, pid, &self.marker),
         }
     }
 }
@@ -80,11 +103,14 @@ enum Ended {
     Io(std::io::Error),
 }
 
-/// Reads at most `max` bytes; `None` when there was more.
-async fn read_bounded(r: impl AsyncRead + Unpin, max: usize) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buf = Vec::new();
-    r.take(max as u64 + 1).read_to_end(&mut buf).await?;
-    Ok((buf.len() <= max).then_some(buf))
+/// Reads into `buf` until EOF or past `max` bytes (then `buf` holds `max + 1`); what was read
+/// stays in `buf` if the future is dropped first.
+async fn read_bounded(
+    r: impl AsyncRead + Unpin,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    r.take(max as u64 + 1).read_to_end(buf).await.map(|_| ())
 }
 
 /// Keeps the first `max` bytes in `keep` and drains the rest until EOF.
@@ -139,11 +165,9 @@ impl ExecHandler {
         ))
     }
 
-    /// One invocation: spawn, feed, read, interpret (see the module docs).
-    pub async fn call(&self, args: Value, ctx: SkillContext) -> Result<SkillOutput, SkillError> {
-        let input =
-            serde_json::to_vec(&args).map_err(|e| SkillError::execution_failed(e.to_string()))?;
-        let stderr = Arc::new(Mutex::new(Vec::new()));
+    /// The child's command: no shell, a cleared environment (the allow-list and the call's
+    /// marker), the config's directory, three pipes, a process group of its own.
+    fn command(&self, marker: &str) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(&self.config.argv[0]);
         cmd.args(&self.config.argv[1..])
             .env_clear()
@@ -158,6 +182,19 @@ impl ExecHandler {
                 cmd.env(name, v);
             }
         }
+        // Inherited by what it starts: how the call's processes are found when it ends.
+        cmd.env(contain::MARKER_VAR, marker);
+        cmd
+    }
+
+    /// One invocation: spawn, feed, read, interpret (see the module docs).
+    pub async fn call(&self, args: Value, ctx: SkillContext) -> Result<SkillOutput, SkillError> {
+        let input =
+            serde_json::to_vec(&args).map_err(|e| SkillError::execution_failed(e.to_string()))?;
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let marker = contain::new_marker();
+        let mut cmd = self.command(&marker);
+        contain::close_inherited_fds();
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => {
@@ -169,12 +206,14 @@ impl ExecHandler {
                 return Err(self.failed());
             }
         };
-        let Some(pgid) = child.id().and_then(|p| i32::try_from(p).ok()) else {
+        let Some((pid, pgid)) = child.id().and_then(|p| Some((p, i32::try_from(p).ok()?))) else {
             self.log(&ctx, "the child has no pid", &stderr);
             return Err(self.failed());
         };
         let guard = GroupGuard {
             pgid: Pid::from_raw(pgid),
+            pid,
+            marker,
             ctx: ctx.clone(),
         };
         let (stdin, stdout, err_pipe) =
@@ -189,20 +228,33 @@ impl ExecHandler {
             }
         };
         let run = async {
-            let read = async {
-                match stdout {
-                    Some(o) => read_bounded(o, MAX_STDOUT_BYTES).await,
-                    None => Ok(Some(Vec::new())),
+            let mut out = Vec::new();
+            let (read, status) = {
+                let io = async {
+                    let read = async {
+                        match stdout {
+                            Some(o) => read_bounded(o, MAX_STDOUT_BYTES, &mut out).await,
+                            None => Ok(()),
+                        }
+                    };
+                    tokio::join!(write, read).1
+                };
+                tokio::pin!(io);
+                tokio::select! {
+                    read = &mut io => (read, child.wait().await),
+                    status = child.wait() => {
+                        // Exited; stdout may be held open by something it started.
+                        let read = tokio::time::timeout(STDOUT_LINGER, &mut io)
+                            .await
+                            .unwrap_or(Ok(()));
+                        (read, status)
+                    }
                 }
             };
-            let ((), out) = tokio::join!(write, read);
-            match out {
-                Ok(None) => Ended::Oversize,
-                Err(e) => Ended::Io(e),
-                Ok(Some(out)) => match child.wait().await {
-                    Ok(status) => Ended::Exited(status, out),
-                    Err(e) => Ended::Io(e),
-                },
+            match (read, status) {
+                (Err(e), _) | (_, Err(e)) => Ended::Io(e),
+                (Ok(()), Ok(_)) if out.len() > MAX_STDOUT_BYTES => Ended::Oversize,
+                (Ok(()), Ok(status)) => Ended::Exited(status, out),
             }
         };
         let ended = tokio::time::timeout(self.timeout, run).await;

@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+mod contain;
 pub mod exec;
 pub mod http;
 pub mod init;

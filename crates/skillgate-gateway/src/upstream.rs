@@ -5,6 +5,11 @@
 //!
 //! A call the gateway gives up on (a cancel through the gateway, the time limit) cancels the
 //! upstream task too: the handler's future is dropped, and a guard sends `CancelTask`.
+//!
+//! Strings the upstream chooses are bounded before they go anywhere: a text it sends (status
+//! messages, its errors) is quoted at most [`QUOTE_CHARS`] characters with control and bidi
+//! characters blanked; an id or name is passed on only if [`is_clean_id`], else a record
+//! gets a fresh artifact id and a message names the id by its length.
 
 use crate::config::{ArgumentsAs, GovernedSkill, Source};
 use serde_json::{json, Value};
@@ -18,6 +23,8 @@ use std::sync::{Arc, Mutex};
 
 /// Characters of an upstream status text relayed or quoted in an error.
 const QUOTE_CHARS: usize = 300;
+/// Longest upstream id (task, artifact) or artifact name passed on or quoted.
+const MAX_ID_BYTES: usize = 256;
 /// The artifact id the runtime gives the primary result; an upstream record artifact with the
 /// same id is renamed.
 const RESULT_ARTIFACT_ID: &str = "result";
@@ -65,12 +72,44 @@ impl Drop for CancelGuard {
     }
 }
 
+/// An upstream text for a message: its first [`QUOTE_CHARS`] characters, with control
+/// characters (terminal escapes, line breaks that could forge log lines) and bidi overrides
+/// blanked.
 fn quote(s: &str) -> String {
-    let mut q: String = s.chars().take(QUOTE_CHARS).collect();
-    if q.len() < s.len() {
+    let mut q: String = s
+        .chars()
+        .take(QUOTE_CHARS)
+        .map(|c| if is_unsafe_char(c) { ' ' } else { c })
+        .collect();
+    if s.chars().nth(QUOTE_CHARS).is_some() {
         q.push('…');
     }
     q
+}
+
+/// Control characters and the Unicode bidi controls, which reorder the text around them.
+fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether an upstream-chosen id or name may be passed on as it is: 1 to [`MAX_ID_BYTES`]
+/// bytes of ASCII letters, digits and `-_.:~+=@/` (no spaces, controls or markup).
+fn is_clean_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_ID_BYTES
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:~+=@/".contains(&b))
+}
+
+/// An upstream id or name for a message: itself if [`is_clean_id`], else its length.
+fn shown(id: &str) -> std::borrow::Cow<'_, str> {
+    if is_clean_id(id) {
+        id.into()
+    } else {
+        format!("(an unusable id of {} bytes)", id.len()).into()
+    }
 }
 
 /// The text of a status message's text parts, if any.
@@ -181,7 +220,7 @@ impl UpstreamSkill {
         let upstream_id = |t: &Arc<Mutex<Tracked>>| t.lock().ok().and_then(|t| t.task_id.clone());
         let answer = answer.map_err(|e| {
             let task = upstream_id(&tracked)
-                .map(|id| format!(" (upstream task {id})"))
+                .map(|id| format!(" (upstream task {})", shown(&id)))
                 .unwrap_or_default();
             SkillError::execution_failed(format!(
                 "upstream agent at {}{task}: {}",
@@ -218,16 +257,16 @@ impl UpstreamSkill {
             TaskState::Completed => self.read(
                 &task.artifacts,
                 None,
-                &format!("upstream task {}", task.id),
+                &format!("upstream task {}", shown(&task.id)),
                 ctx,
             ),
             s if s.is_interrupted() => Err(SkillError::execution_failed(format!(
                 "upstream task {} stopped in {s}{why}; the gateway relays single-turn skills only, so it canceled it",
-                task.id
+                shown(&task.id)
             ))),
             s => Err(SkillError::execution_failed(format!(
                 "upstream task {} ended {s}{why}",
-                task.id
+                shown(&task.id)
             ))),
         }
     }
@@ -250,12 +289,13 @@ impl UpstreamSkill {
             for a in artifacts.iter().filter(|a| a.name == name) {
                 let data = part_value(&a.parts, src.part)
                     .map_err(|e| output_invalid(format!("{what}: record artifact `{name}` {e}")))?;
-                let artifact_id = if a.artifact_id.is_empty() || a.artifact_id == RESULT_ARTIFACT_ID
-                {
-                    ctx.new_record_artifact_id()
-                } else {
-                    a.artifact_id.clone()
-                };
+                // An id that is not clean is replaced, as is one that would clash.
+                let artifact_id =
+                    if !is_clean_id(&a.artifact_id) || a.artifact_id == RESULT_ARTIFACT_ID {
+                        ctx.new_record_artifact_id()
+                    } else {
+                        a.artifact_id.clone()
+                    };
                 records.push(SupportingRecord {
                     artifact_id,
                     kind: kind.clone(),
@@ -291,8 +331,9 @@ impl UpstreamSkill {
                     .ok_or_else(|| {
                         output_invalid(format!("{what} completed without an output artifact"))
                     })?;
-                part_value(&a.parts, skill.output.part)
-                    .map_err(|e| output_invalid(format!("{what}: artifact `{}` {e}", a.name)))?
+                part_value(&a.parts, skill.output.part).map_err(|e| {
+                    output_invalid(format!("{what}: artifact `{}` {e}", shown(&a.name)))
+                })?
             }
         };
         Ok(SkillOutput { output, records })
@@ -329,10 +370,39 @@ fn note_event(tracked: &Mutex<Tracked>, e: &StreamResponse) -> Option<String> {
         _ => false,
     };
     let text = status.and_then(|s| status_text(s.message.as_ref()));
+    let id = shown(id);
     match (first, text) {
         (true, Some(t)) => Some(format!("upstream task {id}: {t}")),
         (true, None) => Some(format!("upstream task {id} accepted")),
         (false, Some(t)) => Some(format!("upstream task {id}: {t}")),
         (false, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_pass_only_when_short_and_plain() {
+        assert!(is_clean_id("up-1"));
+        assert!(is_clean_id("0f6a3e5e-7c1b-4b9a-9d7e-2f0c1d2e3f4a"));
+        assert!(!is_clean_id(""));
+        assert!(!is_clean_id(&"a".repeat(MAX_ID_BYTES + 1)));
+        assert!(is_clean_id(&"a".repeat(MAX_ID_BYTES)));
+        for bad in ["<b>", "a b", "a\u{1b}[31m", "id\n2", "\u{202e}x", "é"] {
+            assert!(!is_clean_id(bad), "{bad:?}");
+        }
+        assert_eq!(shown("x\ny"), "(an unusable id of 3 bytes)");
+    }
+
+    #[test]
+    fn quotes_are_capped_and_lose_their_controls() {
+        assert_eq!(quote("a\u{1b}[1mb\r\nc\u{202e}d"), "a [1mb  c d");
+        let long = "é".repeat(QUOTE_CHARS + 5);
+        let q = quote(&long);
+        assert_eq!(q.chars().count(), QUOTE_CHARS + 1);
+        assert!(q.ends_with('…'));
+        assert_eq!(quote(&"é".repeat(QUOTE_CHARS)), "é".repeat(QUOTE_CHARS));
     }
 }

@@ -21,6 +21,8 @@
 #[cfg(feature = "server")]
 mod adapter;
 #[cfg(feature = "server")]
+mod codec;
+#[cfg(feature = "server")]
 pub mod convert;
 #[cfg(feature = "server")]
 mod limit;
@@ -29,6 +31,8 @@ pub mod numbers;
 mod server;
 #[cfg(feature = "server")]
 pub mod status;
+#[cfg(feature = "server")]
+mod watch;
 
 #[cfg(feature = "server")]
 pub use adapter::{Adapter, EventStream};
@@ -47,4 +51,7 @@ pub use server::{serve, GrpcConfig, GrpcError};
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.rs"));
     include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.serde.rs"));
+    // The service side, generated on its own with the request codec (build.rs).
+    #[cfg(feature = "server")]
+    include!(concat!(env!("OUT_DIR"), "/server/lf.a2a.v1.rs"));
 }

@@ -1,17 +1,28 @@
-//! Serving the gRPC binding on a listener: the same limits as the HTTP server where tonic has
-//! them (message size = the body limit, the connection cap, a bound on concurrent streams per
-//! connection) and the same graceful shutdown (streams end at once, in-flight calls get the
-//! grace).
+//! Serving the gRPC binding on a listener: the same limits as the HTTP server (message size =
+//! the body limit, the connection cap, the header-read and idle timers of [`crate::limit`]),
+//! bounds of its own on what a connection can make the server hold (concurrent streams per
+//! connection, open calls in all, flow-control windows, header size), and the same graceful
+//! shutdown (streams end at once, in-flight calls get the grace).
 
 use crate::adapter::Adapter;
-use crate::limit::Limited;
+use crate::limit::{Limited, Timers};
 use crate::pb::a2a_service_server::A2aServiceServer;
+use crate::watch::WatchLayer;
 use futures_util::StreamExt;
 use skillgate_runtime::{AgentSwap, TokenTable};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// The HTTP/2 flow-control window of one stream: what a client may send ahead on a call, and
+/// so what it can make the server buffer per call before the server reads it (hyper's default
+/// is 1 MiB; this is the protocol's own default).
+const STREAM_WINDOW: u32 = 64 * 1024;
+/// The HTTP/2 flow-control window of a whole connection (hyper's default is 1 MiB).
+const CONNECTION_WINDOW: u32 = 256 * 1024;
+/// Largest block of request headers (gRPC metadata included) accepted.
+const MAX_HEADER_LIST: u32 = 16 * 1024;
 
 /// How the gRPC binding serves.
 #[derive(Clone, Debug)]
@@ -32,6 +43,16 @@ pub struct GrpcConfig {
     /// request's upload included; past it the call ends `CANCELLED`. Set it above the HTTP
     /// server's request timeout, which a blocking SendMessage already keeps to (default 35 s).
     pub call_timeout: Duration,
+    /// How long a new connection has to send the HTTP/2 preface and the headers of its first
+    /// call (the HTTP server's `header_read_timeout`; default 10 s); past it, it is closed.
+    pub header_read_timeout: Duration,
+    /// How long a connection may stay open with no call in progress (the HTTP server's
+    /// `idle_timeout`; default 60 s); answering pings does not count as activity.
+    pub idle_timeout: Duration,
+    /// Most calls open at once across all connections (default 1024); one more is answered
+    /// `RESOURCE_EXHAUSTED` at once. With the per-connection stream cap and the flow-control
+    /// windows, this bounds what clients that stop reading can make the server hold.
+    pub max_open_calls: usize,
 }
 
 impl Default for GrpcConfig {
@@ -43,6 +64,9 @@ impl Default for GrpcConfig {
             max_connections: 1024,
             max_concurrent_streams: 100,
             call_timeout: Duration::from_secs(35),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_open_calls: 1024,
         }
     }
 }
@@ -78,11 +102,15 @@ pub async fn serve(
     // TCP_NODELAY: without it a small answer waits on the client's delayed ACK (measured:
     // a describe_skill SendMessage took a median 48 ms instead of about 2 ms on loopback).
     let slots = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
+    let timers = Timers {
+        header_read: config.header_read_timeout,
+        idle: config.idle_timeout,
+    };
     let incoming = tonic::transport::server::TcpIncoming::from(listener)
         .with_nodelay(Some(true))
         .filter_map(move |accepted| {
             let admitted = match accepted {
-                Ok(io) => Limited::admit(io, &slots).map(Ok),
+                Ok(io) => Limited::admit(io, &slots, timers).map(Ok),
                 Err(e) => Some(Err(e)),
             };
             std::future::ready(admitted)
@@ -92,6 +120,10 @@ pub async fn serve(
         .timeout(config.call_timeout)
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(10)))
+        .initial_stream_window_size(STREAM_WINDOW)
+        .initial_connection_window_size(CONNECTION_WINDOW)
+        .http2_max_header_list_size(MAX_HEADER_LIST)
+        .layer(WatchLayer::new(config.max_open_calls))
         .add_service(service)
         .serve_with_incoming_shutdown(incoming, signal);
     let grace = config.shutdown_grace;

@@ -62,5 +62,29 @@ elif mode == "wait":
     while not os.path.exists("release-%d" % n) and time.time() < deadline:
         time.sleep(0.02)
     reply({"output": {"n": n}})
+elif mode in ("escape", "daemon"):
+    # Double fork with setsid: the grandchild leaves the process group and session and is
+    # orphaned at once. "escape" detaches it from the pipes; "daemon" leaves stdout open.
+    first = os.fork()
+    if first == 0:
+        os.setsid()
+        if os.fork() == 0:
+            if mode == "escape":
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+            with open("escaped-%d.tmp" % n, "w") as f:
+                f.write("%d\n" % os.getpid())
+            os.rename("escaped-%d.tmp" % n, "escaped-%d" % n)
+            time.sleep(300)
+        os._exit(0)
+    os.waitpid(first, 0)
+    deadline = time.time() + 10
+    while not os.path.exists("escaped-%d" % n) and time.time() < deadline:
+        time.sleep(0.01)
+    reply({"output": {"n": n}})
+elif mode == "fds":
+    fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+    reply({"output": {"n": len(fds)}, "records": [{"kind": "note", "data": {"text": ",".join(map(str, fds))}}]})
 else:
     reply({"error": {"code": "execution_failed", "message": "unknown mode"}}, 1)

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod hostile;
+
 use serde_json::{json, Value};
 use skillgate_client::{Client, ClientConfig, ClientError, Mode};
 use skillgate_gateway::{build, config, GatewayError, Upstream};
@@ -30,8 +32,12 @@ fn write_config(dir: &Path, extra: &str) -> PathBuf {
 }
 
 fn upstream(agent: &PlainAgent) -> Upstream {
+    upstream_at(&agent.base)
+}
+
+fn upstream_at(base: &str) -> Upstream {
     Upstream {
-        url: agent.base.clone(),
+        url: base.to_owned(),
         client: ClientConfig::default(),
     }
 }

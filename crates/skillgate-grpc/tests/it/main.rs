@@ -6,5 +6,6 @@
 
 mod common;
 mod errors;
+mod limits;
 mod methods;
 mod numbers;
