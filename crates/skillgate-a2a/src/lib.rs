@@ -22,6 +22,7 @@ pub mod jsonrpc;
 pub mod methods;
 pub mod requests;
 mod shared;
+pub mod timestamp;
 pub mod types;
 pub mod url_policy;
 

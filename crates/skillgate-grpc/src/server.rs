@@ -71,6 +71,25 @@ impl Default for GrpcConfig {
     }
 }
 
+impl GrpcConfig {
+    /// The gRPC limits of a server whose HTTP bindings run under `config`: the same tokens,
+    /// body limit, connection cap, header-read and idle timers and shutdown grace, so neither
+    /// port is easier to hold open than the other. A blocking `SendMessage` answers within
+    /// the request timeout; the call timeout adds 5 s for converting and sending the answer.
+    pub fn for_server(config: &skillgate_runtime::ServerConfig) -> Self {
+        Self {
+            tokens: config.tokens.clone(),
+            body_limit: config.body_limit,
+            shutdown_grace: config.shutdown_grace,
+            call_timeout: config.request_timeout + Duration::from_secs(5),
+            max_connections: config.max_connections,
+            header_read_timeout: config.header_read_timeout,
+            idle_timeout: config.idle_timeout,
+            ..Self::default()
+        }
+    }
+}
+
 /// Why the gRPC server stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum GrpcError {
@@ -138,5 +157,30 @@ pub async fn serve(
     tokio::select! {
         r = server => r.map_err(GrpcError::from),
         () = grace_over => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grpc_port_gets_the_http_servers_limits() {
+        let http = skillgate_runtime::ServerConfig {
+            body_limit: 4096,
+            header_read_timeout: Duration::from_secs(3),
+            idle_timeout: Duration::from_secs(5),
+            max_connections: 20,
+            shutdown_grace: Duration::from_secs(2),
+            request_timeout: Duration::from_secs(7),
+            ..Default::default()
+        };
+        let g = GrpcConfig::for_server(&http);
+        assert_eq!(g.body_limit, 4096);
+        assert_eq!(g.header_read_timeout, Duration::from_secs(3));
+        assert_eq!(g.idle_timeout, Duration::from_secs(5));
+        assert_eq!(g.max_connections, 20);
+        assert_eq!(g.shutdown_grace, Duration::from_secs(2));
+        assert_eq!(g.call_timeout, Duration::from_secs(12));
     }
 }

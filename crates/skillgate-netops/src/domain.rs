@@ -8,9 +8,9 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::clock::rfc3339_utc;
 use crate::error::NetopsError;
 use crate::host::{self, HostSource, InterfaceCounters, OperState, Rates};
+use skillgate_runtime::a2a::timestamp::rfc3339_utc;
 
 /// Skill id of the Appendix B skill.
 pub const EVALUATE_RESOURCE_CONDITION: &str = "evaluate_resource_condition";

@@ -40,7 +40,6 @@
 
 #![warn(missing_docs)]
 
-pub mod clock;
 pub mod conformance_agent;
 pub mod domain;
 pub mod error;

@@ -380,7 +380,7 @@ impl TaskHandle {
             let status = TaskStatus {
                 state,
                 message: message.clone(),
-                timestamp: Some(crate::time::now_rfc3339()),
+                timestamp: Some(skillgate_a2a::timestamp::now_rfc3339()),
             };
             task.status = status.clone();
             flags.turn_taken = false;

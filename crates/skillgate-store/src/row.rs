@@ -125,8 +125,7 @@ impl TaskRow {
 
 /// Parses the RFC 3339 timestamps the runtime writes into ms since the epoch.
 fn parse_ms(s: &str) -> Option<i64> {
-    let t = time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).ok()?;
-    i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()
+    skillgate_a2a::timestamp::parse_rfc3339_millis(s)
 }
 
 /// A ListTasks query, already validated by the runtime.

@@ -279,16 +279,7 @@ where
         };
         // ... and once listening, it starts the graceful shutdown.
         let reload = served.reload;
-        let grpc_config = skillgate_grpc::GrpcConfig {
-            tokens: config.tokens.clone(),
-            body_limit: config.body_limit,
-            shutdown_grace: config.shutdown_grace,
-            // A blocking SendMessage answers within the request timeout; the margin is
-            // for the answer's conversion and sending.
-            call_timeout: config.request_timeout + Duration::from_secs(5),
-            max_connections: config.max_connections,
-            ..Default::default()
-        };
+        let grpc_config = skillgate_grpc::GrpcConfig::for_server(&config);
         let mut grpc = None;
         let grpc_stop = stopped(rx.clone());
         skillgate_server::serve_swappable(

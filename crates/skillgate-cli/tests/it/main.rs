@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
+mod architecture;
 mod authoring;
 mod card_lint;
 mod client_cli;

@@ -8,7 +8,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use skillgate_gateway::{build, config};
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use skillgate_testkit::plain::SUM_SKILL;
 use skillgate_testkit::server::TestServer;
 

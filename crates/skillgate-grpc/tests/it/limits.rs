@@ -6,7 +6,7 @@ use crate::common::*;
 use bytes::Bytes;
 use serde_json::json;
 use skillgate_grpc::{pb, GrpcConfig};
-use skillgate_server::ServerConfig;
+use skillgate_runtime::ServerConfig;
 use skillgate_testkit::poll::eventually;
 use std::time::Duration;
 use tokio::io::AsyncReadExt;

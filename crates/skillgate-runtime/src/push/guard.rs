@@ -167,7 +167,9 @@ pub enum Refused {
     },
     /// A host name resolved to a guarded address. Which address, and which rule, are not
     /// said: a caller must not be able to map internal names by trying them.
-    #[error("webhook host {host} resolves to a refused address; allow its range with --push-allow-cidr")]
+    #[error(
+        "webhook host {host} resolves to a refused address; allow its range with --push-allow-cidr"
+    )]
     ResolvesToGuarded {
         /// The host name, as the caller gave it.
         host: String,

@@ -172,7 +172,7 @@ impl A2aService {
             status: TaskStatus {
                 state: TaskState::Submitted,
                 message: None,
-                timestamp: Some(crate::time::now_rfc3339()),
+                timestamp: Some(skillgate_a2a::timestamp::now_rfc3339()),
             },
             artifacts: Vec::new(),
             history: vec![m.clone()],

@@ -48,12 +48,14 @@ impl A2aService {
         };
         let after = match &req.status_timestamp_after {
             None => None,
-            Some(t) => Some(crate::time::parse_rfc3339_millis(t).ok_or_else(|| {
-                ServiceError::new(
-                    A2aError::InvalidParams,
-                    "statusTimestampAfter must be an RFC 3339 date-time",
-                )
-            })?),
+            Some(t) => Some(
+                skillgate_a2a::timestamp::parse_rfc3339_millis(t).ok_or_else(|| {
+                    ServiceError::new(
+                        A2aError::InvalidParams,
+                        "statusTimestampAfter must be an RFC 3339 date-time",
+                    )
+                })?,
+            ),
         };
         self.start_maintenance();
         let query = ListQuery {

@@ -71,7 +71,10 @@ async fn skill_page_shows_the_field_table_and_the_document() {
         "<code>condition.unit</code></td><td>string</td><td><span class=\"muted\">no</span>"
     ));
     assert!(body.contains("<code>&quot;utilization&quot;</code>"));
-    assert!(body.contains("length &gt;= 1") || body.contains("length 1.."), "{body}");
+    assert!(
+        body.contains("length &gt;= 1") || body.contains("length 1.."),
+        "{body}"
+    );
     // Output and record schemas, the digests and the raw document.
     assert!(body.contains("Supporting record: resource-observation"));
     assert!(body.contains(&digest_of(&card, "evaluate_resource_condition")));

@@ -640,7 +640,10 @@ async fn the_guard_refuses_webhooks_and_nothing_is_sent() {
         assert_eq!(rpc_code(&r), -32602, "{url}: {r}");
         let m = r["error"]["message"].as_str().unwrap();
         assert!(m.contains(needle), "{url}: {m}");
-        assert!(!m.contains("127.0.0.1") || url.contains("127.0.0.1"), "{url}: {m}");
+        assert!(
+            !m.contains("127.0.0.1") || url.contains("127.0.0.1"),
+            "{url}: {m}"
+        );
         if (m.contains(" is ") || m.contains("resolves")) && !m.contains("https") {
             assert!(m.contains("--push-allow-cidr"), "{m}");
         }

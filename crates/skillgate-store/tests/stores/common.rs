@@ -23,9 +23,7 @@ pub fn limits() -> StoreLimits {
 
 /// RFC 3339 of ms since the epoch.
 pub fn rfc3339(ms: i64) -> String {
-    let t = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap();
-    t.format(&time::format_description::well_known::Rfc3339)
-        .unwrap()
+    skillgate_a2a::timestamp::format_unix_millis(ms)
 }
 
 /// A task in `state` whose status changed at `updated_ms`.
