@@ -77,6 +77,8 @@ struct Inner {
     connections: Gauge,
     connections_refused: Counter,
     streams: Gauge,
+    // Registered either way (a scrape has the same families); counted only with delivery.
+    #[cfg_attr(not(feature = "push"), allow(dead_code))]
     push: Family<OutcomeLabels, Counter>,
 }
 
@@ -270,6 +272,7 @@ impl Metrics {
     }
 
     /// One push notification delivery outcome (`push::Outcome::label`).
+    #[cfg_attr(not(feature = "push"), allow(dead_code))]
     pub(crate) fn push_delivery(&self, outcome: &'static str) {
         if let Some(m) = &self.0 {
             m.push.get_or_create(&OutcomeLabels { outcome }).inc();

@@ -16,15 +16,20 @@
 
 mod hub;
 mod memory;
+#[cfg(feature = "postgres")]
 mod postgres;
 mod row;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 
 pub use hub::{EventHub, HubEvent, Subscription};
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 pub use row::{now_ms, Flags, ListPage, ListQuery, StoreLimits, TaskRow};
+#[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
 use async_trait::async_trait;
@@ -87,6 +92,7 @@ pub enum StoreError {
     Database(String),
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         StoreError::Database(e.to_string())
@@ -206,10 +212,16 @@ pub async fn open(url: &str, limits: StoreLimits) -> Result<Arc<dyn TaskStore>, 
                 "sqlite: needs a file path, e.g. sqlite:/var/lib/skillgate/tasks.db".into(),
             ));
         }
+        #[cfg(feature = "sqlite")]
         return Ok(Arc::new(SqliteStore::open(path.as_ref(), limits).await?));
+        #[cfg(not(feature = "sqlite"))]
+        return Err(not_built("sqlite"));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
         return Ok(Arc::new(PostgresStore::open(url, limits).await?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(not_built("postgres"));
     }
     Err(StoreError::InvalidUrl(format!(
         "{:?}: use memory, sqlite:PATH or postgres://USER@HOST/DB",
@@ -220,17 +232,30 @@ pub async fn open(url: &str, limits: StoreLimits) -> Result<Arc<dyn TaskStore>, 
 /// Runs the migrations of a SQL store without serving (`skillgate store migrate`). Returns the
 /// schema version before and after.
 pub async fn migrate(url: &str) -> Result<(i64, i64), StoreError> {
-    if let Some(path) = url.strip_prefix("sqlite:") {
-        let path = path.strip_prefix("//").unwrap_or(path);
-        return sqlite::migrate_only(path.as_ref()).await;
+    if let Some(_path) = url.strip_prefix("sqlite:") {
+        #[cfg(feature = "sqlite")]
+        return sqlite::migrate_only(_path.strip_prefix("//").unwrap_or(_path).as_ref()).await;
+        #[cfg(not(feature = "sqlite"))]
+        return Err(not_built("sqlite"));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
         return postgres::migrate_only(url).await;
+        #[cfg(not(feature = "postgres"))]
+        return Err(not_built("postgres"));
     }
     Err(StoreError::InvalidUrl(format!(
         "{:?}: migrations apply to sqlite:PATH or postgres://... stores",
         redact(url)
     )))
+}
+
+/// The refusal of a store kind this build left out (its Cargo feature is off).
+#[cfg(not(all(feature = "sqlite", feature = "postgres")))]
+fn not_built(feature: &str) -> StoreError {
+    StoreError::InvalidUrl(format!(
+        "{feature}: this build has no {feature} store (skillgate-store was built without its `{feature}` feature)"
+    ))
 }
 
 /// A store URL with any password replaced by `***`, for logs and messages.

@@ -209,11 +209,13 @@ impl StoreLimits {
     }
 
     /// `max_bytes` as an SQL `BIGINT` (saturating), the budget the SQL stores compare with.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn budget(&self) -> i64 {
         i64::try_from(self.max_bytes).unwrap_or(i64::MAX)
     }
 
     /// `lease_ttl` in ms.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn lease_ms(&self) -> i64 {
         i64::try_from(self.lease_ttl.as_millis()).unwrap_or(i64::MAX)
     }

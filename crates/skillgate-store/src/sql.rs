@@ -4,11 +4,14 @@
 
 pub(crate) mod query;
 
+#[cfg(feature = "postgres")]
 use crate::hub::HubEvent;
 use crate::row::{Flags, TaskRow};
 use crate::StoreError;
 use bytes::Bytes;
-use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig, TaskState};
+#[cfg(feature = "postgres")]
+use skillgate_a2a::StreamResponse;
+use skillgate_a2a::{TaskPushNotificationConfig, TaskState};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 /// The columns [`decode_row`] reads, in its order.
@@ -88,10 +91,12 @@ pub(crate) fn decode_push(
     })
 }
 
+#[cfg(feature = "postgres")] // LISTEN/NOTIFY payloads: PostgreSQL only.
 /// Largest notification payload sent with its event; larger events travel as a resync.
 /// PostgreSQL refuses payloads of 8,000 bytes or more.
 pub(crate) const NOTIFY_MAX: usize = 7_900;
 
+#[cfg(feature = "postgres")] // LISTEN/NOTIFY payloads: PostgreSQL only.
 /// The `pg_notify` payload of an accepted update: `{"id","v","e"}` with the event when it
 /// fits, `{"id","v"}` (a resync) when it does not or there is no event.
 pub(crate) fn notify_payload(id: &str, version: i64, event: Option<&StreamResponse>) -> String {
@@ -106,6 +111,7 @@ pub(crate) fn notify_payload(id: &str, version: i64, event: Option<&StreamRespon
     serde_json::json!({"id": id, "v": version}).to_string()
 }
 
+#[cfg(feature = "postgres")] // LISTEN/NOTIFY payloads: PostgreSQL only.
 /// The task id and hub event of a notification payload; `None` if it is not one of ours.
 pub(crate) fn parse_payload(payload: &str) -> Option<(String, HubEvent)> {
     let mut v: serde_json::Value = serde_json::from_str(payload).ok()?;
@@ -122,6 +128,7 @@ pub(crate) fn parse_payload(payload: &str) -> Option<(String, HubEvent)> {
     Some((id, ev))
 }
 
+#[cfg(feature = "postgres")] // driver messages of a URL with a password: PostgreSQL only.
 /// `msg` with the password of `url` (raw and percent-decoded) replaced by `***`: driver
 /// messages are not supposed to echo a URL, but nothing with a password may reach a log.
 pub(crate) fn scrub(msg: String, url: &str) -> String {
@@ -140,6 +147,7 @@ pub(crate) fn scrub(msg: String, url: &str) -> String {
     out
 }
 
+#[cfg(feature = "postgres")] // driver messages of a URL with a password: PostgreSQL only.
 fn percent_decode(s: &str) -> Result<String, std::string::FromUtf8Error> {
     let hex = |c: Option<&u8>| c.and_then(|c| (*c as char).to_digit(16));
     let b = s.as_bytes();
@@ -159,13 +167,13 @@ fn percent_decode(s: &str) -> Result<String, std::string::FromUtf8Error> {
     String::from_utf8(out)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "postgres"))]
 mod tests {
     use super::*;
-    use skillgate_a2a::{TaskStatus, TaskStatusUpdateEvent};
 
     #[test]
     fn payloads_round_trip_and_large_events_resync() {
+        use skillgate_a2a::{TaskStatus, TaskStatusUpdateEvent};
         let ev = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
             task_id: "t1".into(),
             status: TaskStatus {

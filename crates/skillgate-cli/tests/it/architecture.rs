@@ -90,57 +90,63 @@ fn the_documented_crate_graph_is_the_workspaces() {
     }
 }
 
+/// Every package in the normal-dependency closure of `package` built with `features`.
+fn closure(package: &str, features: &[&str]) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "-p", package, "-e", "normal", "--prefix", "none"])
+        .args(features)
+        .current_dir(workspace_root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The runtime knows no wire: without its optional features nothing HTTP is below it, and
+/// with them (push delivery, the SQL stores) only a webhook client, never a server framework.
 #[test]
-fn the_runtime_has_no_http_server_framework() {
-    let m = metadata(&[]);
-    let packages = m["packages"].as_array().unwrap();
-    let id_of = |name: &str| {
-        packages
-            .iter()
-            .find(|p| p["name"] == name)
-            .map(|p| p["id"].as_str().unwrap().to_owned())
-            .unwrap()
-    };
-    let nodes: BTreeMap<String, &Value> = m["resolve"]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| (n["id"].as_str().unwrap().to_owned(), n))
-        .collect();
-    // Every crate reachable from the runtime through normal dependencies.
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![id_of("skillgate-runtime")];
-    while let Some(id) = todo.pop() {
-        if !seen.insert(id.clone()) {
-            continue;
-        }
-        for d in nodes[&id]["deps"].as_array().unwrap() {
-            let normal = d["dep_kinds"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|k| k["kind"].is_null());
-            if normal {
-                todo.push(d["pkg"].as_str().unwrap().to_owned());
-            }
-        }
-    }
-    let names: BTreeSet<String> = seen
-        .iter()
-        .filter_map(|id| packages.iter().find(|p| p["id"] == id.as_str()))
-        .map(|p| p["name"].as_str().unwrap().to_owned())
-        .collect();
+fn the_runtime_has_no_http_framework() {
+    let bare = closure("skillgate-runtime", &["--no-default-features"]);
+    assert!(bare.contains("skillgate-store"), "{bare:?}");
     for banned in [
         "axum",
-        "axum-core",
+        "hyper",
         "tower-http",
-        "maud",
-        "skillgate-server",
+        "reqwest",
+        "sqlx",
         "tonic",
+        "maud",
     ] {
         assert!(
-            !names.contains(banned),
-            "skillgate-runtime depends on {banned} (runtime crates know no wire)"
+            !bare.contains(banned),
+            "skillgate-runtime without features depends on {banned}"
+        );
+    }
+    let full = closure("skillgate-runtime", &["--all-features"]);
+    assert!(
+        full.contains("reqwest") && full.contains("sqlx"),
+        "{full:?}"
+    );
+    for banned in ["axum", "maud", "tonic", "skillgate-server"] {
+        assert!(
+            !full.contains(banned),
+            "skillgate-runtime depends on {banned}"
+        );
+    }
+    // An embedder's build: the netops agent as a library takes the runtime without features.
+    let netops = closure("skillgate-netops", &[]);
+    for banned in ["axum", "hyper", "sqlx", "reqwest", "tonic"] {
+        assert!(
+            !netops.contains(banned),
+            "skillgate-netops depends on {banned}"
         );
     }
 }

@@ -9,7 +9,10 @@
 //! address never reach a resolver; the delivery checks those itself before each attempt.
 
 pub use ipnet::IpNet;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+#[cfg(feature = "push")]
+use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+#[cfg(feature = "push")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -330,6 +333,7 @@ async fn resolve(host: &str) -> Result<Vec<IpAddr>, Refused> {
     Ok(addrs)
 }
 
+#[cfg(feature = "push")]
 /// The delivery client's resolver: resolves like the system does, then refuses the name when
 /// any address it got is guarded (or, with `loopback_only`, is not loopback), so the
 /// connection can only go to addresses checked at connect time.
@@ -339,6 +343,7 @@ pub(crate) struct GuardedResolver {
     pub(crate) loopback_only: bool,
 }
 
+#[cfg(feature = "push")]
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let guard = Arc::clone(&self.guard);
@@ -497,6 +502,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[cfg(feature = "push")]
     async fn the_delivery_resolver_checks_every_connection() {
         use reqwest::dns::Resolve;
         let resolve = |guard: Guard, loopback_only: bool| async move {
