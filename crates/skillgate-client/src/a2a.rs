@@ -317,7 +317,7 @@ impl A2aConn {
     }
 
     async fn poll(&self, step: Step, mut task: Task) -> Result<Task, ClientError> {
-        let deadline = Instant::now() + self.http.config().timeout;
+        let deadline = Instant::now() + self.http.config().transport.timeout;
         let mut wait = Duration::from_millis(50);
         while !(task.status.state.is_terminal() || task.status.state.is_interrupted()) {
             if Instant::now() + wait > deadline {
@@ -330,7 +330,7 @@ impl A2aConn {
                         "task {} still {} after {:?}; {}",
                         task.id,
                         task.status.state,
-                        self.http.config().timeout,
+                        self.http.config().transport.timeout,
                         if canceled {
                             "the client canceled it"
                         } else {

@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::Args;
 use skillgate_client::ClientConfig;
 use skillgate_gateway::{Supervisor, Upstream};
-use skillgate_transport::Secret;
+use skillgate_transport::{Secret, TransportConfig};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -72,10 +72,10 @@ impl GatewayArgs {
                     .with_context(|| format!("--upstream-trust-jwks {}", p.display()))?,
             ),
         };
-        let d = ClientConfig::default();
+        let d = TransportConfig::default();
         Ok(Upstream {
             url: self.upstream.clone(),
-            client: ClientConfig {
+            client: ClientConfig::from_transport(TransportConfig {
                 connect_timeout: d.connect_timeout.min(timeout),
                 read_timeout: timeout,
                 timeout,
@@ -84,7 +84,7 @@ impl GatewayArgs {
                 ca_certificates,
                 trusted_keys,
                 ..d
-            },
+            }),
         })
     }
 }
