@@ -6,9 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgate_a2a::{
-    Artifact, JsonRpcId, JsonRpcResponse, Message, Part, RestErrorBody, Role,
-    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
-    TaskState,
+    JsonRpcId, JsonRpcResponse, Message, Part, RestErrorBody, Role, SendMessageConfiguration,
+    SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskState,
 };
 use skillgate_core::jcs;
 use skillgate_core::wire::SkillRequest;
@@ -698,7 +697,7 @@ impl TaskAssembler {
             }
             StreamResponse::ArtifactUpdate(u) => {
                 let task = self.task_mut(step, &u.task_id, &u.context_id)?;
-                merge_artifact(&mut task.artifacts, u.artifact, u.append);
+                task.apply_artifact_update(u.artifact, u.append);
             }
         }
         Ok(())
@@ -722,17 +721,6 @@ impl TaskAssembler {
             });
         }
         Ok(task)
-    }
-}
-
-fn merge_artifact(artifacts: &mut Vec<Artifact>, artifact: Artifact, append: bool) {
-    match artifacts
-        .iter_mut()
-        .find(|a| a.artifact_id == artifact.artifact_id)
-    {
-        Some(existing) if append => existing.parts.extend(artifact.parts),
-        Some(existing) => *existing = artifact,
-        None => artifacts.push(artifact),
     }
 }
 
