@@ -80,7 +80,7 @@ fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
 /// reached or is not an A2A 1.0 agent (or the URL is unusable).
 pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
-    let transport = match a.net.transport() {
+    let transport = match a.net.transport(&[&a.url]) {
         Ok(t) => t,
         Err(message) => {
             errln!("skillgate: {message}");

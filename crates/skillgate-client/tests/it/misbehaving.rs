@@ -565,6 +565,7 @@ async fn http_json_binding_with_tenant_and_bearer_token() {
     let c = Client::new(ClientConfig {
         transport: skillgate_transport::TransportConfig {
             token: Some("s3cret".into()),
+            credential_origins: vec![url::Url::parse(&fake.base).unwrap().origin()],
             ..Default::default()
         },
         ..ClientConfig::default()

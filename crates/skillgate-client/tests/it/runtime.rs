@@ -168,6 +168,7 @@ async fn server_with_bearer_auth_needs_the_token() {
     let c = Client::new(ClientConfig {
         transport: skillgate_transport::TransportConfig {
             token: Some("tok-a-0123456789abcdef".into()),
+            credential_origins: vec![url::Url::parse(&srv.base).unwrap().origin()],
             ..Default::default()
         },
         ..ClientConfig::default()
