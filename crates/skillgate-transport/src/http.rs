@@ -372,8 +372,17 @@ impl Transport {
     /// Sends `out`, following redirects: each hop is re-checked against the scheme policy and
     /// counted, and gets its own headers (see [`Transport::headers`]).
     async fn follow(&self, mut out: Outgoing) -> Result<reqwest::Response, TransportError> {
+        // `timeout` bounds the whole request, as it did when reqwest followed redirects: each
+        // hop (and the final body) gets only what is left of it.
+        let deadline = Instant::now() + self.config.timeout;
         let mut hops = 0;
         loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(TransportError::Timeout {
+                    url: redact(&out.url),
+                });
+            }
             let mut headers = self.headers(&out.accept, out.activate, &out.url);
             if let Some(v) = out
                 .content_type
@@ -385,7 +394,8 @@ impl Transport {
             let mut request = self
                 .client
                 .request(out.method.clone(), out.url.clone())
-                .headers(headers);
+                .headers(headers)
+                .timeout(left);
             if let Some(body) = &out.body {
                 request = request.body(body.clone());
             }

@@ -51,6 +51,11 @@ async fn handler(
             let code = StatusCode::from_bytes(code.as_bytes()).unwrap();
             (code, [("location", format!("http://{to}"))], "").into_response()
         }
+        "/slowhop" => {
+            // Each hop is quick enough alone; four together are not.
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            redirect("/slowhop")
+        }
         p if p.starts_with("/hop") => {
             let n: u32 = p[4..].parse().unwrap_or(0);
             redirect(&format!("/hop{}", n + 1))
@@ -389,4 +394,19 @@ async fn an_allowed_origin_gets_the_credentials_and_no_notice() {
         vec![("/card.json".to_owned(), true, true)]
     );
     assert!(named.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_overall_timeout_covers_every_redirect_hop() {
+    let (base, log) = server().await;
+    let t = transport(TransportConfig {
+        timeout: Duration::from_millis(600),
+        ..TransportConfig::default()
+    });
+    let e = t
+        .get_card(&url(&format!("{base}/slowhop")))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, TransportError::Timeout { .. }), "{e:?}");
+    assert!(log.lock().unwrap().len() <= 3);
 }
