@@ -20,6 +20,7 @@ mod de;
 pub mod error;
 pub mod jsonrpc;
 pub mod methods;
+pub mod redact;
 pub mod requests;
 mod shared;
 pub mod timestamp;

@@ -485,6 +485,25 @@ pub struct Task {
     pub metadata: Option<Struct>,
 }
 
+impl Task {
+    /// Applies one artifact update (a `TaskArtifactUpdateEvent`) the way A2A 1.0 defines it,
+    /// so the server that records a task and a client that rebuilds it from a stream end with
+    /// the same artifacts: with `append`, the parts join the artifact that has the same id
+    /// (or the artifact is added when there is none); without it, an artifact with the same
+    /// id is replaced in place (its position kept), else the artifact is added at the end.
+    pub fn apply_artifact_update(&mut self, artifact: Artifact, append: bool) {
+        match self
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == artifact.artifact_id)
+        {
+            Some(existing) if append => existing.parts.extend(artifact.parts),
+            Some(existing) => *existing = artifact,
+            None => self.artifacts.push(artifact),
+        }
+    }
+}
+
 /// A status change of a task, sent on streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -566,4 +585,63 @@ pub enum StreamResponse {
     /// An artifact update.
     #[serde(alias = "artifact_update")]
     ArtifactUpdate(TaskArtifactUpdateEvent),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn artifact(id: &str, texts: &[&str]) -> Artifact {
+        Artifact {
+            artifact_id: id.into(),
+            parts: texts.iter().map(|t| Part::text(*t)).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn shown(task: &Task) -> Vec<(String, Vec<String>)> {
+        task.artifacts
+            .iter()
+            .map(|a| {
+                let texts = a.parts.iter().filter_map(Part::as_text).map(str::to_owned);
+                (a.artifact_id.clone(), texts.collect())
+            })
+            .collect()
+    }
+
+    fn expect(rows: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+        rows.iter()
+            .map(|(id, t)| {
+                (
+                    (*id).to_owned(),
+                    t.iter().map(|s| (*s).to_owned()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_replacing_update_replaces_the_artifact_with_its_id_in_place() {
+        let mut t = Task::default();
+        t.apply_artifact_update(artifact("a", &["draft"]), false);
+        t.apply_artifact_update(artifact("b", &["other"]), false);
+        t.apply_artifact_update(artifact("a", &["final"]), false);
+        assert_eq!(shown(&t), expect(&[("a", &["final"]), ("b", &["other"])]));
+    }
+
+    #[test]
+    fn an_appending_update_extends_the_artifact_with_its_id() {
+        let mut t = Task::default();
+        t.apply_artifact_update(artifact("a", &["one "]), false);
+        t.apply_artifact_update(artifact("a", &["two", "three"]), true);
+        assert_eq!(shown(&t), expect(&[("a", &["one ", "two", "three"])]));
+    }
+
+    #[test]
+    fn an_update_for_an_unknown_id_adds_the_artifact_either_way() {
+        let mut t = Task::default();
+        t.apply_artifact_update(artifact("a", &["x"]), true);
+        t.apply_artifact_update(artifact("b", &["y"]), false);
+        assert_eq!(shown(&t), expect(&[("a", &["x"]), ("b", &["y"])]));
+    }
 }

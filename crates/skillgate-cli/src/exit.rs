@@ -17,7 +17,9 @@ pub fn conformance(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Conformant => OK,
         Outcome::NotConformant => INVALID,
-        Outcome::NoAgent(Fatal::Unreachable | Fatal::NotA2aAgent | Fatal::Unauthorized) => USAGE,
+        Outcome::NoAgent(
+            Fatal::Unreachable | Fatal::NotA2aAgent | Fatal::Unauthorized | Fatal::Untrusted,
+        ) => USAGE,
     }
 }
 
@@ -71,6 +73,7 @@ mod tests {
         assert_eq!(conformance(Outcome::NoAgent(Fatal::Unreachable)), USAGE);
         assert_eq!(conformance(Outcome::NoAgent(Fatal::NotA2aAgent)), USAGE);
         assert_eq!(conformance(Outcome::NoAgent(Fatal::Unauthorized)), USAGE);
+        assert_eq!(conformance(Outcome::NoAgent(Fatal::Untrusted)), USAGE);
         assert_eq!(client(skillgate_client::output::Outcome::Finding), INVALID);
         assert_eq!(client(skillgate_client::output::Outcome::Failure), USAGE);
     }

@@ -6,9 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgate_a2a::{
-    Artifact, JsonRpcId, JsonRpcResponse, Message, Part, RestErrorBody, Role,
-    SendMessageConfiguration, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
-    TaskState,
+    JsonRpcId, JsonRpcResponse, Message, Part, RestErrorBody, Role, SendMessageConfiguration,
+    SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskState,
 };
 use skillgate_core::jcs;
 use skillgate_core::wire::SkillRequest;
@@ -317,7 +316,7 @@ impl A2aConn {
     }
 
     async fn poll(&self, step: Step, mut task: Task) -> Result<Task, ClientError> {
-        let deadline = Instant::now() + self.http.config().timeout;
+        let deadline = Instant::now() + self.http.config().transport.timeout;
         let mut wait = Duration::from_millis(50);
         while !(task.status.state.is_terminal() || task.status.state.is_interrupted()) {
             if Instant::now() + wait > deadline {
@@ -330,7 +329,7 @@ impl A2aConn {
                         "task {} still {} after {:?}; {}",
                         task.id,
                         task.status.state,
-                        self.http.config().timeout,
+                        self.http.config().transport.timeout,
                         if canceled {
                             "the client canceled it"
                         } else {
@@ -698,7 +697,7 @@ impl TaskAssembler {
             }
             StreamResponse::ArtifactUpdate(u) => {
                 let task = self.task_mut(step, &u.task_id, &u.context_id)?;
-                merge_artifact(&mut task.artifacts, u.artifact, u.append);
+                task.apply_artifact_update(u.artifact, u.append);
             }
         }
         Ok(())
@@ -722,17 +721,6 @@ impl TaskAssembler {
             });
         }
         Ok(task)
-    }
-}
-
-fn merge_artifact(artifacts: &mut Vec<Artifact>, artifact: Artifact, append: bool) {
-    match artifacts
-        .iter_mut()
-        .find(|a| a.artifact_id == artifact.artifact_id)
-    {
-        Some(existing) if append => existing.parts.extend(artifact.parts),
-        Some(existing) => *existing = artifact,
-        None => artifacts.push(artifact),
     }
 }
 

@@ -3,12 +3,9 @@
 //! in, the scheme policy on every redirect); this module only tags failures with the step.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use skillgate_a2a::StreamResponse;
-use skillgate_transport::{
-    Binding, ExtraHeader, Reply, Secret, Tracer, Transport, TransportConfig, TransportError,
-};
+use skillgate_transport::{Binding, Reply, Transport, TransportConfig, TransportError};
 use url::Url;
 
 use crate::error::{ClientError, Step};
@@ -17,38 +14,18 @@ pub use skillgate_transport::{
     check_scheme, is_loopback, DEFAULT_CARD_LIMIT, DEFAULT_RESPONSE_LIMIT, MAX_REDIRECTS,
 };
 
-/// Everything that bounds or authenticates the client's requests. `Debug` never shows the
-/// token.
-#[derive(Debug, Clone)]
+/// The client's configuration: the transport's own configuration (bounds, scheme policy,
+/// credentials, trusted keys, trace), embedded whole so that every command hands the same
+/// value to the client and to the conformance checker, plus what only the client uses.
+/// `Debug` never shows the token.
+#[derive(Debug, Clone, Default)]
 pub struct ClientConfig {
-    /// Largest accepted Agent Card, in bytes.
-    pub card_limit: usize,
-    /// Largest accepted response body (and event stream), in bytes.
-    pub response_limit: usize,
-    /// Time allowed to establish a connection.
-    pub connect_timeout: Duration,
-    /// Longest pause allowed between two reads of a response.
-    pub read_timeout: Duration,
-    /// Longest time one request may take, body included (a stream included).
-    pub timeout: Duration,
-    /// Permit plain `http://` to hosts that are not loopback.
-    pub allow_http: bool,
-    /// Bearer token sent as `Authorization: Bearer …`.
-    pub token: Option<Secret>,
+    /// Bounds, scheme policy, credentials and trusted card keys of every request.
+    pub transport: TransportConfig,
     /// Directory of the on-disk interface cache; `None` keeps the cache in memory only.
     pub cache_dir: Option<PathBuf>,
-    /// Extra trusted root certificates (PEM), added to the platform's roots, for agents
-    /// behind a private CA.
-    pub ca_certificates: Vec<Vec<u8>>,
-    /// Keys the agent's card must be signed with (`--trust-jwks`): step 1 refuses an unsigned
-    /// or badly signed card before anything else is requested. `None`: not checked.
-    pub trusted_keys: Option<skillgate_sign::TrustedKeys>,
     /// Use only this binding of the card (`None`: the card's first supported interface).
     pub binding: Option<Binding>,
-    /// Headers added to every request (`--header`); values never shown.
-    pub headers: Vec<ExtraHeader>,
-    /// Told about every request, for a `--verbose` trace.
-    pub trace: Option<Tracer>,
     /// Told about every event of a stream as it arrives (`call --stream`), before the
     /// client assembles the task from them.
     pub events: Option<EventSink>,
@@ -76,62 +53,12 @@ impl std::fmt::Debug for EventSink {
     }
 }
 
-impl Default for ClientConfig {
-    fn default() -> Self {
-        let t = TransportConfig::default();
-        Self {
-            card_limit: t.card_limit,
-            response_limit: t.response_limit,
-            connect_timeout: t.connect_timeout,
-            read_timeout: t.read_timeout,
-            timeout: t.timeout,
-            allow_http: t.allow_http,
-            token: None,
-            cache_dir: None,
-            ca_certificates: Vec::new(),
-            trusted_keys: None,
-            binding: None,
-            headers: Vec::new(),
-            trace: None,
-            events: None,
-        }
-    }
-}
-
 impl ClientConfig {
-    /// The transport half of the configuration.
-    pub fn transport(&self) -> TransportConfig {
-        TransportConfig {
-            card_limit: self.card_limit,
-            response_limit: self.response_limit,
-            connect_timeout: self.connect_timeout,
-            read_timeout: self.read_timeout,
-            timeout: self.timeout,
-            allow_http: self.allow_http,
-            token: self.token.clone(),
-            ca_certificates: self.ca_certificates.clone(),
-            trusted_keys: self.trusted_keys.clone(),
-            headers: self.headers.clone(),
-            trace: self.trace.clone(),
-            ..TransportConfig::default()
-        }
-    }
-
-    /// The client configuration with the bounds, policy, credentials, headers and trace of
-    /// `t` (no cache, the card's first interface, no event sink).
-    pub fn from_transport(t: TransportConfig) -> Self {
+    /// The client configuration around `transport` (no on-disk cache, the card's first
+    /// interface, no event sink).
+    pub fn from_transport(transport: TransportConfig) -> Self {
         Self {
-            card_limit: t.card_limit,
-            response_limit: t.response_limit,
-            connect_timeout: t.connect_timeout,
-            read_timeout: t.read_timeout,
-            timeout: t.timeout,
-            allow_http: t.allow_http,
-            token: t.token,
-            ca_certificates: t.ca_certificates,
-            headers: t.headers,
-            trace: t.trace,
-            trusted_keys: t.trusted_keys,
+            transport,
             ..Self::default()
         }
     }
@@ -171,8 +98,8 @@ pub struct Http {
 impl Http {
     /// Builds the transport; installs the ring crypto provider for rustls if none is installed.
     pub fn new(config: ClientConfig) -> Result<Self, ClientError> {
-        let transport =
-            Transport::new(config.transport()).map_err(|e| ClientError::usage(e.to_string()))?;
+        let transport = Transport::new(config.transport.clone())
+            .map_err(|e| ClientError::usage(e.to_string()))?;
         Ok(Self {
             transport,
             config: std::sync::Arc::new(config),

@@ -122,7 +122,7 @@ fn ser_state<S: serde::Serializer>(s: &TaskState, ser: S) -> Result<S::Ok, S::Er
 /// [`skillgate_transport::card_url`]) and applies the scheme policy.
 pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {
     let card = skillgate_transport::card_url(url).map_err(|e| ClientError::usage(e.to_string()))?;
-    skillgate_transport::check_scheme(&card, http.config().allow_http)
+    skillgate_transport::check_scheme(&card, http.config().transport.allow_http)
         .map_err(ClientError::usage)?;
     Ok(card)
 }
@@ -163,14 +163,16 @@ async fn extended_card(
     card: &AgentCard,
     interface: &SelectedInterface,
 ) -> Result<Option<AgentCard>, ClientError> {
-    if card.capabilities.extended_agent_card != Some(true) || http.config().token.is_none() {
+    if card.capabilities.extended_agent_card != Some(true)
+        || http.config().transport.token.is_none()
+    {
         return Ok(None);
     }
     let conn = A2aConn::new(http.clone(), interface.clone());
     let Ok(value) = conn.get_extended_card(Step::FetchCard).await else {
         return Ok(None);
     };
-    if let Some(keys) = &http.config().trusted_keys {
+    if let Some(keys) = &http.config().transport.trusted_keys {
         skillgate_sign::verify(&value, keys).map_err(|e| {
             ClientError::transport(
                 Step::FetchCard,
@@ -185,7 +187,7 @@ async fn extended_card(
 /// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, scheme policy applied).
 pub fn select_interface(http: &Http, card: &AgentCard) -> Result<SelectedInterface, ClientError> {
     let c = http.config();
-    SelectedInterface::select(card, c.binding, c.allow_http).map_err(|e| match e {
+    SelectedInterface::select(card, c.binding, c.transport.allow_http).map_err(|e| match e {
         NoInterface::Refused { .. } => ClientError::transport(Step::FetchCard, e.to_string()),
         other => ClientError::protocol(Step::FetchCard, other.to_string()),
     })

@@ -11,62 +11,45 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use skillgate_a2a as a2a;
 use skillgate_core::jcs::{parse_strict_with, ParseOptions};
-use skillgate_transport::{
-    fresh_id, Endpoint, ExtraHeader, Interface, Reply, Secret, Tracer, Transport, TransportConfig,
-};
+use skillgate_transport::{fresh_id, Endpoint, Interface, Reply, Transport, TransportConfig};
 use url::Url;
 
 pub use skillgate_transport::Binding;
 
-/// Bounds and credentials of a run.
+/// The `User-Agent` of the checker's requests, so an agent's logs tell probes from calls.
+pub const USER_AGENT: &str = concat!("skillgate-conformance/", env!("CARGO_PKG_VERSION"));
+
+/// Bounds and credentials of a run: the transport's configuration as every other command
+/// builds it (trusted card keys included), plus what only the checker needs.
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
-    /// Time allowed to establish a connection.
-    pub connect_timeout: Duration,
-    /// Longest time one request may take, body included.
-    pub request_timeout: Duration,
+    /// Bounds, scheme policy, credentials and trusted card keys of every request.
+    pub transport: TransportConfig,
     /// Longest time a non-terminal task is followed with `GetTask`.
     pub task_deadline: Duration,
-    /// Largest accepted Agent Card.
-    pub card_limit: usize,
-    /// Largest accepted response body.
-    pub response_limit: usize,
     /// Deepest JSON nesting accepted in a response.
     pub max_depth: usize,
-    /// Bearer token for `Authorization` (never shown by `Debug`).
-    pub token: Option<Secret>,
-    /// Permit plain `http://` to hosts that are not loopback.
-    pub allow_http: bool,
-    /// Extra trusted root certificates (PEM bundles), added to the platform's roots.
-    pub ca_certificates: Vec<Vec<u8>>,
-    /// Headers added to every request (values never shown by `Debug`).
-    pub headers: Vec<ExtraHeader>,
-    /// Told about every request, for a `--verbose` trace.
-    pub trace: Option<Tracer>,
 }
 
 impl Default for ProbeConfig {
     fn default() -> Self {
+        let transport = TransportConfig::default();
         Self {
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(30),
+            transport: TransportConfig {
+                // The checker bounds each request as a whole; a stalled read is caught by that.
+                read_timeout: transport.timeout,
+                user_agent: USER_AGENT.to_owned(),
+                ..transport
+            },
             task_deadline: Duration::from_secs(30),
-            card_limit: 1024 * 1024,
-            response_limit: 4 * 1024 * 1024,
             max_depth: 128,
-            token: None,
-            allow_http: false,
-            ca_certificates: Vec::new(),
-            headers: Vec::new(),
-            trace: None,
         }
     }
 }
 
-/// A request that could not be completed at the HTTP level.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct TransportError(pub String);
+/// A request that could not be completed at the HTTP level: the transport's own error, kept
+/// typed so a caller can tell an untrusted card from an unreachable agent.
+pub use skillgate_transport::TransportError;
 
 /// A fetched body with its status and content type.
 #[derive(Debug)]
@@ -197,29 +180,10 @@ fn fetched(reply: Reply) -> (Fetched, Option<String>) {
     )
 }
 
-fn failed(e: skillgate_transport::TransportError) -> TransportError {
-    TransportError(e.to_string())
-}
-
 impl Prober {
     /// Builds the transport (installing rustls' ring provider if none is installed yet).
     pub fn new(config: ProbeConfig) -> Result<Self, TransportError> {
-        let transport = Transport::new(TransportConfig {
-            card_limit: config.card_limit,
-            response_limit: config.response_limit,
-            connect_timeout: config.connect_timeout,
-            // The checker bounds each request as a whole; a stalled read is caught by that.
-            read_timeout: config.request_timeout,
-            timeout: config.request_timeout,
-            allow_http: config.allow_http,
-            token: config.token.clone(),
-            ca_certificates: config.ca_certificates.clone(),
-            headers: config.headers.clone(),
-            trace: config.trace.clone(),
-            user_agent: concat!("skillgate-conformance/", env!("CARGO_PKG_VERSION")).to_owned(),
-            ..TransportConfig::default()
-        })
-        .map_err(failed)?;
+        let transport = Transport::new(config.transport.clone())?;
         Ok(Self {
             transport,
             config,
@@ -262,7 +226,7 @@ impl Prober {
 
     /// `GET` the Agent Card.
     pub async fn get_card(&self, url: &Url) -> Result<Fetched, TransportError> {
-        let reply = self.transport.get_card(url).await.map_err(failed)?;
+        let reply = self.transport.get_card(url).await?;
         Ok(fetched(reply).0)
     }
 
@@ -300,8 +264,7 @@ impl Prober {
         let sent = self
             .endpoint(binding, endpoint)
             .send_message(&request, activate)
-            .await
-            .map_err(failed)?;
+            .await?;
         let (fetched, echo) = fetched(sent.reply);
         let http_status = fetched.status;
         self.note_status(http_status);
@@ -352,11 +315,7 @@ impl Prober {
         endpoint: &Url,
         id: &str,
     ) -> Result<Outcome, TransportError> {
-        let sent = self
-            .endpoint(binding, endpoint)
-            .get_task(id)
-            .await
-            .map_err(failed)?;
+        let sent = self.endpoint(binding, endpoint).get_task(id).await?;
         let v = match self.parse(&sent.reply.bytes) {
             Ok(v) => v,
             Err(e) => return Ok(Outcome::Malformed(format!("GetTask body: {e}"))),

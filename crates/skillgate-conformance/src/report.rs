@@ -66,6 +66,9 @@ pub enum Fatal {
     /// The agent refused the run's credentials (HTTP 401 or 403): nothing can be said about
     /// its conformance.
     Unauthorized,
+    /// The Agent Card is not signed by a trusted key (`trusted_keys` is set): nothing the
+    /// card says is believed, so nothing else is requested.
+    Untrusted,
 }
 
 /// The verdict on a whole run; a caller (the CLI) maps it to an exit code.
@@ -243,6 +246,9 @@ impl Report {
                     out,
                     "result: authentication failed, conformance unknown{code}"
                 );
+            }
+            Some(Fatal::Untrusted) => {
+                let _ = writeln!(out, "result: Agent Card not trusted{code}");
             }
             None if s.required_failed > 0 => {
                 let _ = writeln!(

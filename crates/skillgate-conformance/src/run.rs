@@ -24,9 +24,9 @@ pub enum UsageError {
     /// The target is not an absolute http(s) URL, or violates the scheme policy.
     #[error("bad target URL: {0}")]
     Target(String),
-    /// The HTTP client could not be built.
-    #[error("{0}")]
-    Client(String),
+    /// The transport could not be built from the options (a bad CA certificate, say).
+    #[error(transparent)]
+    Client(#[from] skillgate_transport::TransportError),
 }
 
 /// The Agent Card URL for a target: the target itself when it names a `.json` file, else the
@@ -39,8 +39,9 @@ pub fn card_url(target: &str) -> Result<Url, UsageError> {
 /// Runs every check against `target` (a base URL or an Agent Card URL).
 pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError> {
     let card_url = card_url(target)?;
-    crate::probe::check_scheme(&card_url, options.probe.allow_http).map_err(UsageError::Target)?;
-    let prober = Prober::new(options.probe.clone()).map_err(|e| UsageError::Client(e.0))?;
+    crate::probe::check_scheme(&card_url, options.probe.transport.allow_http)
+        .map_err(UsageError::Target)?;
+    let prober = Prober::new(options.probe.clone())?;
     let mut run = Run {
         prober,
         report: Report {

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use skillgate_client::{Client, ClientConfig, ClientError, EventSink, Mode, Step};
 use skillgate_conformance::{Binding, Options, Outcome, ProbeConfig};
+use skillgate_transport::TransportConfig;
 use std::convert::Infallible;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt;
@@ -112,14 +113,11 @@ pub(crate) async fn start_conformance(
     });
     let options = Options {
         probe: ProbeConfig {
-            connect_timeout: t.connect_timeout,
-            request_timeout: t.timeout,
             task_deadline: t.timeout,
-            token: t.token,
-            allow_http: t.allow_http,
-            ca_certificates: t.ca_certificates,
-            headers: t.headers,
-            trace: Some(trace),
+            transport: TransportConfig {
+                trace: Some(trace),
+                ..t
+            },
             ..Default::default()
         },
         binding: None::<Binding>,

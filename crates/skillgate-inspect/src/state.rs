@@ -69,8 +69,16 @@ impl AppState {
                 "a token or extra headers need the agent URL they are for: the inspector sends them to that agent's origin only".to_owned(),
             ));
         }
+        let mut transport = config.transport;
+        // The transport sends credentials to its credential origins only: the configured
+        // agent's is one of them, whoever built the configuration.
+        if let Some(origin) = &credentials_origin {
+            if !transport.credential_origins.contains(origin) {
+                transport.credential_origins.push(origin.clone());
+            }
+        }
         Ok(Self(Arc::new(Inner {
-            transport: config.transport,
+            transport,
             agent: config.agent,
             credentials_origin,
             // `localhost:PORT` is admitted by the guard's Host rule (its Origin then matches
@@ -107,9 +115,12 @@ impl AppState {
         if !self.configured_for(agent) {
             t.token = None;
             t.headers.clear();
+            t.credential_origins.clear();
         }
         if let Some(token) = self.session_token(headers, agent) {
             t.token = Some(token);
+            // Entered for this agent's origin, so valid there (and never where its card points).
+            t.credential_origins.extend(agent_origin(agent));
         }
         t
     }

@@ -231,16 +231,9 @@ pub(crate) fn transport_of(url: &Url) -> Transport {
     }
 }
 
-/// The URL as shown in messages: a password is never echoed.
-pub(crate) fn redact(s: &str) -> String {
-    match Url::parse(s) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
-        }
-        _ => s.to_string(),
-    }
-}
+/// The URL as shown in messages: a password is never echoed, also from a URL that does not
+/// parse (skillgate-a2a's one redaction).
+pub(crate) use skillgate_a2a::redact::redact_str as redact;
 
 /// `rule` when the URL has userinfo.
 pub(crate) fn check_credentials(ctx: &mut Ctx, rule: &'static Rule, path: &str, u: &Url) {
@@ -563,5 +556,17 @@ mod tests {
     fn snake_names() {
         assert_eq!(snake("supportedInterfaces"), "supported_interfaces");
         assert_eq!(snake("name"), "name");
+    }
+
+    #[test]
+    fn a_password_in_a_url_that_does_not_parse_is_not_shown() {
+        assert_eq!(
+            redact("https://bob:S3 cret@[bad/card"),
+            "https://***@[bad/card"
+        );
+        assert_eq!(
+            redact("https://bob:S3cret@h.example/x"),
+            "https://bob:***@h.example/x"
+        );
     }
 }

@@ -342,14 +342,8 @@ impl TaskHandle {
             let ev = Event::of(emit, || {
                 artifact_update(task, &artifact, append, last_chunk)
             });
-            match task
-                .artifacts
-                .iter_mut()
-                .find(|a| append && a.artifact_id == artifact.artifact_id)
-            {
-                Some(existing) => existing.parts.extend(artifact.parts.iter().cloned()),
-                None => task.artifacts.push(artifact.clone()),
-            }
+            // A2A 1.0: append extends the artifact with this id; otherwise it is replaced.
+            task.apply_artifact_update(artifact.clone(), append);
             Ok(ev)
         })
         .await
@@ -375,7 +369,8 @@ impl TaskHandle {
                 if emit {
                     events.push(artifact_update(task, artifact, false, true));
                 }
-                task.artifacts.push(artifact.clone());
+                // Announced with append: false, so applied as a replacement too.
+                task.apply_artifact_update(artifact.clone(), false);
             }
             let status = TaskStatus {
                 state,

@@ -258,17 +258,9 @@ fn not_built(feature: &str) -> StoreError {
     ))
 }
 
-/// A store URL with any password replaced by `***`, for logs and messages.
-pub fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
-        }
-        Ok(u) => u.to_string(),
-        Err(_) => url.to_string(),
-    }
-}
+/// A store URL with any password replaced by `***`, for logs and messages: the one
+/// redaction of skillgate-a2a, so a URL that does not parse loses its user-info too.
+pub use skillgate_a2a::redact::redact_str as redact;
 
 #[cfg(test)]
 mod tests {
@@ -281,5 +273,10 @@ mod tests {
             "postgres://alice:***@db.example/tasks"
         );
         assert_eq!(redact("memory"), "memory");
+        // A URL that does not parse still loses what may be a password.
+        assert_eq!(
+            redact("postgres://alice:S3 cret@[bad/tasks"),
+            "postgres://***@[bad/tasks"
+        );
     }
 }

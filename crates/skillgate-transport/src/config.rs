@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::{ExtraHeader, Tracer};
+use crate::{ExtraHeader, Tracer, Withheld};
 
 /// Default limit on an Agent Card body (1 MiB).
 pub const DEFAULT_CARD_LIMIT: usize = 1024 * 1024;
@@ -64,7 +64,8 @@ pub struct TransportConfig {
     pub max_redirects: usize,
     /// Permit plain `http://` to hosts that are not loopback.
     pub allow_http: bool,
-    /// Bearer token sent as `Authorization: Bearer …` on every request.
+    /// Bearer token sent as `Authorization: Bearer …` on every request to one of
+    /// `credential_origins`.
     pub token: Option<Secret>,
     /// Extra trusted root certificates (PEM bundles), added to the platform's roots.
     pub ca_certificates: Vec<Vec<u8>>,
@@ -73,11 +74,26 @@ pub struct TransportConfig {
     /// Keys an Agent Card must be signed with: every card fetched is refused unless one of its
     /// signatures verifies with one of them (`None`: cards are not checked).
     pub trusted_keys: Option<skillgate_sign::TrustedKeys>,
-    /// Headers added to every request (after the transport's own, replacing one of the same
-    /// name: an `Authorization` here wins over `token`).
+    /// Headers added to every request to one of `credential_origins` (after the transport's
+    /// own, replacing one of the same name: an `Authorization` here wins over `token`).
     pub headers: Vec<ExtraHeader>,
+    /// The only origins (scheme, host, port) that receive `token` and `headers`: the one the
+    /// user named and those allowed explicitly. A request anywhere else (an interface URL a
+    /// card names on another origin, a redirect hop to another origin) carries neither, since
+    /// whoever serves a card or a redirect chooses those URLs. Empty: credentials are sent
+    /// nowhere.
+    pub credential_origins: Vec<url::Origin>,
+    /// Told once per origin that a request went there without the credentials.
+    pub withheld: Option<Withheld>,
     /// Told about every request (method, redacted URL, status, time), for `--verbose`.
     pub trace: Option<Tracer>,
+}
+
+impl TransportConfig {
+    /// Whether there is anything to withhold: a token or an extra header.
+    pub fn has_credentials(&self) -> bool {
+        self.token.is_some() || !self.headers.is_empty()
+    }
 }
 
 impl Default for TransportConfig {
@@ -95,6 +111,8 @@ impl Default for TransportConfig {
             user_agent: concat!("skillgate/", env!("CARGO_PKG_VERSION")).to_owned(),
             trusted_keys: None,
             headers: Vec::new(),
+            credential_origins: Vec::new(),
+            withheld: None,
             trace: None,
         }
     }

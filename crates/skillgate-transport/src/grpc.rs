@@ -185,7 +185,9 @@ impl Grpc<'_> {
     /// The service parameters of every request (the HTTP headers the transport would send,
     /// `A2A-Version`, `A2A-Extensions`, `Authorization`, `--header`s) as metadata.
     fn request<M>(&self, msg: M, activate: bool) -> tonic::Request<M> {
-        let mut headers = self.transport.headers(MEDIA_TYPE_JSON, activate);
+        let mut headers = self
+            .transport
+            .headers(MEDIA_TYPE_JSON, activate, &self.interface.url);
         headers.remove(reqwest::header::ACCEPT);
         tonic::Request::from_parts(
             MetadataMap::from_headers(headers),

@@ -1,13 +1,15 @@
-//! Bounded HTTP over reqwest: one client per transport, the scheme policy on the first request
-//! and on every redirect, body limits enforced while the body streams in.
+//! Bounded HTTP over reqwest: one client per transport, the scheme policy and the credential
+//! origins on the first request and on every redirect, body limits enforced while the body
+//! streams in.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION};
 use reqwest::redirect;
 use url::Url;
 
+use crate::origin::Scope;
 use crate::{
     check_scheme, redact, SseEvent, SseParser, TraceEvent, TransportConfig, TransportError,
 };
@@ -167,6 +169,19 @@ impl Streaming {
 pub struct Transport {
     client: reqwest::Client,
     config: Arc<TransportConfig>,
+    scope: Arc<Scope>,
+}
+
+/// One request as each redirect hop sends it: a redirect may change the URL, and (303, or
+/// 301/302 after a POST) turn it into a body-less GET; the headers are chosen again for every
+/// hop, so credentials never follow a redirect to another origin.
+struct Outgoing {
+    method: reqwest::Method,
+    url: Url,
+    accept: String,
+    content_type: Option<String>,
+    activate: bool,
+    body: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Transport {
@@ -230,6 +245,31 @@ fn reqwest_error(e: reqwest::Error) -> TransportError {
     }
 }
 
+impl Outgoing {
+    fn get(url: &Url, accept: &str, activate: bool) -> Self {
+        Self {
+            method: reqwest::Method::GET,
+            url: url.clone(),
+            accept: accept.to_owned(),
+            content_type: None,
+            activate,
+            body: None,
+        }
+    }
+}
+
+/// The redirects followed, as browsers and reqwest follow them (a 300 or 304 is an answer).
+fn is_followed(status: StatusCode) -> bool {
+    matches!(
+        status,
+        StatusCode::MOVED_PERMANENTLY
+            | StatusCode::FOUND
+            | StatusCode::SEE_OTHER
+            | StatusCode::TEMPORARY_REDIRECT
+            | StatusCode::PERMANENT_REDIRECT
+    )
+}
+
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
     let values: Vec<&str> = headers
         .get_all(name)
@@ -253,17 +293,6 @@ impl Transport {
     pub fn new(config: TransportConfig) -> Result<Self, TransportError> {
         // Ignored error: a provider is already installed process-wide, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let allow_http = config.allow_http;
-        let max = config.max_redirects;
-        let policy = redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() > max {
-                attempt.error(format!("more than {max} redirects"))
-            } else if let Err(e) = check_scheme(attempt.url(), allow_http) {
-                attempt.error(format!("redirect refused: {e}"))
-            } else {
-                attempt.follow()
-            }
-        });
         let mut roots = Vec::new();
         for pem in &config.ca_certificates {
             let certs = reqwest::Certificate::from_pem_bundle(pem)
@@ -280,13 +309,17 @@ impl Transport {
             .connect_timeout(config.connect_timeout)
             .read_timeout(config.read_timeout)
             .timeout(config.timeout)
-            .redirect(policy)
+            // Redirects are followed by `follow`, which picks the headers for each hop: reqwest
+            // would carry every extra header (all but `Authorization`) to another origin.
+            .redirect(redirect::Policy::none())
             .user_agent(config.user_agent.clone())
             .build()
             .map_err(|e| TransportError::Config(format!("cannot build the HTTP client: {e}")))?;
+        let scope = Scope::new(config.credential_origins.clone(), config.withheld.clone());
         Ok(Self {
             client,
             config: Arc::new(config),
+            scope: Arc::new(scope),
         })
     }
 
@@ -300,7 +333,9 @@ impl Transport {
         crate::parse_url(s, self.config.allow_http)
     }
 
-    pub(crate) fn headers(&self, accept: &str, activate: bool) -> HeaderMap {
+    /// The headers of a request to `url`: the token and the extra headers only when `url` is
+    /// on one of the credential origins.
+    pub(crate) fn headers(&self, accept: &str, activate: bool, url: &Url) -> HeaderMap {
         let mut h = HeaderMap::new();
         if let Ok(v) = HeaderValue::from_str(accept) {
             h.insert(ACCEPT, v);
@@ -314,6 +349,9 @@ impl Transport {
                 skillgate_a2a::A2A_EXTENSIONS_HEADER,
                 HeaderValue::from_static(skillgate_core::wire::EXTENSION_URI),
             );
+        }
+        if !self.config.has_credentials() || !self.scope.admits(url) {
+            return h;
         }
         if let Some(token) = &self.config.token {
             if let Ok(mut v) = HeaderValue::from_str(&format!("Bearer {}", token.expose())) {
@@ -331,20 +369,86 @@ impl Transport {
         h
     }
 
+    /// Sends `out`, following redirects: each hop is re-checked against the scheme policy and
+    /// counted, and gets its own headers (see [`Transport::headers`]).
+    async fn follow(&self, mut out: Outgoing) -> Result<reqwest::Response, TransportError> {
+        // `timeout` bounds the whole request, as it did when reqwest followed redirects: each
+        // hop (and the final body) gets only what is left of it.
+        let deadline = Instant::now() + self.config.timeout;
+        let mut hops = 0;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(TransportError::Timeout {
+                    url: redact(&out.url),
+                });
+            }
+            let mut headers = self.headers(&out.accept, out.activate, &out.url);
+            if let Some(v) = out
+                .content_type
+                .as_deref()
+                .and_then(|c| HeaderValue::from_str(c).ok())
+            {
+                headers.insert(CONTENT_TYPE, v);
+            }
+            let mut request = self
+                .client
+                .request(out.method.clone(), out.url.clone())
+                .headers(headers)
+                .timeout(left);
+            if let Some(body) = &out.body {
+                request = request.body(body.clone());
+            }
+            let response = request.send().await.map_err(reqwest_error)?;
+            let status = response.status();
+            let location = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok());
+            let (true, Some(location)) = (is_followed(status), location) else {
+                return Ok(response);
+            };
+            let next = out
+                .url
+                .join(location)
+                .map_err(|e| TransportError::Redirect {
+                    reason: format!("redirect to an unusable location ({e})"),
+                })?;
+            hops += 1;
+            if hops > self.config.max_redirects {
+                return Err(TransportError::Redirect {
+                    reason: format!("more than {} redirects", self.config.max_redirects),
+                });
+            }
+            check_scheme(&next, self.config.allow_http).map_err(|e| TransportError::Redirect {
+                reason: format!("redirect refused: {e}"),
+            })?;
+            if status == StatusCode::SEE_OTHER
+                || (out.method == reqwest::Method::POST
+                    && matches!(status, StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND))
+            {
+                out.method = reqwest::Method::GET;
+                out.body = None;
+                out.content_type = None;
+            }
+            out.url = next;
+        }
+    }
+
     async fn open(
         &self,
         method: &'static str,
-        url: &Url,
-        request: reqwest::RequestBuilder,
+        out: Outgoing,
         limit: usize,
     ) -> Result<Streaming, TransportError> {
-        check_scheme(url, self.config.allow_http).map_err(TransportError::Refused)?;
+        let url = out.url.clone();
+        check_scheme(&url, self.config.allow_http).map_err(TransportError::Refused)?;
         let started = Instant::now();
-        let sent = request.send().await.map_err(reqwest_error);
+        let sent = self.follow(out).await;
         if let Some(trace) = &self.config.trace {
             trace.emit(&TraceEvent {
                 method,
-                url: redact(url),
+                url: redact(&url),
                 outcome: match &sent {
                     Ok(r) => Ok(r.status().as_u16()),
                     Err(e) => Err(e.to_string()),
@@ -379,12 +483,9 @@ impl Transport {
     /// `trusted_keys`, a card (a successful JSON answer) must carry a signature one of them
     /// verifies, else it is refused here, before any caller reads it.
     pub async fn get_card(&self, url: &Url) -> Result<Reply, TransportError> {
-        let req = self
-            .client
-            .get(url.clone())
-            .headers(self.headers(skillgate_a2a::MEDIA_TYPE_JSON, false));
+        let out = Outgoing::get(url, skillgate_a2a::MEDIA_TYPE_JSON, false);
         let reply = self
-            .open("GET", url, req, self.config.card_limit)
+            .open("GET", out, self.config.card_limit)
             .await?
             .rest()
             .await?;
@@ -407,11 +508,8 @@ impl Transport {
         accept: &str,
         activate: bool,
     ) -> Result<Streaming, TransportError> {
-        let req = self
-            .client
-            .get(url.clone())
-            .headers(self.headers(accept, activate));
-        self.open("GET", url, req, self.config.response_limit).await
+        let out = Outgoing::get(url, accept, activate);
+        self.open("GET", out, self.config.response_limit).await
     }
 
     /// `POST` a body and return the open response, bounded by the response limit.
@@ -423,12 +521,14 @@ impl Transport {
         activate: bool,
         body: Vec<u8>,
     ) -> Result<Streaming, TransportError> {
-        let mut headers = self.headers(accept, activate);
-        if let Ok(v) = HeaderValue::from_str(content_type) {
-            headers.insert(CONTENT_TYPE, v);
-        }
-        let req = self.client.post(url.clone()).headers(headers).body(body);
-        self.open("POST", url, req, self.config.response_limit)
-            .await
+        let out = Outgoing {
+            method: reqwest::Method::POST,
+            url: url.clone(),
+            accept: accept.to_owned(),
+            content_type: Some(content_type.to_owned()),
+            activate,
+            body: Some(body),
+        };
+        self.open("POST", out, self.config.response_limit).await
     }
 }

@@ -1,8 +1,9 @@
-//! URLs: the card's location, REST paths under an interface, and redaction for messages.
+//! URLs: the card's location and REST paths under an interface (redaction for messages is
+//! skillgate-a2a's, re-exported by the crate).
 
 use url::Url;
 
-use crate::TransportError;
+use crate::{redact_str, TransportError};
 
 /// Whether a command-line argument names an http(s) URL rather than a file.
 pub fn looks_like_url(input: &str) -> bool {
@@ -61,90 +62,9 @@ pub fn join(base: &Url, rel: &str) -> Result<Url, TransportError> {
     })
 }
 
-/// The URL as it may appear in output: a password in the user-info becomes `***`.
-pub fn redact(url: &Url) -> String {
-    if url.password().is_none() {
-        return url.to_string();
-    }
-    let mut shown = url.clone();
-    // Cannot fail: a URL that carries a password has a host.
-    let _ = shown.set_password(Some("***"));
-    shown.to_string()
-}
-
-/// [`redact`] for a string that may or may not parse as a URL; unparseable input with a `@`
-/// loses everything between the scheme and the `@`, since it may hold a password.
-pub fn redact_str(s: &str) -> String {
-    match Url::parse(s) {
-        Ok(u) => redact(&u),
-        Err(_) => match (s.find("://"), s.rfind('@')) {
-            (Some(scheme_end), Some(at)) if at > scheme_end => {
-                format!("{}://***{}", &s[..scheme_end], &s[at..])
-            }
-            _ => s.to_owned(),
-        },
-    }
-}
-
-/// Replaces the password of every URL in a whole text (a report in any format, a message)
-/// with `***`: `scheme://user:pass@host` becomes `scheme://user:***@host`. The last line of
-/// defence for output: whatever path a URL took into the text (the command line, a redirect's
-/// `Location`, a card's interface URL, an error message), its password does not leave.
-/// Characters that end a URL in text or JSON (`/ ? #`, white space, quotes, `<>`, `\\`) bound
-/// the authority, so a JSON document stays valid.
-pub fn redact_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("://") {
-        let (head, tail) = rest.split_at(i + 3);
-        out.push_str(head);
-        let end = tail
-            .find(|c: char| {
-                c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '\\')
-            })
-            .unwrap_or(tail.len());
-        let authority = &tail[..end];
-        match authority.rfind('@') {
-            Some(at) => {
-                let userinfo = &authority[..at];
-                match userinfo.find(':') {
-                    Some(colon) => {
-                        out.push_str(&userinfo[..colon]);
-                        out.push_str(":***");
-                    }
-                    None => out.push_str(userinfo),
-                }
-                out.push_str(&authority[at..]);
-            }
-            None => out.push_str(authority),
-        }
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_leave_no_text() {
-        assert_eq!(
-            redact_text("GET http://alice:S3cret@h:1/p?q=a@b x"),
-            "GET http://alice:***@h:1/p?q=a@b x"
-        );
-        assert_eq!(
-            redact_text(r#"{"uri":"https://bob:p%40ss:w@h/","n":"http://h/a@b"}"#),
-            r#"{"uri":"https://bob:***@h/","n":"http://h/a@b"}"#
-        );
-        assert_eq!(
-            redact_text("http://tok@h/ and ://"),
-            "http://tok@h/ and ://"
-        );
-        assert_eq!(redact_text("no urls"), "no urls");
-        assert_eq!(redact_text("x://a:b@c"), "x://a:***@c");
-    }
 
     #[test]
     fn card_urls_keep_the_interface_path() {
@@ -175,17 +95,7 @@ mod tests {
     }
 
     #[test]
-    fn passwords_are_redacted() {
-        let u = Url::parse("http://alice:S3cret@127.0.0.1:9/x").unwrap();
-        assert_eq!(redact(&u), "http://alice:***@127.0.0.1:9/x");
-        assert_eq!(
-            redact_str("http://alice:S3cret@127.0.0.1:9/x"),
-            "http://alice:***@127.0.0.1:9/x"
-        );
-        assert_eq!(
-            redact_str("http://alice:S3 cret@[bad/x"),
-            "http://***@[bad/x"
-        );
+    fn passwords_stay_out_of_url_errors() {
         let e = parse_url("http://alice:S3cret@example.com/", false).unwrap_err();
         assert!(!e.to_string().contains("S3cret"), "{e}");
         assert!(looks_like_url("HTTPS://x"));

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use skillgate_a2a::{Message, Part, Role, SendMessageRequest};
 use skillgate_transport::{
-    Binding, Endpoint, Interface, Transport, TransportConfig, TransportError,
+    Binding, Endpoint, ExtraHeader, Interface, Transport, TransportConfig, TransportError, Withheld,
 };
 use url::Url;
 
@@ -45,6 +45,17 @@ async fn handler(
         |to: &str| (StatusCode::FOUND, [("location", to.to_owned())], "").into_response();
     match path.as_str() {
         "/away" => redirect("http://example.com/card.json"),
+        // `/to/307/URL`: a redirect of that status to URL (another origin, in the tests).
+        p if p.starts_with("/to/") => {
+            let (code, to) = p[4..].split_once('/').unwrap();
+            let code = StatusCode::from_bytes(code.as_bytes()).unwrap();
+            (code, [("location", format!("http://{to}"))], "").into_response()
+        }
+        "/slowhop" => {
+            // Each hop is quick enough alone; four together are not.
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            redirect("/slowhop")
+        }
         p if p.starts_with("/hop") => {
             let n: u32 = p[4..].parse().unwrap_or(0);
             redirect(&format!("/hop{}", n + 1))
@@ -168,6 +179,7 @@ async fn headers_token_and_activation() {
     let (base, log) = server().await;
     let t = transport(TransportConfig {
         token: Some("tok-0123456789abcdef".into()),
+        credential_origins: vec![url(&base).origin()],
         ..TransportConfig::default()
     });
     t.get_card(&url(&format!("{base}/card.json")))
@@ -278,4 +290,123 @@ async fn the_overall_timeout_bounds_a_request() {
         .await
         .unwrap_err();
     assert!(matches!(e, TransportError::Timeout { .. }), "{e:?}");
+}
+
+/// A transport with a token and an extra header whose credentials go to `allowed` only, and
+/// the list of origins it reported as refused.
+fn with_credentials(allowed: &[&str]) -> (Transport, Arc<Mutex<Vec<String>>>) {
+    let named: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&named);
+    let t = transport(TransportConfig {
+        token: Some("tok-0123456789abcdef".into()),
+        headers: vec![ExtraHeader::parse("X-Api-Key: key-0123456789").unwrap()],
+        credential_origins: allowed.iter().map(|o| url(o).origin()).collect(),
+        withheld: Some(Withheld::new(move |o| {
+            sink.lock().unwrap().push(o.to_owned())
+        })),
+        ..TransportConfig::default()
+    });
+    (t, named)
+}
+
+fn credentials_seen(log: &Log) -> Vec<(String, bool, bool)> {
+    log.lock()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s.path.clone(),
+                s.headers.contains_key("authorization"),
+                s.headers.contains_key("x-api-key"),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn credentials_do_not_follow_a_card_or_a_redirect_to_another_origin() {
+    let (home, home_log) = server().await;
+    let (other, other_log) = server().await;
+    let other_host = other.trim_start_matches("http://");
+    let (t, named) = with_credentials(&[&home]);
+    // The card request is redirected to the other origin: followed, without credentials.
+    t.get_card(&url(&format!("{home}/to/302/{other_host}/card.json")))
+        .await
+        .unwrap();
+    // A 307 keeps the method and the body, still without credentials.
+    let moved = t
+        .post(
+            &url(&format!("{home}/to/307/{other_host}/rpc")),
+            "application/json",
+            "application/json",
+            false,
+            b"{}".to_vec(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(moved.url.as_str(), format!("{other}/rpc"));
+    // An interface the card names on the other origin.
+    let iface = Interface {
+        url: url(&format!("{other}/rpc")),
+        binding: Binding::JsonRpc,
+        tenant: String::new(),
+    };
+    Endpoint::new(t, iface)
+        .send_message(&request(), true)
+        .await
+        .unwrap();
+    assert_eq!(
+        credentials_seen(&home_log),
+        vec![
+            (
+                "/to/302/".to_owned() + other_host + "/card.json",
+                true,
+                true
+            ),
+            ("/to/307/".to_owned() + other_host + "/rpc", true, true),
+        ]
+    );
+    assert_eq!(
+        credentials_seen(&other_log),
+        vec![
+            ("/card.json".to_owned(), false, false),
+            ("/rpc".to_owned(), false, false),
+            ("/rpc".to_owned(), false, false),
+        ]
+    );
+    let seen = other_log.lock().unwrap().clone();
+    assert_eq!(seen[1].method, Method::POST);
+    assert_eq!(seen[1].body, "{}");
+    assert_eq!(*named.lock().unwrap(), vec![other.clone()]);
+}
+
+#[tokio::test]
+async fn an_allowed_origin_gets_the_credentials_and_no_notice() {
+    let (home, _) = server().await;
+    let (other, other_log) = server().await;
+    let other_host = other.trim_start_matches("http://");
+    let (t, named) = with_credentials(&[&home, &other]);
+    t.get_card(&url(&format!("{home}/to/302/{other_host}/card.json")))
+        .await
+        .unwrap();
+    assert_eq!(
+        credentials_seen(&other_log),
+        vec![("/card.json".to_owned(), true, true)]
+    );
+    assert!(named.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_overall_timeout_covers_every_redirect_hop() {
+    let (base, log) = server().await;
+    let t = transport(TransportConfig {
+        timeout: Duration::from_millis(600),
+        ..TransportConfig::default()
+    });
+    let e = t
+        .get_card(&url(&format!("{base}/slowhop")))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, TransportError::Timeout { .. }), "{e:?}");
+    assert!(log.lock().unwrap().len() <= 3);
 }

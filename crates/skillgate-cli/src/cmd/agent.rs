@@ -33,10 +33,11 @@ impl PlainArgs {
         self.format == Format::Json
     }
 
-    /// A client for these flags; with `stream_events`, every stream event is printed as it
-    /// arrives (text: one line; json: one object per line).
-    pub fn client(&self, stream_events: bool) -> Result<Client, ClientError> {
-        let t = self.net.transport().map_err(ClientError::usage)?;
+    /// A client for these flags talking to the agent at `url` (whose origin receives the
+    /// credentials); with `stream_events`, every stream event is printed as it arrives (text:
+    /// one line; json: one object per line).
+    pub fn client(&self, url: &str, stream_events: bool) -> Result<Client, ClientError> {
+        let t = self.net.transport(&[url]).map_err(ClientError::usage)?;
         let format = self.format;
         Client::new(ClientConfig {
             binding: self.binding.map(Into::into),
@@ -174,7 +175,7 @@ pub fn table(indent: &str, rows: &[Vec<String>]) {
 pub fn skills(a: SkillsArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
     let result = (|| {
-        let client = a.common.client(false)?;
+        let client = a.common.client(&a.url, false)?;
         runtime()?.block_on(client.fetch_target(&a.url, &mut |_, _| {}))
     })();
     let target = match result {
@@ -254,7 +255,7 @@ pub fn send(a: SendArgs) -> anyhow::Result<u8> {
             (None, Some(d)) => Content::Data(super::client::read_json_arg("--data", d)?),
             (None, None) => return Err(ClientError::usage("give --text or --data")),
         };
-        let client = a.common.client(false)?;
+        let client = a.common.client(&a.url, false)?;
         runtime()?.block_on(async {
             let (_, conn) = client.connect(&a.url, &mut |_, _| {}).await?;
             conn.send_plain(content).await

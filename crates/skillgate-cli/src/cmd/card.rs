@@ -191,7 +191,7 @@ fn obtain(args: &LintArgs) -> Result<(Vec<u8>, Vec<skillgate_client::AuditFindin
     }
     let config = args
         .net
-        .transport()
+        .transport(&[&args.input])
         .map_err(|e| Unlintable::new("bad_config", e))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

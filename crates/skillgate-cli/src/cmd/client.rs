@@ -68,16 +68,22 @@ impl ClientArgs {
         self.format == Format::Text && !self.net.quiet
     }
 
-    /// The client configuration; with `stream_events`, each stream event is printed as it
-    /// arrives.
-    fn config_with(&self, stream_events: bool) -> Result<ClientConfig, ClientError> {
+    /// The client configuration for the agents at `targets`; with `stream_events`, each
+    /// stream event is printed as it arrives.
+    fn config_with(
+        &self,
+        targets: &[&str],
+        stream_events: bool,
+    ) -> Result<ClientConfig, ClientError> {
         Ok(ClientConfig {
             events: stream_events.then(|| super::agent::event_printer(self.format)),
-            ..self.config()?
+            ..self.config(targets)?
         })
     }
 
-    fn config(&self) -> Result<ClientConfig, ClientError> {
+    /// The client configuration for the agents at `targets`: the URLs the user gave, whose
+    /// origins receive the credentials.
+    fn config(&self, targets: &[&str]) -> Result<ClientConfig, ClientError> {
         let cache_dir = match (&self.cache_dir, self.cache) {
             (Some(d), _) => Some(d.clone()),
             (None, true) => Some(default_cache_dir().ok_or_else(|| {
@@ -85,7 +91,7 @@ impl ClientArgs {
             })?),
             (None, false) => None,
         };
-        let t = self.net.transport().map_err(ClientError::usage)?;
+        let t = self.net.transport(targets).map_err(ClientError::usage)?;
         Ok(ClientConfig {
             cache_dir,
             binding: self.binding.map(Into::into),
@@ -329,7 +335,7 @@ pub fn describe_json(r: &Resolved) -> Value {
 pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
     let result = (|| {
-        let client = Client::new(a.common.config()?)?;
+        let client = Client::new(a.common.config(&[&a.url])?)?;
         let mut obs = text_observer(a.common.steps_shown() && !a.document);
         runtime()?.block_on(client.resolve(&a.url, &a.skill_id, &mut obs))
     })();
@@ -441,7 +447,7 @@ pub fn call(a: CallArgs) -> anyhow::Result<u8> {
     let mode = if a.stream { Mode::Stream } else { Mode::Sync };
     let result = (|| {
         let arguments = read_json_arg("--args", &a.args)?;
-        let client = Client::new(a.common.config_with(a.stream)?)?;
+        let client = Client::new(a.common.config_with(&[&a.url], a.stream)?)?;
         let mut obs = text_observer(a.common.steps_shown());
         runtime()?.block_on(client.call(&a.url, &a.skill_id, &arguments, mode, &mut obs))
     })();
@@ -516,7 +522,9 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
         let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
         let value = super::io::parse_json(&a.plan, &bytes).map_err(ClientError::usage)?;
         let plan = Plan::from_value(value).map_err(ClientError::usage)?;
-        let client = Client::new(a.common.config()?)?;
+        // Every agent the plan names was named by the user: each gets the credentials.
+        let agents: Vec<&str> = plan.steps.iter().map(|s| s.agent.as_str()).collect();
+        let client = Client::new(a.common.config(&agents)?)?;
         Ok::<_, ClientError>((plan, client, runtime()?))
     })();
     let (plan, client, rt) = match setup {

@@ -70,13 +70,17 @@ fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
             "{} does not answer as an A2A 1.0 agent{evidence}",
             report.target
         ),
+        Fatal::Untrusted => match evidence.strip_prefix(": ") {
+            Some(why) => format!("{why}; nothing else was requested"),
+            None => format!("the Agent Card of {} is not trusted", report.target),
+        },
     }
 }
 
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
 /// reached or is not an A2A 1.0 agent (or the URL is unusable).
 pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
-    let transport = match a.net.transport() {
+    let transport = match a.net.transport(&[&a.url]) {
         Ok(t) => t,
         Err(message) => {
             errln!("skillgate: {message}");
@@ -105,21 +109,21 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
             ));
         }));
     }
-    let timeout = a
-        .timeout_ms
-        .map(Duration::from_millis)
-        .unwrap_or(transport.timeout);
+    if let Some(ms) = a.timeout_ms {
+        let timeout = Duration::from_millis(ms);
+        transport.connect_timeout = transport.connect_timeout.min(timeout);
+        transport.timeout = timeout;
+    }
+    // The checker bounds each request as a whole (a stalled read is caught by that) and
+    // names itself to the agent; everything else is the transport the flags describe, the
+    // trusted card keys included.
+    transport.read_timeout = transport.timeout;
+    transport.user_agent = skillgate_conformance::probe::USER_AGENT.to_owned();
     let options = Options {
         probe: ProbeConfig {
-            connect_timeout: transport.connect_timeout.min(timeout),
-            request_timeout: timeout,
-            task_deadline: timeout,
-            token: transport.token,
-            allow_http: transport.allow_http,
-            ca_certificates: transport.ca_certificates,
-            headers: transport.headers,
-            trace: transport.trace,
-            ..Default::default()
+            task_deadline: transport.timeout,
+            transport,
+            ..ProbeConfig::default()
         },
         binding: a.binding.map(Binding::from),
     };
@@ -173,6 +177,7 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
                     Fatal::Unreachable => "unreachable",
                     Fatal::NotA2aAgent => "not_a2a_agent",
                     Fatal::Unauthorized => "unauthorized",
+                    Fatal::Untrusted => "card_untrusted",
                 };
                 o.extend(crate::fail::json(code, reason));
             }

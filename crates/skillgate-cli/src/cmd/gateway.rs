@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::Args;
 use skillgate_client::ClientConfig;
 use skillgate_gateway::{Supervisor, Upstream};
-use skillgate_transport::Secret;
+use skillgate_transport::{origin_of, Secret, TransportConfig, Withheld};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -24,9 +24,15 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "GATEWAY.TOML")]
     pub config: PathBuf,
     /// Bearer token for the upstream agent (default: $SKILLGATE_UPSTREAM_TOKEN); never the
-    /// gateway's own callers' tokens, which are not passed on.
+    /// gateway's own callers' tokens, which are not passed on. Sent only to the origin of
+    /// --upstream, not to another origin its card names or a redirect leads to, unless
+    /// allowed with --upstream-allow-credentials-to.
     #[arg(long, value_name = "TOKEN")]
     pub upstream_token: Option<String>,
+    /// Also send the upstream token to this origin (repeatable), e.g. when the upstream's
+    /// card names an interface on another origin than the card's.
+    #[arg(long, value_name = "ORIGIN")]
+    pub upstream_allow_credentials_to: Vec<String>,
     /// Time limit of each upstream request, in seconds (a call's own limit is the document's
     /// max_duration_ms or the config's timeout_ms).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
@@ -72,10 +78,20 @@ impl GatewayArgs {
                     .with_context(|| format!("--upstream-trust-jwks {}", p.display()))?,
             ),
         };
-        let d = ClientConfig::default();
+        // The token goes to the upstream's origin and the ones allowed, nowhere else.
+        let mut credential_origins: Vec<url::Origin> =
+            skillgate_transport::card_url(&self.upstream)
+                .map(|u| vec![u.origin()])
+                .unwrap_or_default();
+        for spec in &self.upstream_allow_credentials_to {
+            credential_origins.push(
+                origin_of(spec).with_context(|| "--upstream-allow-credentials-to".to_owned())?,
+            );
+        }
+        let d = TransportConfig::default();
         Ok(Upstream {
             url: self.upstream.clone(),
-            client: ClientConfig {
+            client: ClientConfig::from_transport(TransportConfig {
                 connect_timeout: d.connect_timeout.min(timeout),
                 read_timeout: timeout,
                 timeout,
@@ -83,8 +99,16 @@ impl GatewayArgs {
                 token,
                 ca_certificates,
                 trusted_keys,
+                credential_origins,
+                withheld: Some(Withheld::new(|origin| {
+                    tracing::warn!(
+                        %origin,
+                        "the upstream token was not sent to another origin than --upstream \
+                         (allow with --upstream-allow-credentials-to)"
+                    )
+                })),
                 ..d
-            },
+            }),
         })
     }
 }

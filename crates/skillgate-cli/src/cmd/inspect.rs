@@ -39,7 +39,8 @@ pub fn run(a: InspectArgs) -> anyhow::Result<u8> {
             a.listen
         );
     }
-    let mut transport = a.net.transport().map_err(anyhow::Error::msg)?;
+    let targets: Vec<&str> = a.url.iter().map(String::as_str).collect();
+    let mut transport = a.net.transport(&targets).map_err(anyhow::Error::msg)?;
     if let Some(path) = &a.token_file {
         let bytes = read_input(&path.to_string_lossy())
             .with_context(|| format!("--token-file {}", path.display()))?;

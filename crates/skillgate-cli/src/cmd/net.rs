@@ -5,15 +5,20 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use skillgate_transport::{Binding, ExtraHeader, Secret, Tracer, TransportConfig};
+use skillgate_transport::{
+    origin_of, Binding, ExtraHeader, Secret, Tracer, TransportConfig, Withheld,
+};
 
 use super::io::read_input;
 
-/// `--token`, `--allow-http`, `--cacert`, `--timeout`, `--header`, `--verbose`, `--quiet`. No
-/// `Debug`: it holds the token (and header values may be credentials too).
+/// `--token`, `--allow-http`, `--cacert`, `--timeout`, `--header`, `--allow-credentials-to`,
+/// `--verbose`, `--quiet`. No `Debug`: it holds the token (and header values may be
+/// credentials too).
 #[derive(Args, Clone)]
 pub struct NetArgs {
-    /// Bearer token for the agent (default: $SKILLGATE_TOKEN).
+    /// Bearer token for the agent (default: $SKILLGATE_TOKEN). Sent only to the origin
+    /// (scheme, host, port) of the URL given, never to another origin that the card names or
+    /// a redirect leads to, unless allowed with --allow-credentials-to.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
     /// Permit plain http:// to hosts that are not loopback.
@@ -26,10 +31,16 @@ pub struct NetArgs {
     /// at most).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
-    /// Add this header to every request (repeatable), e.g. --header 'X-Api-Key: ...'. Values
-    /// are never printed.
+    /// Add this header to every request to the origin of the URL given (repeatable), e.g.
+    /// --header 'X-Api-Key: ...'. Values are never printed; like the token, they are not sent
+    /// to another origin unless allowed with --allow-credentials-to.
     #[arg(long, value_name = "NAME:VALUE")]
     header: Vec<String>,
+    /// Also send the token and the --header values to this origin (repeatable), e.g.
+    /// --allow-credentials-to https://rpc.example.com: for an agent whose card names an
+    /// interface on another origin than the card's, or that redirects there.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_credentials_to: Vec<String>,
     /// Trace every request on stderr: method, URL (credentials removed), status, time.
     #[arg(long, short = 'v', conflicts_with = "quiet")]
     pub verbose: bool,
@@ -85,9 +96,10 @@ impl NetArgs {
             .map(Secret::from)
     }
 
-    /// The transport configuration these flags describe (the certificates are read here, so
-    /// an unreadable `--cacert` is reported before anything is sent).
-    pub fn transport(&self) -> Result<TransportConfig, String> {
+    /// The transport configuration these flags describe for requests to `targets` (the agent
+    /// URLs the user gave, whose origins receive the credentials). The certificates are read
+    /// here, so an unreadable `--cacert` is reported before anything is sent.
+    pub fn transport(&self, targets: &[&str]) -> Result<TransportConfig, String> {
         let mut ca_certificates = Vec::new();
         for path in &self.cacert {
             let p = path.to_string_lossy();
@@ -116,6 +128,7 @@ impl NetArgs {
                 )
             })
         });
+        let credential_origins = self.credential_origins(targets)?;
         let defaults = TransportConfig::default();
         Ok(TransportConfig {
             connect_timeout: defaults.connect_timeout.min(self.timeout),
@@ -126,8 +139,30 @@ impl NetArgs {
             ca_certificates,
             trusted_keys,
             headers,
+            credential_origins,
+            withheld: Some(Withheld::new(|origin| {
+                errln!(
+                    "skillgate: note: {origin} is another origin than the agent URL given: the \
+                     token and --header values were not sent there (allow with \
+                     --allow-credentials-to {origin})"
+                )
+            })),
             trace,
             ..defaults
         })
+    }
+
+    /// The origins of `targets` (as their Agent Card URLs) and of every
+    /// `--allow-credentials-to`. A target that is no URL adds nothing: the command reports it.
+    fn credential_origins(&self, targets: &[&str]) -> Result<Vec<url::Origin>, String> {
+        let mut origins: Vec<url::Origin> = targets
+            .iter()
+            .filter_map(|t| skillgate_transport::card_url(t).ok())
+            .map(|u| u.origin())
+            .collect();
+        for spec in &self.allow_credentials_to {
+            origins.push(origin_of(spec).map_err(|e| format!("--allow-credentials-to: {e}"))?);
+        }
+        Ok(origins)
     }
 }

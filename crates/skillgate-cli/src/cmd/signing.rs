@@ -88,7 +88,7 @@ pub fn verify_card(a: VerifyArgs) -> Result<u8> {
     let keys = TrustedKeys::from_json(&read_input(&a.jwks)?)
         .with_context(|| format!("--jwks {}", a.jwks))?;
     let card = if looks_like_url(&a.input) {
-        let config = a.net.transport().map_err(anyhow::Error::msg)?;
+        let config = a.net.transport(&[&a.input]).map_err(anyhow::Error::msg)?;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;

@@ -125,7 +125,7 @@ enum Op {
 fn one(a: TaskIdArgs, op: Op) -> anyhow::Result<u8> {
     let format = a.common.format;
     let result = (|| {
-        let client = a.common.client(op == Op::Subscribe)?;
+        let client = a.common.client(&a.url, op == Op::Subscribe)?;
         runtime()?.block_on(async {
             let (_, conn) = client.connect(&a.url, &mut |_, _| {}).await?;
             match op {
@@ -157,7 +157,7 @@ fn list(a: TaskListArgs) -> anyhow::Result<u8> {
         ..ListTasksRequest::default()
     };
     let result = (|| {
-        let client = a.common.client(false)?;
+        let client = a.common.client(&a.url, false)?;
         runtime()?.block_on(async {
             let (_, conn) = client.connect(&a.url, &mut |_, _| {}).await?;
             conn.list_tasks(request).await

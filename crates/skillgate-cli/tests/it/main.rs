@@ -12,6 +12,7 @@ mod commands;
 mod conformance_cli;
 mod contract;
 mod core_cli;
+mod credential_origins;
 mod declarative;
 mod gateway;
 mod inspect_cli;

@@ -5,7 +5,7 @@
 use std::process::{Child, Stdio};
 
 use skillgate_testkit::cli::{code, stderr, stdout, stdout_json, stop};
-use skillgate_testkit::fake::{FakeAgent, SKILL};
+use skillgate_testkit::fake::{FakeAgent, Faults, SKILL};
 
 use super::skillgate;
 
@@ -152,4 +152,36 @@ fn trust_jwks_refuses_an_unsigned_card_before_anything_else_is_requested() {
         r#"{"metric": "rx", "threshold": 1}"#,
     ]);
     assert_eq!(code(&ok), 0, "{}", stdout(&ok));
+}
+
+#[test]
+fn conformance_with_trust_jwks_refuses_an_unsigned_card() {
+    // A conformant agent whose card is unsigned: without the flag the run is conformant, so
+    // a refusal can only come from the key set.
+    let fake = FakeAgent::start_conformant(Faults::default());
+    let jwks = key("jwks.json");
+    let out = skillgate().run(&["conformance", &fake.base, "--trust-jwks", &jwks]);
+    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("not trusted") && stderr(&out).contains("not signed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        fake.posts().is_empty(),
+        "a probe followed the untrusted card"
+    );
+    let json = skillgate().run(&[
+        "conformance",
+        &fake.base,
+        "--trust-jwks",
+        &jwks,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&json), 2, "{}", stdout(&json));
+    assert_eq!(stdout_json(&json)["code"], "card_untrusted");
+
+    let plain = skillgate().run(&["conformance", &fake.base]);
+    assert_eq!(code(&plain), 0, "{}", stdout(&plain));
 }

@@ -43,7 +43,10 @@ async fn stream_larger_than_the_response_limit_is_cut_off() {
         "parts": [{"data": {"verdict": "ok", "observation_ref": "rec-1"}}]});
     let fake = FakeAgent::start_with(|s| s.domain = Domain::Artifacts(vec![big, out]));
     let c = Client::new(ClientConfig {
-        response_limit: 16 * 1024,
+        transport: skillgate_transport::TransportConfig {
+            response_limit: 16 * 1024,
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap();
@@ -216,7 +219,10 @@ async fn a_dropped_stream_is_resumed_once_with_subscribe_to_task() {
 async fn a_client_that_gives_up_on_a_timeout_cancels_its_task() {
     let fake = FakeAgent::start_with(|s| s.domain = Domain::NeverFinishes);
     let c = Client::new(ClientConfig {
-        timeout: Duration::from_millis(600),
+        transport: skillgate_transport::TransportConfig {
+            timeout: Duration::from_millis(600),
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap();

@@ -563,7 +563,11 @@ async fn http_json_binding_with_tenant_and_bearer_token() {
         ]));
     }
     let c = Client::new(ClientConfig {
-        token: Some("s3cret".into()),
+        transport: skillgate_transport::TransportConfig {
+            token: Some("s3cret".into()),
+            credential_origins: vec![url::Url::parse(&fake.base).unwrap().origin()],
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap();
@@ -691,7 +695,10 @@ async fn remote_rejection_keeps_its_code_state_and_task_id() {
 async fn slow_server_hits_the_timeout() {
     let fake = FakeAgent::start_with(|s| s.card = CardMode::Slow(Duration::from_secs(5)));
     let c = Client::new(ClientConfig {
-        timeout: Duration::from_millis(400),
+        transport: skillgate_transport::TransportConfig {
+            timeout: Duration::from_millis(400),
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap();

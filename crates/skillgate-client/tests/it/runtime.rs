@@ -166,7 +166,11 @@ async fn server_with_bearer_auth_needs_the_token() {
     assert_eq!(e.outcome(), Outcome::Failure, "{e:?}");
     assert!(e.message().contains("401"), "{e}");
     let c = Client::new(ClientConfig {
-        token: Some("tok-a-0123456789abcdef".into()),
+        transport: skillgate_transport::TransportConfig {
+            token: Some("tok-a-0123456789abcdef".into()),
+            credential_origins: vec![url::Url::parse(&srv.base).unwrap().origin()],
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap();
@@ -182,7 +186,10 @@ async fn netops_skills_and_chain_on_loopback() {
     let agent = skillgate_netops::agent().build().unwrap();
     let srv = TestServer::start(agent, ServerConfig::default()).await;
     let c = Client::new(ClientConfig {
-        timeout: Duration::from_secs(20),
+        transport: skillgate_transport::TransportConfig {
+            timeout: Duration::from_secs(20),
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap();

@@ -74,7 +74,10 @@ async fn https_card_fetch_with_a_private_ca() {
     let port = https_card_server().await;
     let url = format!("https://localhost:{port}");
     let config = ClientConfig {
-        ca_certificates: vec![CA.to_vec()],
+        transport: skillgate_transport::TransportConfig {
+            ca_certificates: vec![CA.to_vec()],
+            ..Default::default()
+        },
         ..ClientConfig::default()
     };
     let client = Client::new(config).unwrap();
@@ -109,7 +112,10 @@ async fn https_with_an_untrusted_certificate_is_a_transport_error() {
 #[test]
 fn a_ca_file_that_is_not_pem_is_a_usage_error() {
     let e = Client::new(ClientConfig {
-        ca_certificates: vec![b"not a cert".to_vec()],
+        transport: skillgate_transport::TransportConfig {
+            ca_certificates: vec![b"not a cert".to_vec()],
+            ..Default::default()
+        },
         ..ClientConfig::default()
     })
     .unwrap_err();

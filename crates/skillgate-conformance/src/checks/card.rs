@@ -17,9 +17,15 @@ pub(crate) async fn fetch_card(run: &mut Run, url: &Url) -> Option<a2a::AgentCar
     let fetched = match run.prober.get_card(url).await {
         Ok(f) => f,
         Err(e) => {
+            // A card refused for its signature was answered, but must not be believed: the
+            // run stops there, before any probe reaches the agent.
+            let fatal = match e {
+                skillgate_transport::TransportError::Untrusted { .. } => Fatal::Untrusted,
+                _ => Fatal::Unreachable,
+            };
             ev.push(format!("no answer: {e}"));
             run.push(cat::CARD_FETCH, None, Verdict::Fail, ev);
-            run.report.fatal = Some(Fatal::Unreachable);
+            run.report.fatal = Some(fatal);
             return None;
         }
     };
@@ -88,16 +94,18 @@ pub(crate) fn choose_interface(
         });
         if let Some(i) = found {
             match b.parse_url(&i.url) {
-                Ok(u) => match crate::probe::check_scheme(&u, run.prober.config().allow_http) {
-                    Ok(()) => {
-                        ev.push(format!("probing {} at {u}", b.as_str()));
-                        run.report.binding = Some(b.as_str().to_owned());
-                        run.report.interface_url = Some(u.to_string());
-                        run.push(cat::CARD_INTERFACE, None, Verdict::Pass, ev);
-                        return Some((b, u));
+                Ok(u) => {
+                    match crate::probe::check_scheme(&u, run.prober.config().transport.allow_http) {
+                        Ok(()) => {
+                            ev.push(format!("probing {} at {u}", b.as_str()));
+                            run.report.binding = Some(b.as_str().to_owned());
+                            run.report.interface_url = Some(u.to_string());
+                            run.push(cat::CARD_INTERFACE, None, Verdict::Pass, ev);
+                            return Some((b, u));
+                        }
+                        Err(e) => ev.push(format!("{} interface refused: {e}", b.as_str())),
                     }
-                    Err(e) => ev.push(format!("{} interface refused: {e}", b.as_str())),
-                },
+                }
                 Err(e) => ev.push(format!(
                     "{} interface URL {:?} is not absolute: {e}",
                     b.as_str(),

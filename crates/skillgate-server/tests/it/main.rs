@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
+mod artifact_update;
 mod common;
 mod connections;
 mod console;
