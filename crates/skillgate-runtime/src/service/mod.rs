@@ -15,14 +15,14 @@ mod push;
 mod query;
 mod run;
 mod stream;
+mod turn;
 
-use crate::agent::{Agent, PlainReply};
+use crate::agent::Agent;
 use crate::auth::Caller;
 use crate::config::{ApprovalPolicy, ServerConfig};
 use crate::gate::Rejection;
 use crate::metrics::Metrics;
 use crate::task::TaskHandle;
-use plain::continuation_steps;
 use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Message, Part, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
@@ -33,6 +33,7 @@ use skillgate_store::{StoreError, TaskStore};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
+use turn::{Turn, Work};
 
 /// Per-request facts the bindings pass in.
 #[derive(Clone, Debug, Default)]
@@ -224,59 +225,35 @@ impl A2aService {
         req: SendMessageRequest,
         ctx: &RequestContext,
     ) -> Result<SendMessageResponse, ServiceError> {
-        let cfg = req.configuration.clone().unwrap_or_default();
-        check_history_length(cfg.history_length)?;
-        let push = self
-            .send_push(
-                cfg.task_push_notification_config.as_ref(),
-                &req.message.task_id,
-            )
-            .await?;
-        // A config that cannot be stored (a store failure: the task exists) does not stop
-        // the work that was asked for; the caller learns of it in the answer.
-        match self.prepare(req, ctx).await? {
-            Prepared::Plain {
-                message,
-                context_id,
-            } => {
-                let reply = self
-                    .plain_reply(message.clone(), context_id.clone(), ctx)
-                    .await;
-                if let PlainReply::Task(steps) = reply {
-                    let entry = self.new_plain_task(message, context_id, ctx).await?;
-                    let attached = self.attach_push(&entry, push, false).await;
-                    let answer = self.play_and_answer(entry, steps, &cfg).await;
-                    return attached.map(|()| answer);
-                }
-                self.plain_to_response(reply, message, context_id, ctx)
-                    .await
+        let (cfg, turn) = self.begin_turn(req, ctx).await?;
+        let (entry, work, attached) = match turn {
+            Turn::Answered(answer) => return Ok(*answer),
+            Turn::Started {
+                entry,
+                work,
+                attached,
+            } => (entry, work, attached),
+        };
+        let job = match work {
+            Work::Steps(steps) => {
+                let answer = self.play_and_answer(entry, steps, &cfg).await;
+                return attached.map(|()| answer);
             }
-            Prepared::Continue { entry, message } => {
-                let attached = self.attach_push(&entry, push, true).await;
-                let context_id = entry.context_id.clone();
-                let reply = self.plain_reply(message, context_id, ctx).await;
-                let answer = self
-                    .play_and_answer(entry, continuation_steps(reply), &cfg)
-                    .await;
-                attached.map(|()| answer)
-            }
-            Prepared::Task { entry, job } => {
-                let attached = self.attach_push(&entry, push, false).await;
-                self.spawn(entry.clone(), job, ctx).await;
-                attached?;
-                if !cfg.return_immediately {
-                    entry.wait_done(self.0.request_timeout).await;
-                }
-                let task = entry.snapshot().await;
-                if let Some(code) = refusal_code(&task) {
-                    tracing::Span::current().record("code", tracing::field::display(code));
-                }
-                Ok(SendMessageResponse::Task(trim_history(
-                    task,
-                    cfg.history_length,
-                )))
-            }
+            Work::Job(job) => job,
+        };
+        self.spawn(entry.clone(), job, ctx).await;
+        attached?;
+        if !cfg.return_immediately {
+            entry.wait_done(self.0.request_timeout).await;
         }
+        let task = entry.snapshot().await;
+        if let Some(code) = refusal_code(&task) {
+            tracing::Span::current().record("code", tracing::field::display(code));
+        }
+        Ok(SendMessageResponse::Task(trim_history(
+            task,
+            cfg.history_length,
+        )))
     }
 }
 

@@ -1,10 +1,9 @@
 //! Event streams: `SendStreamingMessage`, `SubscribeToTask`, and the forwarding of a task's
 //! events to one subscriber until its stream ends.
 
-use super::check_history_length;
-use super::plain::{continuation_steps, play};
-use super::{trim_history, A2aService, EventStream, Prepared, RequestContext, ServiceError};
-use crate::agent::PlainReply;
+use super::plain::play;
+use super::turn::{Turn, Work};
+use super::{trim_history, A2aService, EventStream, RequestContext, ServiceError};
 use crate::task::TaskHandle;
 use skillgate_a2a::{
     A2aError, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
@@ -20,75 +19,35 @@ impl A2aService {
         req: SendMessageRequest,
         ctx: &RequestContext,
     ) -> Result<EventStream, ServiceError> {
-        let cfg = req.configuration.clone().unwrap_or_default();
-        check_history_length(cfg.history_length)?;
-        let push = self
-            .send_push(
-                cfg.task_push_notification_config.as_ref(),
-                &req.message.task_id,
-            )
-            .await?;
-        // As in `send_message`: a config the store refuses does not stop the work.
-        match self.prepare(req, ctx).await? {
-            Prepared::Plain {
-                message,
-                context_id,
-            } => {
-                let reply = self
-                    .plain_reply(message.clone(), context_id.clone(), ctx)
-                    .await;
-                if let PlainReply::Task(steps) = reply {
-                    let entry = self.new_plain_task(message, context_id, ctx).await?;
-                    let attached = self.attach_push(&entry, push, false).await;
-                    let (first, version, events) = entry.subscribe().await;
-                    let rx = forward(
-                        entry.clone(),
-                        trim_history(first, cfg.history_length),
-                        version,
-                        events,
-                    );
-                    play(entry, steps, self.0.metrics.clone());
-                    return attached.map(|()| rx);
-                }
+        let (cfg, turn) = self.begin_turn(req, ctx).await?;
+        let (entry, work, attached) = match turn {
+            Turn::Answered(answer) => {
                 let (tx, rx) = mpsc::channel(1);
-                let ev = match self
-                    .plain_to_response(reply, message, context_id, ctx)
-                    .await?
-                {
+                let _ = tx.try_send(match *answer {
                     SendMessageResponse::Message(m) => StreamResponse::Message(m),
                     SendMessageResponse::Task(t) => StreamResponse::Task(t),
-                };
-                let _ = tx.try_send(ev);
-                Ok(rx)
+                });
+                return Ok(rx);
             }
-            Prepared::Continue { entry, message } => {
-                let attached = self.attach_push(&entry, push, true).await;
-                let context_id = entry.context_id.clone();
-                let reply = self.plain_reply(message, context_id, ctx).await;
-                let steps = continuation_steps(reply);
-                let (first, version, events) = entry.subscribe().await;
-                let rx = forward(
-                    entry.clone(),
-                    trim_history(first, cfg.history_length),
-                    version,
-                    events,
-                );
-                play(entry, steps, self.0.metrics.clone());
-                attached.map(|()| rx)
-            }
-            Prepared::Task { entry, job } => {
-                let attached = self.attach_push(&entry, push, false).await;
-                let (first, version, events) = entry.subscribe().await;
-                let rx = forward(
-                    entry.clone(),
-                    trim_history(first, cfg.history_length),
-                    version,
-                    events,
-                );
-                self.spawn(entry, job, ctx).await;
-                attached.map(|()| rx)
-            }
+            Turn::Started {
+                entry,
+                work,
+                attached,
+            } => (entry, work, attached),
+        };
+        // Subscribed before the work starts: the stream misses no event.
+        let (first, version, events) = entry.subscribe().await;
+        let rx = forward(
+            entry.clone(),
+            trim_history(first, cfg.history_length),
+            version,
+            events,
+        );
+        match work {
+            Work::Steps(steps) => play(entry, steps, self.0.metrics.clone()),
+            Work::Job(job) => self.spawn(entry, job, ctx).await,
         }
+        attached.map(|()| rx)
     }
 
     /// `SubscribeToTask`: the current Task first, then updates; terminal tasks are refused.
