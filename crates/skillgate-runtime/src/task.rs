@@ -7,6 +7,7 @@
 //! and a terminal state stays final. A change is stored before its event is published, so a
 //! reader never sees an event for a state the store does not hold.
 
+use crate::metrics::Metrics;
 use skillgate_a2a::{
     Artifact, Message, Part, Role, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState,
     TaskStatus, TaskStatusUpdateEvent,
@@ -107,6 +108,8 @@ struct Current {
 /// One task as this process works on it.
 pub(crate) struct TaskHandle {
     store: Arc<dyn TaskStore>,
+    /// Counts the task's creation and its terminal write, each once, where they happen.
+    metrics: Metrics,
     current: Mutex<Current>,
     done: watch::Sender<bool>,
     /// Fired when the task is canceled (here or on another replica) or the run must stop.
@@ -119,10 +122,16 @@ pub(crate) struct TaskHandle {
 }
 
 impl TaskHandle {
-    fn from_row(store: Arc<dyn TaskStore>, row: TaskRow, task: Task) -> Arc<Self> {
+    fn from_row(
+        store: Arc<dyn TaskStore>,
+        metrics: &Metrics,
+        row: TaskRow,
+        task: Task,
+    ) -> Arc<Self> {
         let (done, _) = watch::channel(task.status.state.is_terminal());
         Arc::new(Self {
             store,
+            metrics: metrics.clone(),
             id: row.id.clone(),
             context_id: task.context_id.clone(),
             owner: row.owner.clone(),
@@ -139,6 +148,7 @@ impl TaskHandle {
     /// the store keeps what fits. The common case serializes the task once.
     pub(crate) async fn create(
         store: &Arc<dyn TaskStore>,
+        metrics: &Metrics,
         mut task: Task,
         owner: Option<String>,
         flags: Flags,
@@ -162,28 +172,31 @@ impl TaskHandle {
             row.set_task(&task);
         }
         store.create(&row).await?;
-        Ok(Self::from_row(store.clone(), row, task))
+        metrics.task_created();
+        Ok(Self::from_row(store.clone(), metrics, row, task))
     }
 
     /// A handle over a row already read from the store.
     pub(crate) fn of_row(
         store: &Arc<dyn TaskStore>,
+        metrics: &Metrics,
         row: TaskRow,
     ) -> Result<Arc<Self>, StoreError> {
         let task = row.task()?;
-        Ok(Self::from_row(store.clone(), row, task))
+        Ok(Self::from_row(store.clone(), metrics, row, task))
     }
 
     /// Loads a stored task.
     pub(crate) async fn load(
         store: &Arc<dyn TaskStore>,
+        metrics: &Metrics,
         id: &str,
     ) -> Result<Option<Arc<Self>>, StoreError> {
         let Some(row) = store.get(id).await? else {
             return Ok(None);
         };
         let task = row.task()?;
-        Ok(Some(Self::from_row(store.clone(), row, task)))
+        Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
     }
 
     /// The task as last read or written.
@@ -238,6 +251,7 @@ impl TaskHandle {
         let budget = self.store.limits().max_task_bytes;
         let mut cur = self.current.lock().await;
         for _ in 0..MAX_RETRIES {
+            let was_terminal = cur.task.status.state.is_terminal();
             let mut row = cur.row.clone();
             let emit = self.store.wants_event(&self.id);
             let event = match change(&mut cur.task, &mut row.flags, emit) {
@@ -267,7 +281,12 @@ impl TaskHandle {
                             .publish(&self.id, skillgate_store::HubEvent::Resync { version });
                     }
                     cur.row = row;
-                    if cur.task.status.state.is_terminal() {
+                    let state = cur.task.status.state;
+                    if state.is_terminal() {
+                        if !was_terminal {
+                            // The one place a task's end is counted: whichever path wrote it.
+                            self.metrics.task_ended(state);
+                        }
                         self.done.send_replace(true);
                     }
                     return Ok(());
@@ -490,9 +509,15 @@ mod tests {
     #[tokio::test]
     async fn terminal_state_is_final() {
         let s = store();
-        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
-            .await
-            .unwrap();
+        let e = TaskHandle::create(
+            &s,
+            &Metrics::disabled(),
+            task("a", TaskState::Working),
+            None,
+            Flags::default(),
+        )
+        .await
+        .unwrap();
         e.set_status(TaskState::Canceled, None).await.unwrap();
         assert!(matches!(
             e.set_status(TaskState::Completed, None).await,
@@ -507,10 +532,19 @@ mod tests {
     #[tokio::test]
     async fn a_stale_handle_rereads_and_respects_a_cancel_made_through_another() {
         let s = store();
-        let runner = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
+        let runner = TaskHandle::create(
+            &s,
+            &Metrics::disabled(),
+            task("a", TaskState::Working),
+            None,
+            Flags::default(),
+        )
+        .await
+        .unwrap();
+        let other = TaskHandle::load(&s, &Metrics::disabled(), "a")
             .await
+            .unwrap()
             .unwrap();
-        let other = TaskHandle::load(&s, "a").await.unwrap().unwrap();
         other.set_status(TaskState::Canceled, None).await.unwrap();
         // The runner's cached copy still says WORKING; its write loses the version race,
         // re-reads, and is refused because the stored task is terminal.
@@ -529,9 +563,15 @@ mod tests {
             max_task_bytes: 2000,
             ..StoreLimits::memory()
         }));
-        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
-            .await
-            .unwrap();
+        let e = TaskHandle::create(
+            &s,
+            &Metrics::disabled(),
+            task("a", TaskState::Working),
+            None,
+            Flags::default(),
+        )
+        .await
+        .unwrap();
         let big = Artifact {
             artifact_id: "x".into(),
             parts: vec![skillgate_a2a::Part::text("y".repeat(5000))],
@@ -554,9 +594,15 @@ mod tests {
     #[tokio::test]
     async fn finish_writes_artifacts_and_status_once_with_an_event_each() {
         let s = store();
-        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
-            .await
-            .unwrap();
+        let e = TaskHandle::create(
+            &s,
+            &Metrics::disabled(),
+            task("a", TaskState::Working),
+            None,
+            Flags::default(),
+        )
+        .await
+        .unwrap();
         let (_, seen, mut sub) = e.subscribe().await;
         assert_eq!(seen, 1);
         e.finish(
@@ -597,9 +643,15 @@ mod tests {
     #[tokio::test]
     async fn finish_without_subscribers_writes_one_version() {
         let s = store();
-        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
-            .await
-            .unwrap();
+        let e = TaskHandle::create(
+            &s,
+            &Metrics::disabled(),
+            task("a", TaskState::Working),
+            None,
+            Flags::default(),
+        )
+        .await
+        .unwrap();
         e.finish(vec![artifact("r1", "one")], TaskState::Completed, None)
             .await
             .unwrap();
@@ -617,9 +669,15 @@ mod tests {
             max_task_bytes: 2000,
             ..StoreLimits::memory()
         }));
-        let e = TaskHandle::create(&s, task("a", TaskState::Working), None, Flags::default())
-            .await
-            .unwrap();
+        let e = TaskHandle::create(
+            &s,
+            &Metrics::disabled(),
+            task("a", TaskState::Working),
+            None,
+            Flags::default(),
+        )
+        .await
+        .unwrap();
         // Each fits alone; together they do not.
         let parts = vec![
             artifact("r1", &"y".repeat(1200)),

@@ -76,11 +76,10 @@ impl A2aService {
             };
             // The row just read is the handle's starting point; a write that lost a race
             // with its owner re-reads it anyway.
-            if let Ok(h) = TaskHandle::of_row(store, row) {
+            if let Ok(h) = TaskHandle::of_row(store, &self.0.metrics, row) {
                 // Its webhooks hear that it failed, even after a restart.
                 self.resume_push(&h).await;
                 if fail(&h, message).await {
-                    self.0.metrics.task_ended(TaskState::Failed);
                     tracing::info!(task_id = %h.id, reason = message, "stale task failed");
                 }
             }

@@ -207,7 +207,7 @@ impl A2aService {
         self.start_maintenance();
         let not_found =
             || ServiceError::new(A2aError::TaskNotFound, format!("task {id} not found"));
-        let e = TaskHandle::load(&self.0.store, id)
+        let e = TaskHandle::load(&self.0.store, &self.0.metrics, id)
             .await
             .map_err(store_error)?
             .ok_or_else(not_found)?;

@@ -4,7 +4,6 @@
 use super::stream::ends_stream;
 use super::{agent_message, new_id, trim_history, A2aService, RequestContext, ServiceError};
 use crate::agent::{PlainContext, PlainReply, PlainStep};
-use crate::metrics::Metrics;
 use crate::task::TaskHandle;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageConfiguration, SendMessageResponse, TaskState,
@@ -64,16 +63,13 @@ impl A2aService {
                 let entry = self
                     .new_task(&mut message, context_id, Flags::default(), ctx)
                     .await?;
-                if entry
+                // A write that fails leaves the task as it was; the caller reads it back.
+                let _ = entry
                     .set_status(
                         TaskState::Rejected,
                         Some(agent_message(&entry, vec![Part::text(text)])),
                     )
-                    .await
-                    .is_ok()
-                {
-                    self.0.metrics.task_ended(TaskState::Rejected);
-                }
+                    .await;
                 Ok(SendMessageResponse::Task(entry.snapshot().await))
             }
         }
@@ -103,7 +99,7 @@ impl A2aService {
         cfg: &SendMessageConfiguration,
     ) -> SendMessageResponse {
         let (_, version, mut events) = entry.subscribe().await;
-        play(entry.clone(), steps, self.0.metrics.clone());
+        play(entry.clone(), steps);
         if !cfg.return_immediately {
             settle(&entry, &mut events, version, self.0.request_timeout).await;
         }
@@ -153,16 +149,16 @@ async fn settle(entry: &TaskHandle, events: &mut Subscription, seen: i64, limit:
 }
 
 /// Plays a plain Task's steps in the background (a canceled task stops taking steps).
-pub(super) fn play(entry: Arc<TaskHandle>, steps: Vec<PlainStep>, metrics: Metrics) {
+pub(super) fn play(entry: Arc<TaskHandle>, steps: Vec<PlainStep>) {
     tokio::spawn(async move {
         let hub = entry.store().hub().clone();
         hub.run(&entry.id, entry.cancel.clone());
-        play_steps(&entry, steps, &metrics).await;
+        play_steps(&entry, steps).await;
         hub.finish(&entry.id);
     });
 }
 
-async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>, metrics: &Metrics) {
+async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>) {
     {
         let mut moved = false;
         for step in steps {
@@ -174,11 +170,7 @@ async fn play_steps(entry: &TaskHandle, steps: Vec<PlainStep>, metrics: &Metrics
                         Some(agent_message(entry, parts))
                     };
                     moved = true;
-                    let ok = entry.set_status(state, msg).await.is_ok();
-                    if ok {
-                        metrics.task_ended(state);
-                    }
-                    ok
+                    entry.set_status(state, msg).await.is_ok()
                 }
                 PlainStep::Artifact {
                     artifact,

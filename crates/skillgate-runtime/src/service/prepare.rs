@@ -62,16 +62,13 @@ impl A2aService {
             let text = "this agent serves schema-governed requests only: send exactly one Data Part \
                         {\"skill\": ..., \"skill_version\": ..., \"interface_digest\": ..., \"arguments\": {...}}, \
                         or {\"skill\": \"describe_skill\", \"arguments\": {\"skill_id\": ...}}";
-            if entry
+            // A write that fails leaves the task as it was; the caller reads it back.
+            let _ = entry
                 .set_status(
                     TaskState::Rejected,
                     Some(agent_message(&entry, vec![Part::text(text)])),
                 )
-                .await
-                .is_ok()
-            {
-                self.0.metrics.task_ended(TaskState::Rejected);
-            }
+                .await;
             return Ok(Prepared::Task {
                 entry,
                 job: Job::Settled,
@@ -179,10 +176,9 @@ impl A2aService {
             metadata: None,
         };
         let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
-        let handle = TaskHandle::create(&self.0.store, task, owner, flags)
+        let handle = TaskHandle::create(&self.0.store, &self.0.metrics, task, owner, flags)
             .await
             .map_err(store_error)?;
-        self.0.metrics.task_created();
         tracing::Span::current().record("task_id", tracing::field::display(id.as_str()));
         Ok(handle)
     }

@@ -110,7 +110,7 @@ impl A2aService {
         }
         self.resume_push(&e).await;
         match e.set_status(TaskState::Canceled, None).await {
-            Ok(()) => self.0.metrics.task_ended(TaskState::Canceled),
+            Ok(()) => {}
             Err(Refused::Terminal(state)) => {
                 return Err(ServiceError::new(
                     A2aError::TaskNotCancelable,

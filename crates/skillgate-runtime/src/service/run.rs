@@ -30,9 +30,8 @@ async fn refuse(m: &Metrics, entry: &TaskHandle, rejection: Rejection) {
     m.gate(phase, rejection.error.code.as_str());
     let msg = agent_message(entry, vec![error_part(&rejection.error)]);
     let state = rejection.task_state();
-    if entry.set_status(state, Some(msg)).await.is_ok() {
-        m.task_ended(state);
-    }
+    // A write that fails (the task ended meanwhile, say) leaves it as it was.
+    let _ = entry.set_status(state, Some(msg)).await;
 }
 
 /// Completes a task with its result artifacts, in one write (artifact updates, then the
@@ -40,7 +39,7 @@ async fn refuse(m: &Metrics, entry: &TaskHandle, rejection: Rejection) {
 /// with `resource_limit_exceeded` instead, and none of its artifacts is kept.
 async fn complete(m: &Metrics, entry: &TaskHandle, artifacts: Vec<Artifact>) {
     match entry.finish(artifacts, TaskState::Completed, None).await {
-        Ok(()) => m.task_ended(TaskState::Completed),
+        Ok(()) => {}
         Err(Refused::OverBudget(size, budget)) => {
             let message = format!(
                 "the result would make the task {size} bytes, over the per-task budget of {budget} bytes"

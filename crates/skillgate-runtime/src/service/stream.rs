@@ -44,7 +44,7 @@ impl A2aService {
             events,
         );
         match work {
-            Work::Steps(steps) => play(entry, steps, self.0.metrics.clone()),
+            Work::Steps(steps) => play(entry, steps),
             Work::Job(job) => self.spawn(entry, job, ctx).await,
         }
         attached.map(|()| rx)
