@@ -176,6 +176,16 @@ pub struct StoreLimits {
 }
 
 impl StoreLimits {
+    /// The defaults of the store kind `url` names: [`StoreLimits::memory`] for `memory`,
+    /// [`StoreLimits::disk`] for the SQL stores.
+    pub fn for_url(url: &str) -> Self {
+        if url == "memory" {
+            Self::memory()
+        } else {
+            Self::disk()
+        }
+    }
+
     /// Defaults for an in-memory store: 16 MiB in all (a process holds about twice its budget
     /// in RSS: the load bench measured 86 MiB after 100,000 calls at 32 MiB).
     pub fn memory() -> Self {

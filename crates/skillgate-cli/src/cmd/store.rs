@@ -3,7 +3,6 @@
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use skillgate_store::StoreLimits;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,39 +61,20 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} must be a positive byte count that fits in 64 bits"))
 }
 
-/// The default store URL: SQLite in the user's state directory.
-fn default_url() -> anyhow::Result<String> {
-    let dir = match std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-        Some(d) => PathBuf::from(d),
-        None => {
-            let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).context(
-                "no --store given and neither XDG_STATE_HOME nor HOME is set; pass --store memory or --store sqlite:PATH",
-            )?;
-            PathBuf::from(home).join(".local/state")
-        }
-    };
-    Ok(format!(
-        "sqlite:{}",
-        dir.join("skillgate").join("tasks.db").display()
-    ))
-}
-
 impl StoreArgs {
     /// The store URL in effect.
     pub fn url(&self) -> anyhow::Result<String> {
         match &self.store {
             Some(u) => Ok(u.clone()),
-            None => default_url(),
+            None => skillgate_store::default_url().context(
+                "no --store given and neither XDG_STATE_HOME nor HOME is set; pass --store memory or --store sqlite:PATH",
+            ),
         }
     }
 
     /// The bounds: the store kind's defaults with every given flag applied.
     pub fn limits(&self, url: &str) -> StoreLimits {
-        let mut l = if url == "memory" {
-            StoreLimits::memory()
-        } else {
-            StoreLimits::disk()
-        };
+        let mut l = StoreLimits::for_url(url);
         if let Some(v) = self.store_max_bytes {
             l.max_bytes = v;
         }
