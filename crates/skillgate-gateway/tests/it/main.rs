@@ -10,6 +10,7 @@ use skillgate_client::{Client, ClientConfig, ClientError, Mode};
 use skillgate_gateway::{build, config, GatewayError, Upstream};
 use skillgate_runtime::ServerConfig;
 use skillgate_testkit::plain::{sum_document, Behaviour, PlainAgent, SUM_SKILL};
+use skillgate_testkit::requests::message_id as uuid;
 use skillgate_testkit::server::TestServer;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -147,11 +148,6 @@ async fn invalid_input_and_a_mismatch_never_reach_upstream() {
         assert!(r.to_string().contains(code), "{code}: {r}");
     }
     assert_eq!(s.upstream.calls(), 0, "a refused request reached upstream");
-}
-
-fn uuid() -> String {
-    format!("m-{}", std::process::id())
-        + &format!("{:?}", std::time::Instant::now()).replace(['.', ' '], "")
 }
 
 fn remote_code(e: &ClientError) -> &'static str {
