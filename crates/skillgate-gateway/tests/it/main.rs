@@ -183,8 +183,7 @@ async fn a_failed_upstream_task_is_execution_failed_naming_it() {
 #[tokio::test]
 async fn an_upstream_that_is_down_is_execution_failed() {
     let s = setup("").await;
-    s.upstream.stop();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.upstream.stop_and_wait().await;
     let e = call(&s.server.base, json!({"a": 2, "b": 3}))
         .await
         .unwrap_err();
