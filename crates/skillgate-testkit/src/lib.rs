@@ -8,7 +8,10 @@
 //! - [`plain`]: a plain A2A agent (no extension) for the gateway to front;
 //! - [`cli`]: runs a built binary (the `skillgate` CLI) and captures stdout, stderr and exit code;
 //! - [`browser`]: headless chromium over chromedriver, for the consoles' browser tests;
-//! - [`poll`]: waiting for an observable state with a deadline instead of sleeping.
+//! - [`poll`]: waiting for an observable state with a deadline instead of sleeping;
+//! - [`requests`]: skill requests and SendMessage params, shared by every binding's tests;
+//! - [`rawhttp`]: HTTP/1.1 by hand over a kept-alive TCP connection, for tests that must
+//!   control (or count) the connections a server sees.
 
 // Test-only crate: every helper panics on a broken precondition, and a failure is the point.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -18,4 +21,6 @@ pub mod cli;
 pub mod fake;
 pub mod plain;
 pub mod poll;
+pub mod rawhttp;
+pub mod requests;
 pub mod server;

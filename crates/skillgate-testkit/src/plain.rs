@@ -81,6 +81,8 @@ pub struct PlainAgent {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
     stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    /// Fires once serving has ended and the listener is closed.
+    down: Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
 }
 
 impl PlainAgent {
@@ -94,6 +96,7 @@ impl PlainAgent {
         }));
         let (tx, rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (down_tx, down_rx) = tokio::sync::oneshot::channel::<()>();
         let st = state.clone();
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -116,6 +119,8 @@ impl PlainAgent {
                     })
                     .await
                     .unwrap();
+                // `serve` has returned: the listener is dropped, the port closed.
+                let _ = down_tx.send(());
             });
         });
         let base = rx.recv().unwrap();
@@ -123,6 +128,7 @@ impl PlainAgent {
             state,
             base,
             stop: Mutex::new(Some(stop_tx)),
+            down: Mutex::new(Some(down_rx)),
         }
     }
 
@@ -130,6 +136,20 @@ impl PlainAgent {
     pub fn stop(&self) {
         if let Some(tx) = self.stop.lock().unwrap().take() {
             let _ = tx.send(());
+        }
+    }
+
+    /// Stops serving, as [`Self::stop`], and waits (10 s at most) until the server has shut
+    /// down and its port is closed: a test that needs the agent down awaits this instead of
+    /// sleeping.
+    pub async fn stop_and_wait(&self) {
+        self.stop();
+        let down = self.down.lock().unwrap().take();
+        if let Some(down) = down {
+            tokio::time::timeout(std::time::Duration::from_secs(10), down)
+                .await
+                .expect("the plain agent shut down within 10 s")
+                .expect("the plain agent's server thread ended without panicking");
         }
     }
 

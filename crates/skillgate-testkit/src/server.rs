@@ -7,6 +7,8 @@ use serde_json::{json, Value};
 use skillgate_runtime::{Agent, ServerConfig};
 use skillgate_server::serve;
 
+use crate::requests::{send_params, skill_request};
+
 /// A running `skillgate-server`. Dropping it asks the server to stop (without waiting);
 /// [`TestServer::shutdown`] stops it and fails the test if serving failed.
 pub struct TestServer {
@@ -83,13 +85,7 @@ impl TestServer {
 
     /// The Agent Card from `/.well-known/agent-card.json`, parsed.
     pub async fn card(&self) -> Value {
-        let r = self
-            .client
-            .get(format!("{}/.well-known/agent-card.json", self.base))
-            .send()
-            .await
-            .unwrap();
-        serde_json::from_str(&r.text().await.unwrap()).unwrap()
+        agent_card(&self.client, &self.base).await
     }
 
     /// A raw POST of `body` to `path` with exactly these headers; returns status, headers and
@@ -137,8 +133,7 @@ impl TestServer {
         params: Value,
         headers: &[(&str, &str)],
     ) -> (u16, reqwest::header::HeaderMap, Value) {
-        let body =
-            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        let body = rpc_body(method, params).to_string();
         let mut h = vec![("Content-Type", "application/json"), ("A2A-Version", "1.0")];
         h.extend_from_slice(headers);
         let (s, hd, text) = self.post_raw("/", body, &h).await;
@@ -150,27 +145,9 @@ impl TestServer {
     /// card) and returns its id without waiting for it (`returnImmediately`).
     pub async fn start_task(&self, skill: &str, arguments: Value) -> String {
         let card = self.card().await;
-        let entry = card["capabilities"]["extensions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|e| e["params"]["skills"].as_array())
-            .flatten()
-            .find(|e| e["skill_id"] == skill)
-            .unwrap_or_else(|| panic!("{skill} is not advertised: {card}"))
-            .clone();
-        let request = json!({"skill": skill, "skill_version": entry["skill_version"],
-            "interface_digest": entry["interface_digest"], "arguments": arguments});
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let v = self
-            .rpc(
-                "SendMessage",
-                json!({"message": {"messageId": format!("testkit-start-{n}"), "role": "ROLE_USER",
-                    "parts": [{"data": request, "mediaType": "application/json"}]},
-                    "configuration": {"returnImmediately": true}}),
-            )
-            .await;
+        let mut params = send_params(skill_request(&card, skill, arguments));
+        params["configuration"] = json!({"returnImmediately": true});
+        let v = self.rpc("SendMessage", params).await;
         v["result"]["task"]["id"]
             .as_str()
             .unwrap_or_else(|| panic!("no task: {v}"))
@@ -235,6 +212,38 @@ pub fn hold_skill() -> skillgate_runtime::Skill {
             }
         })
         .build()
+}
+
+/// A JSON-RPC 2.0 request object (id 1).
+pub fn rpc_body(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
+/// The Agent Card served at `base` (`/.well-known/agent-card.json`), parsed; for harnesses
+/// other than [`TestServer`] (the gRPC tests' pair of servers, say).
+pub async fn agent_card(client: &reqwest::Client, base: &str) -> Value {
+    let r = client
+        .get(format!("{base}/.well-known/agent-card.json"))
+        .send()
+        .await
+        .unwrap();
+    serde_json::from_str(&r.text().await.unwrap()).unwrap()
+}
+
+/// A JSON-RPC call to `{base}/` with `A2A-Version: 1.0`; the whole response body, which must
+/// be JSON. For harnesses other than [`TestServer`] (whose [`TestServer::rpc`] also takes a
+/// body that is not JSON).
+pub async fn json_rpc(client: &reqwest::Client, base: &str, method: &str, params: Value) -> Value {
+    let r = client
+        .post(format!("{base}/"))
+        .header("Content-Type", "application/json")
+        .header("A2A-Version", "1.0")
+        .body(rpc_body(method, params).to_string())
+        .send()
+        .await
+        .unwrap();
+    let text = r.text().await.unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
 /// A reqwest client for loopback tests: the ring provider installed (the workspace builds

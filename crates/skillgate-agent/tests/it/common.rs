@@ -70,26 +70,11 @@ pub async fn serve(config: &Path) -> TestServer {
     TestServer::start(declared.agent, ServerConfig::default()).await
 }
 
-/// The request Data Part for `skill` with the version and digest the card advertises.
-pub fn request(card: &Value, skill: &str, arguments: Value) -> Value {
-    let ext = &card["capabilities"]["extensions"][0]["params"]["skills"];
-    let s = ext
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["skill_id"] == skill)
-        .unwrap_or_else(|| panic!("{skill} not advertised: {card}"));
-    json!({"skill": skill, "skill_version": s["skill_version"],
-        "interface_digest": s["interface_digest"], "arguments": arguments})
-}
+pub use skillgate_testkit::requests::skill_request as request;
 
 /// SendMessage params for a request; `immediately` returns the task before it finishes.
 pub fn message(data: Value, immediately: bool) -> Value {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let id = format!("m-{}", N.fetch_add(1, Ordering::Relaxed));
-    let mut p = json!({"message": {"messageId": id, "role": "ROLE_USER",
-        "parts": [{"data": data, "mediaType": "application/json"}]}});
+    let mut p = skillgate_testkit::requests::send_params(data);
     if immediately {
         p["configuration"] = json!({"returnImmediately": true});
     }

@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use serde_json::json;
-use skillgate_testkit::poll::eventually;
+use skillgate_testkit::poll::{eventually, until};
 use skillgate_testkit::server::TestServer;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -55,11 +55,12 @@ async fn a_grandchild_that_left_the_session_does_not_outlive_the_call() {
     let task = call(&s, "py", json!({"mode": "escape", "n": 1})).await;
     assert_eq!(state(&task), "TASK_STATE_COMPLETED", "{task}");
     let pid = escaped(dir.path(), 1).await;
-    let end = Instant::now() + Duration::from_secs(5);
-    while alive(pid.0) && Instant::now() < end {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(!alive(pid.0), "the escaped grandchild {} is alive", pid.0);
+    until(
+        Duration::from_secs(5),
+        format!("the escaped grandchild {} exits", pid.0),
+        || !alive(pid.0),
+    )
+    .await;
     s.shutdown().await;
 }
 
@@ -72,11 +73,12 @@ async fn a_daemon_holding_stdout_does_not_hold_the_call() {
     let pid = escaped(dir.path(), 2).await;
     assert_eq!(state(&task), "TASK_STATE_COMPLETED", "{task}");
     assert!(took < Duration::from_secs(5), "the call took {took:?}");
-    let end = Instant::now() + Duration::from_secs(5);
-    while alive(pid.0) && Instant::now() < end {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(!alive(pid.0), "the daemon {} is alive", pid.0);
+    until(
+        Duration::from_secs(5),
+        format!("the daemon {} exits", pid.0),
+        || !alive(pid.0),
+    )
+    .await;
     s.shutdown().await;
 }
 

@@ -217,6 +217,8 @@ async fn cancel_sends_sigterm_to_the_group_then_sigkill_after_the_grace() {
     assert_eq!(c["result"]["status"]["state"], "TASK_STATE_CANCELED", "{c}");
     // `sleep` dies of the SIGTERM; the script ignores it and lives until the SIGKILL.
     gone(sleeper, Duration::from_secs(2)).await;
+    // Not synchronisation: a bounded wait inside the grace, proving the SIGKILL does not come
+    // early (the script must still be alive after it).
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(alive(script), "the script got no grace after SIGTERM");
     gone(script, Duration::from_secs(6)).await;

@@ -36,6 +36,7 @@ async fn evaluate(State(hits): State<Arc<AtomicUsize>>, body: String) -> Respons
             .into_response(),
         "big" => "x".repeat(2 * 1024 * 1024).into_response(),
         "slow" => {
+            // Part of the scenario, not synchronisation: an endpoint slower than the time limit.
             tokio::time::sleep(Duration::from_secs(10)).await;
             "late".into_response()
         }

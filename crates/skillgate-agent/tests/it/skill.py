@@ -53,6 +53,7 @@ elif mode in ("sleep", "stubborn"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with open("pids-%d" % n, "w") as f:
         f.write("%d %d\n" % (os.getpid(), child.pid))
+    # The scenario, not synchronisation: runs until the time limit or a cancel kills it.
     time.sleep(60)
 elif mode == "wait":
     # Holds a concurrency slot until the test creates release-N.
@@ -76,6 +77,7 @@ elif mode in ("escape", "daemon"):
             with open("escaped-%d.tmp" % n, "w") as f:
                 f.write("%d\n" % os.getpid())
             os.rename("escaped-%d.tmp" % n, "escaped-%d" % n)
+            # The scenario: it would live this long unless containment kills it.
             time.sleep(300)
         os._exit(0)
     os.waitpid(first, 0)

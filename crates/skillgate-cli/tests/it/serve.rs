@@ -6,6 +6,11 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use skillgate_testkit::poll::{
+    eventually_sync, eventually_sync_every, within_sync, PROBE_INTERVAL,
+};
+use skillgate_testkit::rawhttp;
+
 use super::skillgate;
 
 fn http(addr: &str, request: &str) -> String {
@@ -141,7 +146,16 @@ fn sigterm_right_after_start_exits_zero() {
 
 #[test]
 fn sigterm_exits_within_the_grace_whatever_clients_do() {
-    let (mut child, addr) = spawn_serve(&["--shutdown-grace", "1s"]);
+    let (mut child, addr) = spawn_serve(&["--shutdown-grace", "1s", "--metrics"]);
+    // A kept-alive probe of its own counts the server's open connections, so the hostile
+    // ones below are waited for, not slept on.
+    let mut probe = TcpStream::connect(&addr).unwrap();
+    let open = |probe: &mut TcpStream| {
+        let (head, scrape) = rawhttp::get(probe, &addr, "/metrics");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        rawhttp::metric(&scrape, "skillgate_open_connections").unwrap()
+    };
+    let before = open(&mut probe);
     // A half-sent head and a half-sent body hold the server's connections.
     let mut half_head = TcpStream::connect(&addr).unwrap();
     half_head.write_all(b"POST / HTTP/1.1\r\nHost: x").unwrap();
@@ -149,7 +163,9 @@ fn sigterm_exits_within_the_grace_whatever_clients_do() {
     half_body
         .write_all(format!("POST / HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").as_bytes())
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    eventually_sync(Duration::from_secs(10), || {
+        (open(&mut probe) >= before + 2.0).then_some(())
+    });
     let t0 = std::time::Instant::now();
     sigterm(&child);
     let exit = child.wait().unwrap();
@@ -191,10 +207,10 @@ fn sigterm_during_start_up_exits_zero() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let t0 = std::time::Instant::now();
-        while !db.exists() && t0.elapsed() < Duration::from_secs(20) {
-            std::thread::sleep(Duration::from_micros(200));
-        }
+        // Probed every 200 µs: start-up is short, and the signal must land inside it.
+        eventually_sync_every(Duration::from_secs(20), Duration::from_micros(200), || {
+            db.exists().then_some(())
+        });
         sigterm(&child);
         let exit = child.wait().unwrap();
         assert_eq!(exit.code(), Some(0), "SIGTERM during start-up: {exit:?}");
@@ -266,16 +282,15 @@ fn output_within(cmd: &mut Command) -> std::process::Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t0.elapsed() > Duration::from_secs(20) {
-            child.kill().unwrap();
-            panic!(
-                "still running after 20 s: {:?}",
-                child.wait_with_output().unwrap()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    let exited = within_sync(Duration::from_secs(20), PROBE_INTERVAL, || {
+        child.try_wait().unwrap()
+    });
+    if exited.is_none() {
+        child.kill().unwrap();
+        panic!(
+            "still running after 20 s: {:?}",
+            child.wait_with_output().unwrap()
+        );
     }
     child.wait_with_output().unwrap()
 }

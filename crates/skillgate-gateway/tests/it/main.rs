@@ -10,6 +10,7 @@ use skillgate_client::{Client, ClientConfig, ClientError, Mode};
 use skillgate_gateway::{build, config, GatewayError, Upstream};
 use skillgate_runtime::ServerConfig;
 use skillgate_testkit::plain::{sum_document, Behaviour, PlainAgent, SUM_SKILL};
+use skillgate_testkit::requests::message_id as uuid;
 use skillgate_testkit::server::TestServer;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -149,11 +150,6 @@ async fn invalid_input_and_a_mismatch_never_reach_upstream() {
     assert_eq!(s.upstream.calls(), 0, "a refused request reached upstream");
 }
 
-fn uuid() -> String {
-    format!("m-{}", std::process::id())
-        + &format!("{:?}", std::time::Instant::now()).replace(['.', ' '], "")
-}
-
 fn remote_code(e: &ClientError) -> &'static str {
     e.code_str()
 }
@@ -187,8 +183,7 @@ async fn a_failed_upstream_task_is_execution_failed_naming_it() {
 #[tokio::test]
 async fn an_upstream_that_is_down_is_execution_failed() {
     let s = setup("").await;
-    s.upstream.stop();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.upstream.stop_and_wait().await;
     let e = call(&s.server.base, json!({"a": 2, "b": 3}))
         .await
         .unwrap_err();

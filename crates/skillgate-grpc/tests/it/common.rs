@@ -8,7 +8,10 @@ use skillgate_grpc::pb::a2a_service_client::A2aServiceClient;
 use skillgate_runtime::{
     Agent, ServerConfig, Skill, SkillContext, SkillError, SkillOutput, TokenTable,
 };
-use skillgate_testkit::server::http_client;
+use skillgate_testkit::requests::send_params;
+// The testkit's request builders, under the names these tests have always used.
+pub use skillgate_testkit::requests::{message_id as uuid, skill_request as call};
+use skillgate_testkit::server::{agent_card, http_client, json_rpc};
 use std::time::Duration;
 use tonic::transport::Channel;
 
@@ -154,29 +157,14 @@ impl Both {
         let _ = self.stop.send(true);
     }
 
+    /// The Agent Card the HTTP server serves.
     pub async fn card(&self) -> Value {
-        let r = self
-            .http
-            .get(format!("{}/.well-known/agent-card.json", self.base))
-            .send()
-            .await
-            .unwrap();
-        serde_json::from_str(&r.text().await.unwrap()).unwrap()
+        agent_card(&self.http, &self.base).await
     }
 
     /// A JSON-RPC call with `A2A-Version: 1.0`; the whole response body.
     pub async fn rpc(&self, method: &str, params: Value) -> Value {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let r = self
-            .http
-            .post(format!("{}/", self.base))
-            .header("Content-Type", "application/json")
-            .header("A2A-Version", "1.0")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        serde_json::from_str(&r.text().await.unwrap()).unwrap()
+        json_rpc(&self.http, &self.base, method, params).await
     }
 }
 
@@ -207,34 +195,9 @@ pub fn json_of<T: serde::Serialize>(m: &T) -> Value {
     serde_json::to_value(m).unwrap()
 }
 
-pub fn uuid() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    format!("g-{}", N.fetch_add(1, Ordering::Relaxed))
-}
-
 /// A SendMessageRequest with one Data Part.
 pub fn send(data: Value) -> pb::SendMessageRequest {
-    pb(json!({"message": {"messageId": uuid(), "role": "ROLE_USER",
-        "parts": [{"data": data, "mediaType": "application/json"}]}}))
-}
-
-/// The request Data Part for `skill`, with the version and digest the card advertises.
-pub fn call(card: &Value, skill: &str, arguments: Value) -> Value {
-    let ext = card["capabilities"]["extensions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["uri"] == EXT)
-        .unwrap();
-    let s = ext["params"]["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["skill_id"] == skill)
-        .unwrap();
-    json!({"skill": skill, "skill_version": s["skill_version"],
-        "interface_digest": s["interface_digest"], "arguments": arguments})
+    pb(send_params(data))
 }
 
 /// The data of the first Data Part of the task's artifact that is not a supporting record.

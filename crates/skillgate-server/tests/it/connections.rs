@@ -6,6 +6,7 @@
 use crate::common::*;
 use serde_json::{json, Value};
 use skillgate_runtime::*;
+use skillgate_testkit::rawhttp;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -28,6 +29,13 @@ async fn read_until_closed(conn: &mut TcpStream, limit: Duration) -> (String, Op
             Ok(Ok(n)) => out.extend_from_slice(&buf[..n]),
         }
     }
+}
+
+/// The server's `skillgate_open_connections` (metrics on), asked on the kept-alive `probe`.
+async fn open_connections(probe: &mut TcpStream, addr: &str) -> f64 {
+    let (head, scrape) = rawhttp::get_async(probe, addr, "/metrics").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    rawhttp::metric(&scrape, "skillgate_open_connections").unwrap()
 }
 
 fn short_timeouts() -> ServerConfig {
@@ -95,7 +103,7 @@ async fn an_idle_kept_alive_connection_is_closed_after_the_idle_timeout() {
     let n = conn.read(&mut buf).await.unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
     // Kept alive longer than the header-read timeout (the idle timeout rules between
-    // requests) ...
+    // requests) ... (the scenario, not synchronisation: an idle spell of this length)
     tokio::time::sleep(Duration::from_millis(1000)).await;
     conn.write_all(
         format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {a}\r\n\r\n").as_bytes(),
@@ -128,9 +136,12 @@ async fn connections_past_the_limit_are_refused_with_a_json_503() {
     let a = addr(&s);
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(TcpStream::connect(&a).await.unwrap());
+        let mut conn = TcpStream::connect(&a).await.unwrap();
+        // An answer shows the server accepted the connection; kept alive, it holds its slot.
+        let (head, _) = rawhttp::get_async(&mut conn, &a, "/.well-known/agent-card.json").await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        held.push(conn);
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
     let mut extra = TcpStream::connect(&a).await.unwrap();
     let (text, lived) = read_until_closed(&mut extra, Duration::from_secs(5)).await;
     assert!(lived.is_some(), "the extra connection is closed at once");
@@ -186,10 +197,14 @@ async fn shutdown_ends_streams_and_returns_within_the_grace_period_whatever_clie
         shutdown_grace: Duration::from_millis(1500),
         header_read_timeout: Duration::from_secs(60),
         idle_timeout: Duration::from_secs(60),
+        metrics: true,
         ..Default::default()
     };
     let mut s = Server::start(interrupting_agent(), cfg).await;
     let a = addr(&s);
+    // A kept-alive probe of its own counts the server's open connections: the hostile ones
+    // below are waited for, not slept on.
+    let probe = tokio::sync::Mutex::new(TcpStream::connect(&a).await.unwrap());
     let r = s
         .rpc(
             "SendMessage",
@@ -208,6 +223,7 @@ async fn shutdown_ends_streams_and_returns_within_the_grace_period_whatever_clie
     let n = sub.read(&mut buf).await.unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).contains("text/event-stream"));
     // ... a half-sent request head, and a half-sent body.
+    let before = open_connections(&mut *probe.lock().await, &a).await;
     let mut half_head = TcpStream::connect(&a).await.unwrap();
     half_head
         .write_all(b"POST / HTTP/1.1\r\nHost: x")
@@ -215,7 +231,12 @@ async fn shutdown_ends_streams_and_returns_within_the_grace_period_whatever_clie
         .unwrap();
     let mut half_body = TcpStream::connect(&a).await.unwrap();
     half_body.write_all(format!("POST / HTTP/1.1\r\nHost: {a}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").as_bytes()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The server has accepted both before it is asked to stop.
+    eventually(Duration::from_secs(5), || async {
+        let open = open_connections(&mut *probe.lock().await, &a).await;
+        (open >= before + 2.0).then_some(())
+    })
+    .await;
 
     let handle = s.handle.take().unwrap();
     let t0 = Instant::now();

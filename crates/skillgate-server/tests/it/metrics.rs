@@ -30,10 +30,7 @@ async fn scrape(s: &Server, headers: &[(&str, &str)]) -> String {
 
 /// The value of one series (its name and labels exactly as printed), 0 when absent.
 fn value(scrape: &str, series: &str) -> f64 {
-    scrape
-        .lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .map_or(0.0, |v| v.parse().unwrap())
+    skillgate_testkit::rawhttp::metric(scrape, series).unwrap_or(0.0)
 }
 
 /// How much each series grew between two scrapes.

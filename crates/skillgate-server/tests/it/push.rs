@@ -58,6 +58,7 @@ impl Receiver {
                     Answer::Status(c) => StatusCode::from_u16(c).unwrap().into_response(),
                     Answer::Redirect(to) => (StatusCode::FOUND, [("location", to)]).into_response(),
                     Answer::Hang => {
+                        // The scenario, not synchronisation: a webhook that never answers.
                         tokio::time::sleep(Duration::from_secs(3600)).await;
                         StatusCode::OK.into_response()
                     }
@@ -321,7 +322,8 @@ async fn configs_are_created_read_listed_and_deleted_on_jsonrpc() {
         over["error"]["message"].as_str().unwrap().contains("16"),
         "{over}"
     );
-    // The task was finished when the configs were made: nothing was sent.
+    // The task was finished when the configs were made: nothing was sent. (Not
+    // synchronisation: there is no event to await, so a bounded wait shows nothing comes.)
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(rx.seen().is_empty());
 }
@@ -578,11 +580,23 @@ async fn a_redirect_is_never_followed() {
         b.iter().any(is_final).then_some(b)
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    // Each event once (a redirect is a final answer, not retried), and nothing at the target.
+    // Every event's delivery has its final outcome (a retry would come before it) ...
+    metric_appears(
+        &s,
+        &format!(
+            "skillgate_push_deliveries_total{{outcome=\"rejected\"}} {}\n",
+            seen.len()
+        ),
+    )
+    .await;
+    // ... each event once (a redirect is a final answer, not retried), nothing at the target.
     assert_eq!(redirecting.bodies(), seen);
     assert!(target.seen().is_empty());
-    metric_appears(&s, "skillgate_push_deliveries_total{outcome=\"rejected\"}").await;
+    let (_, _, m) = s.get_raw("/metrics", &[]).await;
+    assert!(
+        !m.contains("skillgate_push_deliveries_total{outcome=\"retried\"} "),
+        "{m}"
+    );
 }
 
 #[tokio::test]

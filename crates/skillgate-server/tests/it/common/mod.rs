@@ -7,6 +7,10 @@ use skillgate_runtime::*;
 use std::time::Duration;
 
 pub use skillgate_testkit::poll::eventually;
+// The testkit's request builders, under the names these tests have always used.
+pub use skillgate_testkit::requests::{
+    message_id as uuid, send_params as msg, skill_request as request,
+};
 pub use skillgate_testkit::server::{sse_events, TestServer as Server};
 
 pub const EXT: &str = skillgate_core::wire::EXTENSION_URI;
@@ -196,33 +200,6 @@ pub fn agent() -> Agent {
 /// The test agent with every test skill above, on the default configuration.
 pub async fn start_server() -> Server {
     Server::start(agent(), ServerConfig::default()).await
-}
-
-pub fn msg(data: Value) -> Value {
-    json!({"message": {"messageId": uuid(), "role": "ROLE_USER", "parts": [{"data": data, "mediaType": "application/json"}]}})
-}
-
-pub fn uuid() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    format!("m-{}", N.fetch_add(1, Ordering::Relaxed))
-}
-
-/// The request Data Part for a domain skill, with the version and digest from the card.
-pub fn request(card: &Value, skill: &str, arguments: Value) -> Value {
-    let ext = card["capabilities"]["extensions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["uri"] == EXT)
-        .unwrap();
-    let s = ext["params"]["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["skill_id"] == skill)
-        .unwrap();
-    json!({"skill": skill, "skill_version": s["skill_version"], "interface_digest": s["interface_digest"], "arguments": arguments})
 }
 
 /// The task of a SendMessage JSON-RPC result.
