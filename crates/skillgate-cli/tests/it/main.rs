@@ -7,6 +7,7 @@
 mod architecture;
 mod authoring;
 mod card_lint;
+mod cli_docs;
 mod client_cli;
 mod commands;
 mod conformance_cli;
