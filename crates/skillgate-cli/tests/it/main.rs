@@ -15,6 +15,7 @@ mod contract;
 mod core_cli;
 mod credential_origins;
 mod declarative;
+mod doc_links;
 mod gateway;
 mod inspect_cli;
 mod logs;
