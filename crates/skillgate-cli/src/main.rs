@@ -93,6 +93,9 @@ enum Command {
     Completions(cmd::docs::CompletionsArgs),
     /// Print the man page (roff), every command included.
     Man,
+    /// Generated documentation: `docs markdown` prints docs/cli.md.
+    #[command(subcommand, hide = true)]
+    Docs(cmd::docs::DocsCommand),
 }
 
 impl Command {
@@ -186,6 +189,7 @@ fn main() -> ExitCode {
         Command::Send(a) => cmd::agent::send(a),
         Command::Completions(a) => cmd::docs::completions(a, command()),
         Command::Man => cmd::docs::man(command()),
+        Command::Docs(c) => cmd::docs::docs(c, command()),
     };
     let code = match result {
         Ok(code) => code,

@@ -350,7 +350,7 @@ mod tests {
             "skillgate_tasks_total{state=\"completed\"} 0",
             "skillgate_open_connections 1",
             "skillgate_push_deliveries_total{outcome=\"delivered\"} 1",
-            // As the README shows it.
+            // As docs/operations.md shows it.
             "# HELP skillgate_push_deliveries Push notification deliveries of one event to one webhook, by outcome (delivered, failed, rejected, refused, dropped; retried counts retries).\n# TYPE skillgate_push_deliveries counter",
         ] {
             assert!(text.contains(line), "{line} missing from:\n{text}");

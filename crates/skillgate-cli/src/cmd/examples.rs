@@ -33,6 +33,7 @@ pub const EXAMPLES: &[(&[&str], &str)] = &[
     (&["send"], "skillgate send http://127.0.0.1:7420 --text 'hello'\n  skillgate send http://127.0.0.1:9999 --data '{\"query\":\"status\"}' --binding http-json"),
     (&["completions"], "skillgate completions bash > ~/.local/share/bash-completion/completions/skillgate\n  skillgate completions zsh > \"${fpath[1]}/_skillgate\""),
     (&["man"], "skillgate man > skillgate.1 && man ./skillgate.1"),
+    (&["docs", "markdown"], "skillgate docs markdown > docs/cli.md"),
 ];
 
 /// `cmd` with the `Examples:` section set on every command the table names.

@@ -7,6 +7,7 @@
 mod architecture;
 mod authoring;
 mod card_lint;
+mod cli_docs;
 mod client_cli;
 mod commands;
 mod conformance_cli;
@@ -14,6 +15,7 @@ mod contract;
 mod core_cli;
 mod credential_origins;
 mod declarative;
+mod doc_links;
 mod gateway;
 mod inspect_cli;
 mod logs;
