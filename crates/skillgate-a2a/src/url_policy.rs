@@ -29,16 +29,40 @@ pub fn is_loopback(url: &Url) -> bool {
 }
 
 /// The scheme policy for one URL: `https` always, `http` to loopback or when allowed.
-pub fn check_scheme(url: &Url, allow_http: bool) -> Result<(), String> {
+pub fn check_scheme(url: &Url, allow_http: bool) -> Result<(), SchemeRefused> {
     match url.scheme() {
         "https" => Ok(()),
         "http" if allow_http || is_loopback(url) => Ok(()),
-        "http" => Err(format!(
-            "refusing plain HTTP to non-loopback host {} (HTTPS is required; --allow-http overrides)",
-            url.host_str().unwrap_or("?")
-        )),
-        other => Err(format!("unsupported URL scheme {other:?} (only https and http)")),
+        "http" => Err(SchemeRefused::PlainHttp {
+            host: url.host_str().unwrap_or("?").to_owned(),
+        }),
+        other => Err(SchemeRefused::Unsupported {
+            scheme: other.to_owned(),
+        }),
     }
+}
+
+/// How [`SchemeRefused::PlainHttp`]'s message ends: what would change the decision, in words
+/// (a front end may replace it with its own switch's name).
+pub const PLAIN_HTTP_NOTE: &str =
+    "HTTPS is required; plain HTTP to other hosts must be allowed explicitly";
+
+/// Why [`check_scheme`] refuses a URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemeRefused {
+    /// `http://` to a host that is not loopback while plain HTTP is not allowed (the
+    /// `allow_http` argument).
+    #[error("refusing plain HTTP to non-loopback host {host} ({PLAIN_HTTP_NOTE})")]
+    PlainHttp {
+        /// The URL's host (`?` when it has none).
+        host: String,
+    },
+    /// A scheme other than `https` and `http` (`file`, `ftp`, ...), never fetched.
+    #[error("unsupported URL scheme {scheme:?} (only https and http)")]
+    Unsupported {
+        /// The scheme.
+        scheme: String,
+    },
 }
 
 #[cfg(test)]
@@ -81,10 +105,27 @@ mod tests {
     #[test]
     fn scheme_policy() {
         assert!(check_scheme(&u("https://example.com/"), false).is_ok());
-        assert!(check_scheme(&u("http://example.com/"), false).is_err());
+        assert_eq!(
+            check_scheme(&u("http://example.com/"), false),
+            Err(SchemeRefused::PlainHttp {
+                host: "example.com".into()
+            })
+        );
+        assert_eq!(
+            check_scheme(&u("http://example.com/"), false)
+                .unwrap_err()
+                .to_string(),
+            "refusing plain HTTP to non-loopback host example.com (HTTPS is required; plain \
+             HTTP to other hosts must be allowed explicitly)"
+        );
         assert!(check_scheme(&u("http://example.com/"), true).is_ok());
         assert!(check_scheme(&u("http://127.0.0.1:9/"), false).is_ok());
-        assert!(check_scheme(&u("ftp://127.0.0.1/"), true).is_err());
+        assert_eq!(
+            check_scheme(&u("ftp://127.0.0.1/"), true),
+            Err(SchemeRefused::Unsupported {
+                scheme: "ftp".into()
+            })
+        );
         assert!(check_scheme(&u("file:///etc/passwd"), true).is_err());
     }
 }

@@ -210,10 +210,7 @@ impl A2aConn {
         body: &Reply,
     ) -> Result<Value, ClientError> {
         if !body.status.is_success() {
-            return Err(ClientError::transport(
-                step,
-                http_failure(body, &self.interface().url),
-            ));
+            return Err(http_failure(step, body, &self.interface().url));
         }
         let value = parse_body(step, body, "the JSON-RPC response")?;
         let response =
@@ -266,10 +263,7 @@ impl A2aConn {
                     }
                 }
             }
-            return Err(ClientError::transport(
-                step,
-                http_failure(body, &self.interface().url),
-            ));
+            return Err(http_failure(step, body, &self.interface().url));
         }
         parse_body(step, body, "the HTTP+JSON response")
     }
@@ -336,6 +330,7 @@ impl A2aConn {
                             "canceling it failed"
                         }
                     ),
+                    status: None,
                 });
             }
             tokio::time::sleep(wait).await;
@@ -579,9 +574,10 @@ impl A2aConn {
     }
 }
 
-/// One line for a non-2xx answer: the status, the endpoint, a hint for 401/403, and the
-/// peer's own message when its body is a recognisable error object.
-fn http_failure(body: &Reply, url: &Url) -> String {
+/// A non-2xx answer as an error carrying its status, in one line: the status, the endpoint,
+/// the peer's own message when its body is a recognisable error object, and a hint for
+/// 401/403 that names no way of passing a token (an embedder has its own).
+fn http_failure(step: Step, body: &Reply, url: &Url) -> ClientError {
     let code = body.status.as_u16();
     let mut s = format!("HTTP {code} from {}", skillgate_transport::redact(url));
     if let Ok(v) = jcs::parse_strict(&body.bytes) {
@@ -594,12 +590,20 @@ fn http_failure(body: &Reply, url: &Url) -> String {
         }
     }
     match code {
-        401 => s.push_str(" (send a bearer token with --token or SKILLGATE_TOKEN)"),
+        401 => s.push_str(BEARER_HINT),
         403 => s.push_str(" (the token is not accepted for this request)"),
         _ => {}
     }
-    s
+    ClientError::Transport {
+        step,
+        message: s,
+        status: Some(code),
+    }
 }
+
+/// How the message of a 401 answer ends (see [`ClientError::http_status`]): a front end
+/// that knows how its user passes a token may replace it with its own words.
+pub const BEARER_HINT: &str = " (send a bearer token)";
 
 pub(crate) fn check_task(step: Step, task: Task) -> Result<Task, ClientError> {
     if task.id.is_empty() {

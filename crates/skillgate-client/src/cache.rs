@@ -130,20 +130,51 @@ impl Cache {
 
     /// Remembers a validated document under its key (and on disk, best effort: a cache that
     /// cannot be written only costs a describe_skill next time). Returns the disk error, if any.
-    pub fn put(&self, key: &CacheKey, doc: &ValidatedDocument) -> Result<(), String> {
+    pub fn put(&self, key: &CacheKey, doc: &ValidatedDocument) -> Result<(), CacheWriteError> {
         if let Ok(mut m) = self.memory.lock() {
             m.insert(key.clone(), doc.clone());
         }
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| CacheWriteError::CreateDir {
+            dir: dir.clone(),
+            source,
+        })?;
         let entry = json!({ "key": key, "skill_interface": doc.value() });
-        let bytes = serde_json::to_vec_pretty(&entry).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec_pretty(&entry).map_err(CacheWriteError::Encode)?;
         let path = dir.join(key.file_name());
         let tmp = dir.join(format!(".{}.{}.tmp", key.file_name(), std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        std::fs::write(&tmp, bytes).map_err(|source| CacheWriteError::Write {
+            path: tmp.clone(),
+            source,
+        })?;
+        std::fs::rename(&tmp, &path).map_err(|source| CacheWriteError::Write { path, source })
     }
+}
+
+/// Why [`Cache::put`] could not write an entry to disk. The entry is remembered in memory
+/// all the same, so the error only means a later process describes the skill again.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheWriteError {
+    /// The cache directory does not exist and cannot be created.
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir {
+        /// The cache directory.
+        dir: PathBuf,
+        /// The file system's reason.
+        source: std::io::Error,
+    },
+    /// The entry could not be serialized (not expected for a validated document).
+    #[error("{0}")]
+    Encode(serde_json::Error),
+    /// The entry's file (its temporary file, or the rename onto its final name) could not be
+    /// written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file that could not be written.
+        path: PathBuf,
+        /// The file system's reason.
+        source: std::io::Error,
+    },
 }

@@ -46,7 +46,7 @@ pub struct PlanStep {
 impl Plan {
     /// Parses and checks a plan: unique non-empty names, exactly one of `arguments`/`from`
     /// per step, every `from` naming an earlier step.
-    pub fn from_value(v: Value) -> Result<Self, String> {
+    pub fn from_value(v: Value) -> Result<Self, PlanError> {
         if !v.is_object() {
             let found = match &v {
                 Value::Array(_) => "an array",
@@ -55,53 +55,94 @@ impl Plan {
                 Value::Bool(_) => "a boolean",
                 _ => "null",
             };
-            return Err(format!(
-                "invalid plan: a plan is an object with \"steps\" ({{\"steps\": [...]}}), \
-                 found {found}"
-            ));
+            return Err(PlanError::NotAnObject { found });
         }
-        let plan: Plan = serde_json::from_value(v).map_err(|e| format!("invalid plan: {e}"))?;
+        let plan: Plan =
+            serde_json::from_value(v).map_err(|e| PlanError::Malformed(e.to_string()))?;
         plan.check()?;
         Ok(plan)
     }
 
     /// The structural checks of [`Plan::from_value`], for plans built in code.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PlanError> {
         let plan = self;
         if plan.steps.is_empty() {
-            return Err("invalid plan: no steps".into());
+            return Err(PlanError::NoSteps);
         }
         let mut seen: Vec<&str> = Vec::new();
         for s in &plan.steps {
             if s.name.is_empty() {
-                return Err("invalid plan: a step has an empty name".into());
+                return Err(PlanError::EmptyName);
             }
             if seen.contains(&s.name.as_str()) {
-                return Err(format!(
-                    "invalid plan: step name {:?} is used twice",
-                    s.name
-                ));
+                return Err(PlanError::DuplicateName {
+                    name: s.name.clone(),
+                });
             }
             match (&s.arguments, &s.from) {
                 (Some(_), None) => {}
                 (None, Some(f)) if seen.contains(&f.as_str()) => {}
                 (None, Some(f)) => {
-                    return Err(format!(
-                        "invalid plan: step {:?} takes its input from {f:?}, which is not an earlier step",
-                        s.name
-                    ))
+                    return Err(PlanError::NotEarlier {
+                        step: s.name.clone(),
+                        from: f.clone(),
+                    })
                 }
                 _ => {
-                    return Err(format!(
-                        "invalid plan: step {:?} needs exactly one of \"arguments\" and \"from\"",
-                        s.name
-                    ))
+                    return Err(PlanError::Input {
+                        step: s.name.clone(),
+                    })
                 }
             }
             seen.push(&s.name);
         }
         Ok(())
     }
+}
+
+/// Why a chain plan is malformed (see [`Plan::from_value`]); found before anything is sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// The plan's JSON is not an object.
+    #[error(
+        "invalid plan: a plan is an object with \"steps\" ({{\"steps\": [...]}}), found {found}"
+    )]
+    NotAnObject {
+        /// What it is instead: "an array", "a string", "a number", "a boolean" or "null".
+        found: &'static str,
+    },
+    /// The object does not have the plan's shape (a missing or unknown member, a wrong type);
+    /// the JSON reader's reason.
+    #[error("invalid plan: {0}")]
+    Malformed(String),
+    /// `steps` is empty.
+    #[error("invalid plan: no steps")]
+    NoSteps,
+    /// A step's `name` is empty.
+    #[error("invalid plan: a step has an empty name")]
+    EmptyName,
+    /// Two steps share a name, so `from` could not say which it means.
+    #[error("invalid plan: step name {name:?} is used twice")]
+    DuplicateName {
+        /// The repeated name.
+        name: String,
+    },
+    /// A step's `from` names no step before it (a later step, itself, or no step at all).
+    #[error(
+        "invalid plan: step {step:?} takes its input from {from:?}, which is not an earlier step"
+    )]
+    NotEarlier {
+        /// The step with the `from`.
+        step: String,
+        /// The name it gives.
+        from: String,
+    },
+    /// A step has both `arguments` and `from`, or neither.
+    #[error("invalid plan: step {step:?} needs exactly one of \"arguments\" and \"from\"")]
+    Input {
+        /// The step's name.
+        step: String,
+    },
 }
 
 /// One executed step.
@@ -163,7 +204,7 @@ pub enum ChainFailure {
     },
     /// The plan itself is malformed; nothing was sent.
     #[error("{0}")]
-    InvalidPlan(String),
+    InvalidPlan(#[from] PlanError),
     /// A step failed (its resolution, input validation or call).
     #[error("step {name:?}: {error}")]
     Step {

@@ -151,6 +151,9 @@ pub enum ClientError {
         step: Step,
         /// One-line reason.
         message: String,
+        /// The HTTP status when the agent answered with a non-2xx status (401: it wants a
+        /// bearer token; 403: it refuses the one sent); `None` for every other failure.
+        status: Option<u16>,
     },
     /// The peer does not speak A2A 1.0 as this profile requires.
     #[error("protocol failure at step {step}: {message}")]
@@ -189,6 +192,16 @@ impl ClientError {
         ClientError::Transport {
             step,
             message: message.into(),
+            status: None,
+        }
+    }
+
+    /// The HTTP status of a non-2xx answer this error reports, if it reports one (so a
+    /// caller can tell, say, a missing credential from a dead host without reading the text).
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            ClientError::Transport { status, .. } => *status,
+            _ => None,
         }
     }
 

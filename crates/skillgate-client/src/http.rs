@@ -117,8 +117,8 @@ impl Http {
     }
 
     /// Parses an absolute URL and applies the scheme policy.
-    pub fn parse_url(&self, s: &str) -> Result<Url, String> {
-        self.transport.parse_url(s).map_err(|e| e.to_string())
+    pub fn parse_url(&self, s: &str) -> Result<Url, TransportError> {
+        self.transport.parse_url(s)
     }
 
     /// `GET` an Agent Card within the card limit.

@@ -38,8 +38,8 @@ pub mod suggest;
 
 pub use a2a::{Binding, Mode};
 pub use audit::{audit_card, AuditFinding, AuditKind, AuditedSkill};
-pub use cache::{Cache, CacheHit, CacheKey};
-pub use chain::{run_chain, ChainEvent, ChainFailure, ChainReport, Plan};
+pub use cache::{Cache, CacheHit, CacheKey, CacheWriteError};
+pub use chain::{run_chain, ChainEvent, ChainFailure, ChainReport, Plan, PlanError};
 pub use client::{Client, InterfaceSource, Observer, Resolved};
 pub use error::{ClientError, Step, Where};
 pub use http::{default_cache_dir, ClientConfig, EventSink};

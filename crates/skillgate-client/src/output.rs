@@ -98,7 +98,7 @@ impl ChainFailure {
                 ok: false,
                 where_: "local",
                 code: "usage_error",
-                message: Cow::Borrowed(m),
+                message: Cow::Owned(m.to_string()),
                 details: &[],
                 step: None,
                 task_id: None,

@@ -7,8 +7,8 @@ use skillgate_a2a::{AgentCard, Artifact, SingleDataError, Task, TaskState};
 use skillgate_core::advertisement::ParamsFinding;
 use skillgate_core::document::{Expectations, Finding, ValidatedDocument};
 use skillgate_core::wire::{
-    self, DescribeSkillArguments, DescribeSkillResponse, ErrorObject, ExtensionParams,
-    SchemaReference, SkillRequest,
+    self, DescribeSkillArguments, DescribeSkillResponse, ErrorObject, ErrorObjectError,
+    ExtensionParams, SchemaReference, SkillRequest,
 };
 use skillgate_core::{digest, jcs, Digest, ErrorCode};
 use url::Url;
@@ -123,7 +123,7 @@ fn ser_state<S: serde::Serializer>(s: &TaskState, ser: S) -> Result<S::Ok, S::Er
 pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {
     let card = skillgate_transport::card_url(url).map_err(|e| ClientError::usage(e.to_string()))?;
     skillgate_transport::check_scheme(&card, http.config().transport.allow_http)
-        .map_err(ClientError::usage)?;
+        .map_err(|e| ClientError::usage(e.to_string()))?;
     Ok(card)
 }
 
@@ -500,19 +500,32 @@ pub async fn step8_delegate(
 }
 
 /// The ErrorObject of a task's final status message: exactly one Data Part.
-pub fn error_object(task: &Task) -> Result<ErrorObject, String> {
+pub fn error_object(task: &Task) -> Result<ErrorObject, NoErrorObject> {
     let Some(message) = &task.status.message else {
-        return Err("the final status has no message".into());
+        return Err(NoErrorObject::NoMessage);
     };
     let data = skillgate_a2a::single_data(&message.parts).map_err(|e| match e {
-        SingleDataError::PartCount(n) => {
-            format!("the final status message has {n} parts; exactly one Data Part is required")
-        }
-        SingleDataError::NotData(_) => {
-            "the final status message's part is not a Data Part".to_owned()
-        }
+        SingleDataError::PartCount(n) => NoErrorObject::PartCount(n),
+        SingleDataError::NotData(_) => NoErrorObject::NotData,
     })?;
-    ErrorObject::from_status_data(data).map_err(|e| format!("the error object is malformed: {e}"))
+    ErrorObject::from_status_data(data).map_err(NoErrorObject::Malformed)
+}
+
+/// Why a task's final status carries no usable ErrorObject (see [`error_object`]).
+#[derive(Debug, thiserror::Error)]
+pub enum NoErrorObject {
+    /// The status has no message at all.
+    #[error("the final status has no message")]
+    NoMessage,
+    /// The message has this many parts, not one.
+    #[error("the final status message has {0} parts; exactly one Data Part is required")]
+    PartCount(usize),
+    /// The message's one part is text, a file or another non-data part.
+    #[error("the final status message's part is not a Data Part")]
+    NotData,
+    /// The Data Part is not an ErrorObject as the draft defines it; the core's reason.
+    #[error("the error object is malformed: {0}")]
+    Malformed(ErrorObjectError),
 }
 
 /// Longest agent-supplied message kept in an error (characters), so a hostile agent cannot

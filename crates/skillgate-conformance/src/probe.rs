@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgate_a2a as a2a;
-use skillgate_core::jcs::{parse_strict_with, ParseOptions};
+use skillgate_core::jcs::{parse_strict_with, JcsError, ParseOptions};
 use skillgate_transport::{fresh_id, Endpoint, Interface, Reply, Transport, TransportConfig};
 use url::Url;
 
@@ -231,14 +231,13 @@ impl Prober {
     }
 
     /// Strict I-JSON parse of a response body within the depth bound.
-    pub fn parse(&self, bytes: &[u8]) -> Result<Value, String> {
+    pub fn parse(&self, bytes: &[u8]) -> Result<Value, JcsError> {
         parse_strict_with(
             bytes,
             ParseOptions {
                 max_depth: self.config.max_depth,
             },
         )
-        .map_err(|e| e.to_string())
     }
 
     /// Sends one `ROLE_USER` message whose only part is a Data Part holding `payload`.

@@ -24,6 +24,10 @@ pub enum UsageError {
     /// The target is not an absolute http(s) URL, or violates the scheme policy.
     #[error("bad target URL: {0}")]
     Target(String),
+    /// The target's scheme is refused by the scheme policy (plain HTTP to another host
+    /// without `allow_http`, or neither http nor https).
+    #[error("bad target URL: {0}")]
+    Scheme(#[from] skillgate_transport::SchemeRefused),
     /// The transport could not be built from the options (a bad CA certificate, say).
     #[error(transparent)]
     Client(#[from] skillgate_transport::TransportError),
@@ -39,8 +43,7 @@ pub fn card_url(target: &str) -> Result<Url, UsageError> {
 /// Runs every check against `target` (a base URL or an Agent Card URL).
 pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError> {
     let card_url = card_url(target)?;
-    crate::probe::check_scheme(&card_url, options.probe.transport.allow_http)
-        .map_err(UsageError::Target)?;
+    crate::probe::check_scheme(&card_url, options.probe.transport.allow_http)?;
     let prober = Prober::new(options.probe.clone())?;
     let mut run = Run {
         prober,

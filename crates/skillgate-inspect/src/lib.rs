@@ -116,7 +116,7 @@ async fn guard(State(st): State<state::AppState>, req: Request, next: Next) -> R
     }
     match st.guard().check(req.headers()) {
         Ok(()) => next.run(req).await,
-        Err(reason) => render::page(StatusCode::FORBIDDEN, pages::refused(&reason)),
+        Err(reason) => render::page(StatusCode::FORBIDDEN, pages::refused(&reason.to_string())),
     }
 }
 

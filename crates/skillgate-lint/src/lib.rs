@@ -353,15 +353,13 @@ pub fn check_signatures(
         return;
     };
     for (i, r) in results.into_iter().enumerate() {
-        if let Err(why) = r {
-            if skillgate_sign::is_mismatch(&why) {
-                extend_report(
-                    report,
-                    &rules::CARD_SIGN_004,
-                    format!("/signatures/{i}"),
-                    why,
-                );
-            }
+        if let Err(why @ skillgate_sign::SignatureError::Mismatch { .. }) = r {
+            extend_report(
+                report,
+                &rules::CARD_SIGN_004,
+                format!("/signatures/{i}"),
+                why.to_string(),
+            );
         }
     }
 }

@@ -98,24 +98,59 @@ impl Default for ServerConfig {
 
 /// Checks a URL to advertise in the Agent Card: absolute `http` or `https`, with a host, and
 /// no credentials, query or fragment.
-pub fn check_public_url(u: &str) -> Result<(), String> {
-    let bad = |why: &str| Err(format!("public URL {u:?} {why}"));
+pub fn check_public_url(u: &str) -> Result<(), PublicUrlError> {
+    let bad = |problem| {
+        Err(PublicUrlError {
+            url: u.to_owned(),
+            problem,
+        })
+    };
     let Ok(p) = url::Url::parse(u) else {
-        return bad("is not an absolute URL (e.g. https://agent.example.net)");
+        return bad(PublicUrlProblem::NotAbsolute);
     };
     if !matches!(p.scheme(), "http" | "https") {
-        return bad("must be http or https");
+        return bad(PublicUrlProblem::Scheme);
     }
     if p.host_str().is_none_or(str::is_empty) {
-        return bad("has no host");
+        return bad(PublicUrlProblem::NoHost);
     }
     if !p.username().is_empty() || p.password().is_some() {
-        return bad("must not carry credentials");
+        return bad(PublicUrlProblem::Credentials);
     }
     if p.query().is_some() || p.fragment().is_some() {
-        return bad("must not have a query or fragment");
+        return bad(PublicUrlProblem::QueryOrFragment);
     }
     Ok(())
+}
+
+/// A URL [`check_public_url`] refuses to advertise, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("public URL {url:?} {problem}")]
+pub struct PublicUrlError {
+    /// The URL as given.
+    pub url: String,
+    /// What is wrong with it.
+    pub problem: PublicUrlProblem,
+}
+
+/// What makes a URL unfit for the Agent Card (see [`check_public_url`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PublicUrlProblem {
+    /// Not an absolute URL: no scheme, or unparsable.
+    #[error("is not an absolute URL (e.g. https://agent.example.net)")]
+    NotAbsolute,
+    /// A scheme other than `http` or `https`.
+    #[error("must be http or https")]
+    Scheme,
+    /// No host (e.g. `http:///path`).
+    #[error("has no host")]
+    NoHost,
+    /// A user name or password, which every card reader would see.
+    #[error("must not carry credentials")]
+    Credentials,
+    /// A query (`?...`) or fragment (`#...`), which a base URL for the card must not have.
+    #[error("must not have a query or fragment")]
+    QueryOrFragment,
 }
 
 /// What the approval policy is asked about.

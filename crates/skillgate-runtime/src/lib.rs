@@ -73,7 +73,10 @@ pub use auth::{
     authenticate, AuthRefusal, Caller, TokenEntry, TokenFileError, TokenTable, BEARER_SCHEME_NAME,
     MIN_TOKEN_BYTES,
 };
-pub use config::{check_public_url, ApprovalPolicy, ApprovalRequest, ServerConfig};
+pub use config::{
+    check_public_url, ApprovalPolicy, ApprovalRequest, PublicUrlError, PublicUrlProblem,
+    ServerConfig,
+};
 pub use gate::SkillGate;
 pub use push::PushPolicy;
 pub use service::{A2aService, EventStream, RequestContext, ServiceError};

@@ -151,7 +151,7 @@ impl Metrics {
         let connections_refused = Counter::default();
         registry.register(
             "connections_refused",
-            "Connections answered 503 or closed because --max-connections were open",
+            "Connections answered 503 or closed because the connection limit was reached",
             connections_refused.clone(),
         );
         let streams = Gauge::default();

@@ -36,5 +36,7 @@ pub mod console;
 mod http;
 mod state;
 
-pub use http::{router, router_with_swap, serve, serve_app, serve_swappable, OriginGuard};
+pub use http::{
+    router, router_with_swap, serve, serve_app, serve_swappable, OriginGuard, OriginRefused,
+};
 pub use skillgate_runtime as runtime;

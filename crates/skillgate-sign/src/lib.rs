@@ -31,7 +31,7 @@ pub enum SignError {
     Key,
     /// The algorithm named does not fit the key or is not supported.
     #[error("algorithm {0}: {1}")]
-    Algorithm(String, String),
+    Algorithm(String, #[source] AlgorithmError),
     /// The card is not a JSON object.
     #[error("an Agent Card must be a JSON object")]
     NotACard,
@@ -63,18 +63,31 @@ pub const ALGORITHMS: &[&str] = &[
     "ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA",
 ];
 
+/// Why an `alg` name is not one a card signature may use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AlgorithmError {
+    /// `none`: an unsigned JWS, which proves nothing.
+    #[error("`none` is no signature")]
+    None,
+    /// Not in [`ALGORITHMS`]: a symmetric (HMAC) algorithm, which would let every reader of
+    /// the card forge it, or a name no JWS registry knows.
+    #[error("not an asymmetric JWS algorithm this verifier accepts ({})", ALGORITHMS.join(", "))]
+    NotAccepted,
+    /// In [`ALGORITHMS`] but refused by the JWS library (a build without it); the library's
+    /// reason.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
 /// The algorithm named `name`, if it is one a card signature may use.
-pub fn algorithm(name: &str) -> Result<Algorithm, String> {
+pub fn algorithm(name: &str) -> Result<Algorithm, AlgorithmError> {
     if name == "none" {
-        return Err("`none` is no signature".into());
+        return Err(AlgorithmError::None);
     }
     if !ALGORITHMS.contains(&name) {
-        return Err(format!(
-            "not an asymmetric JWS algorithm this verifier accepts ({})",
-            ALGORITHMS.join(", ")
-        ));
+        return Err(AlgorithmError::NotAccepted);
     }
-    Algorithm::from_str(name).map_err(|e| e.to_string())
+    Algorithm::from_str(name).map_err(|e| AlgorithmError::Unsupported(e.to_string()))
 }
 
 impl SigningKey {
@@ -253,21 +266,99 @@ pub enum VerifyError {
     Invalid(Vec<String>),
 }
 
+/// Why a signature's `protected` member cannot be decoded into a JWS header.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// The signature has no `protected` member, or it is not a JSON string.
+    #[error("`protected` is missing or not a string")]
+    Missing,
+    /// The string is not unpadded base64url.
+    #[error("`protected` is not base64url (unpadded)")]
+    NotBase64,
+    /// The decoded bytes are not strict JSON; the parser's reason.
+    #[error("`protected` is not a JSON object ({0})")]
+    NotJson(String),
+    /// The decoded JSON is valid but not an object.
+    #[error("`protected` is not a JSON object")]
+    NotObject,
+}
+
 /// The decoded protected header of one signature, or why it is malformed.
-pub fn protected_header(sig: &Value) -> Result<Map<String, Value>, String> {
+pub fn protected_header(sig: &Value) -> Result<Map<String, Value>, HeaderError> {
     let p = sig
         .get("protected")
         .and_then(Value::as_str)
-        .ok_or("`protected` is missing or not a string")?;
+        .ok_or(HeaderError::Missing)?;
     let bytes = URL_SAFE_NO_PAD
         .decode(p)
-        .map_err(|_| "`protected` is not base64url (unpadded)".to_owned())?;
-    let header: Value = skillgate_core::jcs::parse_strict(&bytes)
-        .map_err(|e| format!("`protected` is not a JSON object ({})", e.message))?;
+        .map_err(|_| HeaderError::NotBase64)?;
+    let header: Value =
+        skillgate_core::jcs::parse_strict(&bytes).map_err(|e| HeaderError::NotJson(e.message))?;
     let Value::Object(h) = header else {
-        return Err("`protected` is not a JSON object".into());
+        return Err(HeaderError::NotObject);
     };
     Ok(h)
+}
+
+/// Why one signature of a card does not verify (see [`verify_each`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureError {
+    /// The protected header cannot be decoded.
+    #[error(transparent)]
+    Header(#[from] HeaderError),
+    /// The protected header has no string `alg`.
+    #[error("the protected header has no `alg`")]
+    NoAlg,
+    /// The header's `alg` is not one a card signature may use.
+    #[error("alg {alg}: {source}")]
+    Algorithm {
+        /// The `alg` as the header names it.
+        alg: String,
+        /// Why it is refused.
+        source: AlgorithmError,
+    },
+    /// The protected header has no string `kid`.
+    #[error("the protected header has no `kid`")]
+    NoKid,
+    /// No trusted key carries the header's `kid`: the signature may be fine, but cannot be
+    /// judged with these keys.
+    #[error("no trusted key has kid {kid:?}")]
+    UnknownKid {
+        /// The `kid` the header names.
+        kid: String,
+    },
+    /// The trusted key with this `kid` cannot be used as a verification key; the library's
+    /// reason.
+    #[error("key {kid:?}: {why}")]
+    Key {
+        /// The key's `kid`.
+        kid: String,
+        /// Why it is unusable.
+        why: String,
+    },
+    /// The signature has no `signature` member, or it is not a string.
+    #[error("`signature` is missing or not a string")]
+    NoSignature,
+    /// The key was found and the signature does not verify: the card changed after signing,
+    /// or was signed over another canonical form.
+    #[error("the {alg} signature by {kid:?} does not match this card's canonical form")]
+    Mismatch {
+        /// The signature's `alg`.
+        alg: String,
+        /// The key's `kid`.
+        kid: String,
+    },
+    /// The key cannot check a signature of this algorithm (say an RSA key for an ES256
+    /// signature); the library's reason.
+    #[error("key {kid:?} cannot check an {alg} signature: {why}")]
+    Unverifiable {
+        /// The signature's `alg`.
+        alg: String,
+        /// The key's `kid`.
+        kid: String,
+        /// The library's reason.
+        why: String,
+    },
 }
 
 /// Verifies `card`: succeeds with the first signature that one of `keys` verifies.
@@ -287,7 +378,7 @@ pub fn verify(card: &Value, keys: &TrustedKeys) -> Result<Verified, VerifyError>
 pub fn verify_each(
     card: &Value,
     keys: &TrustedKeys,
-) -> Result<Vec<Result<Verified, String>>, VerifyError> {
+) -> Result<Vec<Result<Verified, SignatureError>>, VerifyError> {
     let sigs = match card.get("signatures") {
         Some(Value::Array(a)) if !a.is_empty() => a,
         _ => return Err(VerifyError::Unsigned),
@@ -307,36 +398,40 @@ pub fn verify_each(
         .collect())
 }
 
-/// Whether a failure reason of [`verify_each`] means the key was found and the signature
-/// does not match (as opposed to a malformed header or an unknown key).
-pub fn is_mismatch(reason: &str) -> bool {
-    reason.contains(MISMATCH)
-}
-
-const MISMATCH: &str = "does not match this card's canonical form";
-
-fn verify_one(sig: &Value, payload: &str, keys: &TrustedKeys) -> Result<(String, String), String> {
+fn verify_one(
+    sig: &Value,
+    payload: &str,
+    keys: &TrustedKeys,
+) -> Result<(String, String), SignatureError> {
     let header = protected_header(sig)?;
     let alg_name = header
         .get("alg")
         .and_then(Value::as_str)
-        .ok_or("the protected header has no `alg`")?;
-    let alg = algorithm(alg_name).map_err(|e| format!("alg {alg_name}: {e}"))?;
+        .ok_or(SignatureError::NoAlg)?;
+    let alg = algorithm(alg_name).map_err(|source| SignatureError::Algorithm {
+        alg: alg_name.to_owned(),
+        source,
+    })?;
     let kid = header
         .get("kid")
         .and_then(Value::as_str)
-        .ok_or("the protected header has no `kid`")?;
+        .ok_or(SignatureError::NoKid)?;
     let jwk = keys
         .keys
         .iter()
         .find(|(k, _)| k.as_deref() == Some(kid))
         .map(|(_, j)| j)
-        .ok_or_else(|| format!("no trusted key has kid {kid:?}"))?;
-    let key = DecodingKey::from_jwk(jwk).map_err(|e| format!("key {kid:?}: {e}"))?;
+        .ok_or_else(|| SignatureError::UnknownKid {
+            kid: kid.to_owned(),
+        })?;
+    let key = DecodingKey::from_jwk(jwk).map_err(|e| SignatureError::Key {
+        kid: kid.to_owned(),
+        why: e.to_string(),
+    })?;
     let signature = sig
         .get("signature")
         .and_then(Value::as_str)
-        .ok_or("`signature` is missing or not a string")?;
+        .ok_or(SignatureError::NoSignature)?;
     let protected = sig
         .get("protected")
         .and_then(Value::as_str)
@@ -344,9 +439,14 @@ fn verify_one(sig: &Value, payload: &str, keys: &TrustedKeys) -> Result<(String,
     let input = format!("{protected}.{payload}");
     match jsonwebtoken::crypto::verify(signature, input.as_bytes(), &key, alg) {
         Ok(true) => Ok((kid.to_owned(), alg_name.to_owned())),
-        Ok(false) => Err(format!("the {alg_name} signature by {kid:?} {MISMATCH}")),
-        Err(e) => Err(format!(
-            "key {kid:?} cannot check an {alg_name} signature: {e}"
-        )),
+        Ok(false) => Err(SignatureError::Mismatch {
+            alg: alg_name.to_owned(),
+            kid: kid.to_owned(),
+        }),
+        Err(e) => Err(SignatureError::Unverifiable {
+            alg: alg_name.to_owned(),
+            kid: kid.to_owned(),
+            why: e.to_string(),
+        }),
     }
 }

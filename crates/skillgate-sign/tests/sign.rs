@@ -3,7 +3,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::{json, Value};
-use skillgate_sign::{protected_header, verify, SigningKey, TrustedKeys, VerifyError};
+use skillgate_sign::{
+    protected_header, verify, verify_each, AlgorithmError, HeaderError, SignatureError, SigningKey,
+    TrustedKeys, VerifyError,
+};
 
 fn data(name: &str) -> Vec<u8> {
     std::fs::read(format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -62,6 +65,11 @@ fn a_changed_card_or_an_unknown_kid_does_not_verify() {
         e.to_string()
             .contains("does not match this card's canonical form"),
         "{e}"
+    );
+    let each = verify_each(&tampered, &trusted()).unwrap();
+    assert!(
+        matches!(&each[..], [Err(SignatureError::Mismatch { alg, kid })] if alg == "ES256" && kid == "es256"),
+        "{each:?}"
     );
     // Member order, whitespace and dropped defaults do not matter: the canonical form does.
     let reordered: Value =
@@ -128,6 +136,27 @@ fn alg_none_hmac_and_malformed_headers_are_refused() {
     assert!(reasons[2].contains("not base64url"), "{reasons:?}");
     assert!(reasons[3].contains("not a JSON object"), "{reasons:?}");
     assert!(reasons[4].contains("no `kid`"), "{reasons:?}");
+    let each: Vec<SignatureError> = verify_each(&c, &trusted())
+        .unwrap()
+        .into_iter()
+        .map(Result::unwrap_err)
+        .collect();
+    assert_eq!(
+        each,
+        [
+            SignatureError::Algorithm {
+                alg: "none".into(),
+                source: AlgorithmError::None
+            },
+            SignatureError::Algorithm {
+                alg: "HS256".into(),
+                source: AlgorithmError::NotAccepted
+            },
+            SignatureError::Header(HeaderError::NotBase64),
+            SignatureError::Header(HeaderError::NotObject),
+            SignatureError::NoKid,
+        ]
+    );
     assert!(
         TrustedKeys::from_json(br#"{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"h"}]}"#).is_err()
     );

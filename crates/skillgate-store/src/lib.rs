@@ -49,8 +49,11 @@ pub enum StoreError {
     /// The task does not exist (any more).
     #[error("task {0} not found")]
     NotFound(String),
-    /// The caller already has as many unfinished tasks as it may.
-    #[error("this caller already has {0} unfinished tasks, the most allowed (--max-running-per-caller); wait for some to finish")]
+    /// The caller already has as many unfinished tasks as it may (the limit it has reached).
+    /// The message goes to the caller, so it names no server setting.
+    #[error(
+        "this caller already has {0} unfinished tasks, the most allowed; wait for some to finish"
+    )]
     CallerLimit(usize),
     /// The store is full of tasks that may not be evicted (running or waiting for input).
     #[error(

@@ -76,7 +76,7 @@ pub enum NoInterface {
         /// The URL (redacted).
         url: String,
         /// The policy's reason.
-        reason: String,
+        reason: skillgate_a2a::url_policy::SchemeRefused,
     },
     /// No interface has a binding the transport speaks at an A2A 1.x version.
     #[error("the card offers no A2A 1.x {wanted} interface (found: {found})")]

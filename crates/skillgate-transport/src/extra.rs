@@ -31,38 +31,65 @@ impl fmt::Debug for ExtraHeader {
     }
 }
 
+/// Why an extra header given as `NAME:VALUE` is refused. No variant carries the value, which
+/// may be a credential.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// The text has no `:` separating the name from the value.
+    #[error("a header is NAME:VALUE, e.g. 'X-Request-Id: 42' (no ':' found)")]
+    NoColon,
+    /// Nothing (or only spaces) before the `:`.
+    #[error("a header is NAME:VALUE: the name before ':' is empty")]
+    EmptyName,
+    /// The name has characters HTTP does not allow in a header name.
+    #[error(
+        "header name {shown:?} is not a valid HTTP header name (letters, digits and \
+         !#$%&'*+-.^_`|~ only)"
+    )]
+    InvalidName {
+        /// The name as given, cut to its first 64 characters.
+        shown: String,
+    },
+    /// A header the transport sets itself (framing and routing: `Host`, `Content-Length`,
+    /// `Transfer-Encoding`, `Connection`, `Upgrade`), which a caller must not override.
+    #[error("header {name} is set by the transport and cannot be given as an extra header")]
+    Reserved {
+        /// The header's name, lower-cased.
+        name: HeaderName,
+    },
+    /// The value has characters HTTP does not allow (control characters, line breaks).
+    #[error(
+        "the value of header {name} is not a valid HTTP header value (visible ASCII, spaces \
+         and tabs only; no line breaks)"
+    )]
+    InvalidValue {
+        /// The header's name, lower-cased.
+        name: HeaderName,
+    },
+}
+
 impl ExtraHeader {
     /// Parses `NAME:VALUE` (spaces around the value are trimmed). The error names the header
     /// and what is wrong, never the value.
-    pub fn parse(spec: &str) -> Result<Self, String> {
+    pub fn parse(spec: &str) -> Result<Self, HeaderError> {
         let Some((name, value)) = spec.split_once(':') else {
-            return Err(
-                "a header is NAME:VALUE, e.g. --header 'X-Request-Id: 42' (no ':' found)"
-                    .to_owned(),
-            );
+            return Err(HeaderError::NoColon);
         };
         let name = name.trim();
         if name.is_empty() {
-            return Err("a header is NAME:VALUE: the name before ':' is empty".to_owned());
+            return Err(HeaderError::EmptyName);
         }
-        let shown: String = name.chars().take(64).collect();
-        let header_name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            format!(
-                "header name {shown:?} is not a valid HTTP header name (letters, digits and \
-                 !#$%&'*+-.^_`|~ only)"
-            )
-        })?;
+        let header_name =
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| HeaderError::InvalidName {
+                shown: name.chars().take(64).collect(),
+            })?;
         if RESERVED.contains(&header_name.as_str()) {
-            return Err(format!(
-                "header {header_name} is set by the transport and cannot be given with --header"
-            ));
+            return Err(HeaderError::Reserved { name: header_name });
         }
-        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| {
-            format!(
-                "the value of header {header_name} is not a valid HTTP header value (visible \
-                 ASCII, spaces and tabs only; no line breaks)"
-            )
-        })?;
+        let mut value =
+            HeaderValue::from_str(value.trim()).map_err(|_| HeaderError::InvalidValue {
+                name: header_name.clone(),
+            })?;
         value.set_sensitive(true);
         Ok(Self {
             name: header_name,
@@ -145,10 +172,26 @@ mod tests {
             "X-A: zzSECRET\nbreak",
         ] {
             let e = ExtraHeader::parse(bad).unwrap_err();
-            assert!(!e.contains("zzSECRET"), "{e}");
+            assert!(!e.to_string().contains("zzSECRET"), "{e}");
+            assert!(!format!("{e:?}").contains("zzSECRET"), "{e:?}");
         }
-        assert!(ExtraHeader::parse("X-A: secret\u{7f}")
-            .unwrap_err()
-            .contains("x-a"));
+        let e = ExtraHeader::parse("X-A: secret\u{7f}").unwrap_err();
+        assert!(
+            matches!(&e, HeaderError::InvalidValue { name } if name == "x-a"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("x-a"), "{e}");
+        for (spec, message) in [
+            (
+                "no-colon",
+                "a header is NAME:VALUE, e.g. 'X-Request-Id: 42' (no ':' found)",
+            ),
+            (
+                "Host: h",
+                "header host is set by the transport and cannot be given as an extra header",
+            ),
+        ] {
+            assert_eq!(ExtraHeader::parse(spec).unwrap_err().to_string(), message);
+        }
     }
 }

@@ -156,7 +156,7 @@ impl Grpc<'_> {
     async fn client(&self) -> Result<A2aServiceClient<Channel>, TransportError> {
         let url = &self.interface.url;
         let cfg = self.transport.config();
-        check_scheme(url, cfg.allow_http).map_err(TransportError::Refused)?;
+        check_scheme(url, cfg.allow_http).map_err(|e| TransportError::Refused(e.to_string()))?;
         if url.scheme() != "http" {
             return Err(TransportError::Refused(format!(
                 "gRPC interface {}: only plain HTTP/2 (h2c) is supported by this client, not TLS",

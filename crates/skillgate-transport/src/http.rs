@@ -442,7 +442,8 @@ impl Transport {
         limit: usize,
     ) -> Result<Streaming, TransportError> {
         let url = out.url.clone();
-        check_scheme(&url, self.config.allow_http).map_err(TransportError::Refused)?;
+        check_scheme(&url, self.config.allow_http)
+            .map_err(|e| TransportError::Refused(e.to_string()))?;
         let started = Instant::now();
         let sent = self.follow(out).await;
         if let Some(trace) = &self.config.trace {

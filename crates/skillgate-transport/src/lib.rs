@@ -32,11 +32,11 @@ pub use config::{
 };
 pub use endpoint::{Endpoint, Sent};
 pub use error::TransportError;
-pub use extra::{ExtraHeader, TraceEvent, Tracer};
+pub use extra::{ExtraHeader, HeaderError, TraceEvent, Tracer};
 pub use http::{Reply, StatusCode, Streaming, Transport};
 pub use id::fresh_id;
 pub use origin::{origin_of, Withheld};
 pub use skillgate_a2a::redact::{redact, redact_str, redact_text};
-pub use skillgate_a2a::url_policy::{check_scheme, is_loopback};
+pub use skillgate_a2a::url_policy::{check_scheme, is_loopback, SchemeRefused, PLAIN_HTTP_NOTE};
 pub use sse::{SseEvent, SseParser};
 pub use urls::{card_url, join, looks_like_url, parse_url};

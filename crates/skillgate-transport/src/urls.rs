@@ -17,7 +17,7 @@ pub fn parse_url(s: &str, allow_http: bool) -> Result<Url, TransportError> {
     let url = Url::parse(s).map_err(|e| {
         TransportError::BadUrl(format!("{:?} is not an absolute URL: {e}", redact_str(s)))
     })?;
-    crate::check_scheme(&url, allow_http).map_err(TransportError::Refused)?;
+    crate::check_scheme(&url, allow_http).map_err(|e| TransportError::Refused(e.to_string()))?;
     Ok(url)
 }
 

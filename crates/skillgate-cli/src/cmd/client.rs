@@ -5,6 +5,7 @@
 //! that does not compose, 2 usage, transport or protocol failure (with a one-line reason on
 //! stderr).
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -16,6 +17,7 @@ use skillgate_client::{
     Resolved, SkillResult, Step,
 };
 use skillgate_core::wire::ErrorDetail;
+use skillgate_transport::PLAIN_HTTP_NOTE;
 
 use super::io::{read_input, read_json};
 use super::net::{BindingArg, NetArgs};
@@ -199,8 +201,55 @@ fn detail_line(d: &ErrorDetail) -> String {
     s
 }
 
+/// How the CLI ends the message of a 401 answer.
+const TOKEN_HINT: &str = " (send a bearer token with --token or SKILLGATE_TOKEN)";
+
+/// How the CLI words the scheme policy's refusal of plain HTTP (the library's
+/// [`PLAIN_HTTP_NOTE`] names no flag).
+const ALLOW_HTTP_HINT: &str = "HTTPS is required; --allow-http overrides";
+
+/// `e` as the CLI reports it: a 401 answer says which flag or variable passes the bearer
+/// token the agent wants, and a refusal of plain HTTP names `--allow-http` (the client
+/// library names neither: an embedder has no such flags).
+pub fn with_cli_hint(e: &ClientError) -> Cow<'_, ClientError> {
+    match e {
+        ClientError::Transport {
+            step,
+            message,
+            status: Some(401),
+        } if !message.ends_with(TOKEN_HINT) => {
+            let base = message
+                .strip_suffix(skillgate_client::a2a::BEARER_HINT)
+                .unwrap_or(message);
+            Cow::Owned(ClientError::Transport {
+                step: *step,
+                message: format!("{base}{TOKEN_HINT}"),
+                status: Some(401),
+            })
+        }
+        ClientError::Local { message, .. }
+        | ClientError::Transport { message, .. }
+        | ClientError::Protocol { message, .. }
+        | ClientError::Usage { message }
+            if message.contains(PLAIN_HTTP_NOTE) =>
+        {
+            let mut e = e.clone();
+            if let ClientError::Local { message, .. }
+            | ClientError::Transport { message, .. }
+            | ClientError::Protocol { message, .. }
+            | ClientError::Usage { message } = &mut e
+            {
+                *message = message.replace(PLAIN_HTTP_NOTE, ALLOW_HTTP_HINT);
+            }
+            Cow::Owned(e)
+        }
+        _ => Cow::Borrowed(e),
+    }
+}
+
 /// Prints a failure in text form: the failed step, code, side, task, and details.
 pub fn print_error_text(indent: &str, e: &ClientError) {
+    let e = &*with_cli_hint(e);
     let step = e
         .step()
         .map(|s| format!("{:>2} ", s.number()))
@@ -226,6 +275,7 @@ pub fn print_error_text(indent: &str, e: &ClientError) {
 }
 
 fn one_line(e: &ClientError) {
+    let e = &*with_cli_hint(e);
     if exit::client(e.outcome()) == exit::USAGE {
         errln!("skillgate: {}", bounded_text(e.message()));
     }
@@ -234,6 +284,7 @@ fn one_line(e: &ClientError) {
 /// Prints a failure: JSON on stdout with `--format json`; in text mode a finding (exit 1) on
 /// stdout with its details, a failure (exit 2) only as the one line on stderr, never both.
 fn fail(format: Format, e: &ClientError) -> u8 {
+    let e = &*with_cli_hint(e);
     let code = exit::client(e.outcome());
     match format {
         Format::Json => outln!("{}", json_line(&e.output())),
@@ -247,6 +298,7 @@ fn fail(format: Format, e: &ClientError) -> u8 {
 /// A failure of a plain A2A command (`skills`, `task`, `send`): as [`fail`], without the
 /// step of the eleven (these commands run none of them after the card).
 pub fn fail_plain(format: Format, e: &ClientError) -> u8 {
+    let e = &*with_cli_hint(e);
     let code = exit::client(e.outcome());
     if format == Format::Json {
         let mut out = e.output();
@@ -521,7 +573,7 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
     let setup = (|| {
         let bytes = read_input(&a.plan).map_err(|e| ClientError::usage(format!("{e:#}")))?;
         let value = super::io::parse_json(&a.plan, &bytes).map_err(ClientError::usage)?;
-        let plan = Plan::from_value(value).map_err(ClientError::usage)?;
+        let plan = Plan::from_value(value).map_err(|e| ClientError::usage(e.to_string()))?;
         // Every agent the plan names was named by the user: each gets the credentials.
         let agents: Vec<&str> = plan.steps.iter().map(|s| s.agent.as_str()).collect();
         let client = Client::new(a.common.config(&agents)?)?;
@@ -547,6 +599,18 @@ pub fn chain(a: ChainArgs) -> anyhow::Result<u8> {
                 exit::OK
             }
             Err((failure, report)) => {
+                let failure = match failure {
+                    ChainFailure::Step {
+                        name,
+                        error,
+                        delegated,
+                    } => ChainFailure::Step {
+                        name,
+                        error: with_cli_hint(&error).into_owned(),
+                        delegated,
+                    },
+                    other => other,
+                };
                 match format {
                     Format::Json => outln!("{}", json_line(&report.output(Some(&failure)))),
                     Format::Text => {

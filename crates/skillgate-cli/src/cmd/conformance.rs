@@ -4,11 +4,13 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use skillgate_conformance::{Binding, Fatal, Options, Outcome, ProbeConfig, Report, Verdict};
+use skillgate_conformance::{
+    Binding, Fatal, Options, Outcome, ProbeConfig, Report, UsageError, Verdict,
+};
 
 use super::net::{BindingArg, NetArgs};
 use crate::exit;
-use skillgate_transport::redact_text;
+use skillgate_transport::{redact_text, SchemeRefused};
 
 /// Report format.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -133,7 +135,13 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     let report = match rt.block_on(skillgate_conformance::check(&a.url, &options)) {
         Ok(r) => r,
         Err(e) => {
-            let message = redact_text(&e.to_string());
+            let message = redact_text(&match &e {
+                UsageError::Scheme(SchemeRefused::PlainHttp { host }) => format!(
+                    "bad target URL: refusing plain HTTP to non-loopback host {host} (HTTPS is \
+                     required; --allow-http overrides)"
+                ),
+                _ => e.to_string(),
+            });
             errln!("skillgate: {message}");
             if a.json() {
                 crate::fail::print(crate::fail::json("usage_error", &message));

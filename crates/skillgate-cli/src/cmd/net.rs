@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use skillgate_transport::{
-    origin_of, Binding, ExtraHeader, Secret, Tracer, TransportConfig, Withheld,
+    origin_of, Binding, ExtraHeader, HeaderError, Secret, Tracer, TransportConfig, Withheld,
 };
 
 use super::io::read_input;
@@ -118,7 +118,7 @@ impl NetArgs {
         };
         let mut headers = Vec::new();
         for spec in &self.header {
-            headers.push(ExtraHeader::parse(spec).map_err(|e| format!("--header: {e}"))?);
+            headers.push(ExtraHeader::parse(spec).map_err(header_error)?);
         }
         let trace = self.verbose.then(|| {
             Tracer::new(|e| {
@@ -164,5 +164,20 @@ impl NetArgs {
             origins.push(origin_of(spec).map_err(|e| format!("--allow-credentials-to: {e}"))?);
         }
         Ok(origins)
+    }
+}
+
+/// A `--header` value's error as the CLI reports it: prefixed with the flag, and the example
+/// spelled as the flag takes it.
+fn header_error(e: HeaderError) -> String {
+    match e {
+        HeaderError::NoColon => {
+            "--header: a header is NAME:VALUE, e.g. --header 'X-Request-Id: 42' (no ':' found)"
+                .to_owned()
+        }
+        HeaderError::Reserved { name } => format!(
+            "--header: header {name} is set by the transport and cannot be given with --header"
+        ),
+        other => format!("--header: {other}"),
     }
 }

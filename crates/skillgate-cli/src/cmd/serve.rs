@@ -316,7 +316,9 @@ where
 
 /// `--public-url`: see [`skillgate_runtime::check_public_url`].
 fn parse_public_url(s: &str) -> Result<String, String> {
-    skillgate_runtime::check_public_url(s).map(|()| s.to_owned())
+    skillgate_runtime::check_public_url(s)
+        .map(|()| s.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 /// Resolves once the signal task has seen a signal (or is gone).

@@ -298,3 +298,38 @@ fn messages_are_in_plain_words() {
         &["0.001", "3600"],
     );
 }
+
+#[test]
+fn the_cli_names_its_own_flags_in_the_library_errors_it_prints() {
+    // A 401 from the agent: the client library says a token is wanted; the CLI says how to
+    // pass one, once.
+    let agent = agent_with_token();
+    let o = run(&[
+        "call",
+        &agent.base,
+        "collect_interface_counters",
+        "--args",
+        r#"{"interface": "lo", "window_ms": 200}"#,
+    ]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("(send a bearer token with --token or SKILLGATE_TOKEN)")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(!err.contains("(send a bearer token)"), "{err}");
+    // Plain HTTP to another host: the library's words become the CLI's flag.
+    let o = run(&["skills", "http://example.com/", "--format", "json"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    for m in [
+        stderr(&o),
+        stdout_json(&o)["message"].as_str().unwrap().to_owned(),
+    ] {
+        assert!(
+            m.contains("refusing plain HTTP to non-loopback host example.com (HTTPS is required; --allow-http overrides)"),
+            "{m}"
+        );
+    }
+}

@@ -266,5 +266,14 @@ async fn plain_http_to_other_hosts_is_refused_before_any_request() {
     let e = check("http://example.invalid/", &Options::default())
         .await
         .unwrap_err();
-    assert!(e.to_string().contains("--allow-http"), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains("refusing plain HTTP to non-loopback host example.invalid")
+            && m.contains("must be allowed explicitly"),
+        "{m}"
+    );
+    assert!(
+        !m.contains("--"),
+        "a library message names no CLI flag: {m}"
+    );
 }

@@ -268,7 +268,7 @@ fn protected(ctx: &mut Ctx, sig: &Value, p: &str) {
     let at = ptr(p, "protected");
     let header = match skillgate_sign::protected_header(sig) {
         Ok(h) => h,
-        Err(why) => return ctx.report(&rules::CARD_SIGN_001, at, why),
+        Err(why) => return ctx.report(&rules::CARD_SIGN_001, at, why.to_string()),
     };
     let Some(alg) = header.get("alg").and_then(Value::as_str) else {
         return ctx.report(

@@ -151,17 +151,18 @@ fn embedded_v4(seg: &[u16; 8]) -> Option<Ipv4Addr> {
     }
 }
 
-/// A webhook the guard refuses, with the message the caller gets.
+/// A webhook the guard refuses, with the message the caller gets. The caller is remote, so
+/// no message says how the guard is configured or which setting would admit the webhook.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
     /// Not an absolute http(s) URL with a host, or one carrying credentials.
     #[error("webhook url {0}")]
     Url(String),
-    /// `http://` to anything but loopback, or without `--allow-http-push`.
+    /// `http://` while plain-HTTP webhooks are off, or to an address that is not loopback.
     #[error("{0}")]
     Scheme(String),
     /// A guarded address.
-    #[error("webhook address {ip} is {}; allow it with --push-allow-cidr", rule.describe())]
+    #[error("webhook address {ip} is {}", rule.describe())]
     Address {
         /// The address.
         ip: IpAddr,
@@ -170,9 +171,7 @@ pub enum Refused {
     },
     /// A host name resolved to a guarded address. Which address, and which rule, are not
     /// said: a caller must not be able to map internal names by trying them.
-    #[error(
-        "webhook host {host} resolves to a refused address; allow its range with --push-allow-cidr"
-    )]
+    #[error("webhook host {host} resolves to a refused address")]
     ResolvesToGuarded {
         /// The host name, as the caller gave it.
         host: String,
@@ -223,11 +222,7 @@ impl Guard {
         match u.scheme() {
             "https" => {}
             "http" if self.allow_http_loopback => {}
-            "http" => {
-                return Err(Refused::Scheme(
-                    "webhook url must use https (http is allowed only to loopback addresses, with --allow-http-push)".into(),
-                ))
-            }
+            "http" => return Err(Refused::Scheme("webhook url must use https".into())),
             other => {
                 return Err(Refused::Url(format!(
                     "has scheme {other:?}; it must be https"
@@ -255,7 +250,7 @@ impl Guard {
             self.check_ip(*ip)?;
             if u.scheme() == "http" && !ip.is_loopback() && classify(*ip) != Some(Rule::Loopback) {
                 return Err(Refused::Scheme(format!(
-                    "webhook address {ip} is not loopback: http webhooks are allowed only to loopback addresses (use https)"
+                    "webhook address {ip} is refused for http: use https"
                 )));
             }
         }
@@ -278,7 +273,7 @@ impl Guard {
             }
             if loopback_only && classify(*ip) != Some(Rule::Loopback) {
                 return Err(Refused::Scheme(format!(
-                    "webhook host {host} resolves to an address that is not loopback: http webhooks are allowed only to loopback addresses (use https)"
+                    "webhook host {host} resolves to an address refused for http: use https"
                 )));
             }
         }
@@ -297,14 +292,24 @@ impl Guard {
     }
 }
 
-/// A `--push-allow-cidr` value: `ADDRESS/PREFIX`, or a bare address (that address only).
-pub fn parse_cidr(s: &str) -> Result<IpNet, String> {
+/// A range for [`Guard::allow`]: `ADDRESS/PREFIX` (host bits cleared), or a bare address
+/// (that address only).
+pub fn parse_cidr(s: &str) -> Result<IpNet, CidrError> {
     if let Ok(n) = s.parse::<IpNet>() {
         return Ok(n.trunc());
     }
-    s.parse::<IpAddr>().map(IpNet::from).map_err(|_| {
-        format!("{s:?} is not a CIDR range such as 10.20.0.0/16 or fd00:1::/64, nor an address")
-    })
+    s.parse::<IpAddr>()
+        .map(IpNet::from)
+        .map_err(|_| CidrError { text: s.to_owned() })
+}
+
+/// Text [`parse_cidr`] cannot read as a range or an address (a prefix longer than the
+/// address, say, or a host name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a CIDR range such as 10.20.0.0/16 or fd00:1::/64, nor an address")]
+pub struct CidrError {
+    /// The text as given.
+    pub text: String,
 }
 
 /// The URL's host when it is an IP address literal.
@@ -433,7 +438,7 @@ mod tests {
         let e = strict.check_ip(ip("10.0.0.5")).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "webhook address 10.0.0.5 is private (RFC 1918 / fc00::/7); allow it with --push-allow-cidr"
+            "webhook address 10.0.0.5 is private (RFC 1918 / fc00::/7)"
         );
         assert!(strict.check_ip(ip("127.0.0.1")).is_err());
         let cidr = Guard {
@@ -459,7 +464,12 @@ mod tests {
             "10.20.0.0/16"
         );
         assert_eq!(parse_cidr("fd00::1").unwrap().to_string(), "fd00::1/128");
-        assert!(parse_cidr("10.0.0.0/33").unwrap_err().contains("CIDR"));
+        let e = parse_cidr("10.0.0.0/33").unwrap_err();
+        assert_eq!(e.text, "10.0.0.0/33");
+        assert_eq!(
+            e.to_string(),
+            "\"10.0.0.0/33\" is not a CIDR range such as 10.20.0.0/16 or fd00:1::/64, nor an address"
+        );
     }
 
     #[test]
@@ -479,7 +489,14 @@ mod tests {
             ..Guard::default()
         };
         assert!(http.check_url("http://127.0.0.1:9/hook").is_ok());
-        assert!(msg(&http, "http://203.0.113.9/").contains("not loopback"));
+        assert_eq!(
+            msg(&http, "http://203.0.113.9/"),
+            "webhook address 203.0.113.9 is refused for http: use https"
+        );
+        assert_eq!(
+            msg(&strict, "http://127.0.0.1:9/"),
+            "webhook url must use https"
+        );
         assert!(msg(&http, "http://10.1.2.3/").contains("private"));
     }
 
@@ -492,7 +509,7 @@ mod tests {
         // names by trial and error).
         assert_eq!(
             e.to_string(),
-            "webhook host localhost resolves to a refused address; allow its range with --push-allow-cidr"
+            "webhook host localhost resolves to a refused address"
         );
         let http = Guard {
             allow_http_loopback: true,

@@ -109,7 +109,7 @@ impl A2aService {
         self.0.push.as_ref().ok_or_else(|| {
             ServiceError::new(
                 A2aError::PushNotificationNotSupported,
-                "push notifications are not enabled on this server (capabilities.pushNotifications is false; start it with --push)",
+                "push notifications are not enabled on this server (capabilities.pushNotifications is false)",
             )
         })
     }

@@ -106,17 +106,15 @@ impl OriginGuard {
     }
 
     /// `Err` with the reason when the request must be refused (answer 403).
-    pub fn check(&self, headers: &axum::http::HeaderMap) -> Result<(), String> {
+    pub fn check(&self, headers: &axum::http::HeaderMap) -> Result<(), OriginRefused> {
         let hosts: Vec<&HeaderValue> = headers.get_all(header::HOST).iter().collect();
         if hosts.len() > 1 {
-            return Err("send exactly one Host header".to_owned());
+            return Err(OriginRefused::ManyHosts);
         }
         let host = hosts.first().map(|h| h.to_str().unwrap_or(""));
         if let Some(h) = host {
             if !self.0.host_allowed(h) {
-                return Err(format!(
-                    "the Host header names {h:?}, which this server does not serve"
-                ));
+                return Err(OriginRefused::ForeignHost { host: h.to_owned() });
             }
         }
         match headers.get(header::ORIGIN) {
@@ -126,13 +124,36 @@ impl OriginGuard {
                 if self.0.same_origin(shown, host) {
                     Ok(())
                 } else {
-                    Err(format!(
-                        "requests from other web pages are refused: Origin {shown:?} is not this server's"
-                    ))
+                    Err(OriginRefused::ForeignOrigin {
+                        origin: shown.to_owned(),
+                    })
                 }
             }
         }
     }
+}
+
+/// Why [`OriginGuard::check`] refuses a request. The message is meant for the refused
+/// client, so it says what is wrong with the request and nothing about how the guard is
+/// configured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OriginRefused {
+    /// More than one `Host` header: which one names the server is ambiguous.
+    #[error("send exactly one Host header")]
+    ManyHosts,
+    /// The `Host` header names a host that is not one of the UI's own (DNS rebinding looks
+    /// like this).
+    #[error("the Host header names {host:?}, which this server does not serve")]
+    ForeignHost {
+        /// The `Host` header's value (empty when it is not text).
+        host: String,
+    },
+    /// The `Origin` header names another origin: a page elsewhere sent the request.
+    #[error("requests from other web pages are refused: Origin {origin:?} is not this server's")]
+    ForeignOrigin {
+        /// The `Origin` header's value (`<not text>` when it is not text).
+        origin: String,
+    },
 }
 
 /// An origin as browsers send it: lower case, no trailing slash.
@@ -177,7 +198,7 @@ pub(crate) async fn layer(
         let host = h.to_str().unwrap_or("");
         if !policy.host_allowed(host) {
             return forbidden(format!(
-                "the Host header names {host:?}, which this server does not serve (requests must name its address, localhost or its public URL's host; `serve --allow-any-host` turns the check off)"
+                "the Host header names {host:?}, which this server does not serve (requests must name its address, localhost or its public URL's host)"
             ));
         }
     }
@@ -192,7 +213,7 @@ pub(crate) async fn layer(
     }
     if !policy.origins.contains(&normalize_origin(&shown)) {
         return forbidden(format!(
-            "requests from browser pages are refused: Origin {shown:?} is not allowed (allow it with `serve --allow-origin {shown}`)"
+            "requests from browser pages are refused: Origin {shown:?} is not allowed"
         ));
     }
     let preflight = req.method() == Method::OPTIONS
@@ -262,21 +283,28 @@ mod tests {
                 ("origin", "http://127.0.0.1:7421")
             ]))
             .is_ok());
-        assert!(g
-            .check(&headers(&[("host", "rebind.example:7421")]))
-            .is_err());
-        assert!(g
-            .check(&headers(&[
+        assert_eq!(
+            g.check(&headers(&[("host", "rebind.example:7421")])),
+            Err(OriginRefused::ForeignHost {
+                host: "rebind.example:7421".into()
+            })
+        );
+        assert_eq!(
+            g.check(&headers(&[
                 ("host", "127.0.0.1:7421"),
                 ("origin", "https://evil.example")
-            ]))
-            .is_err());
-        assert!(g
-            .check(&headers(&[
+            ])),
+            Err(OriginRefused::ForeignOrigin {
+                origin: "https://evil.example".into()
+            })
+        );
+        assert_eq!(
+            g.check(&headers(&[
                 ("host", "127.0.0.1:7421"),
                 ("host", "127.0.0.1:7421")
-            ]))
-            .is_err());
+            ])),
+            Err(OriginRefused::ManyHosts)
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub(crate) async fn run(
             }
             Err(_) => {
                 metrics.connection_refused();
-                tracing::debug!("connection refused: --max-connections reached");
+                tracing::debug!("connection refused: the connection limit is reached");
                 if let Ok(p) = refusals.clone().try_acquire_owned() {
                     tokio::spawn(refuse(tcp, p));
                 }
@@ -131,7 +131,7 @@ fn is_peer_error(e: &io::Error) -> bool {
 async fn refuse(mut tcp: TcpStream, _permit: OwnedSemaphorePermit) {
     let body = serde_json::to_string(&A2aError::refusal_to_rest(
         HttpRefusal::Unavailable,
-        "too many connections: the server is at its connection limit (--max-connections); retry shortly",
+        "too many connections: the server is at its connection limit; retry shortly",
     ))
     .unwrap_or_default();
     let resp = format!(

@@ -12,7 +12,7 @@ mod sse;
 pub(crate) use crate::state::{request_context, Ctx, JSON_CONTENT_TYPE};
 use crate::state::{ActiveExtensions, AppState};
 
-pub use browser::OriginGuard;
+pub use browser::{OriginGuard, OriginRefused};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -159,12 +159,12 @@ pub async fn serve_swappable(
     let addr = listener.local_addr()?;
     let base = match &config.public_url {
         Some(u) => {
-            skillgate_runtime::check_public_url(u).map_err(invalid)?;
+            skillgate_runtime::check_public_url(u).map_err(|e| invalid(e.to_string()))?;
             u.clone()
         }
         None if addr.ip().is_unspecified() => {
             return Err(invalid(format!(
-                "listening on {addr} (every interface) needs a public URL (--public-url, ServerConfig::public_url): the Agent Card must name an address clients can reach, and http://{addr} is none"
+                "listening on {addr} (every interface) needs a public URL (ServerConfig::public_url): the Agent Card must name an address clients can reach, and http://{addr} is none"
             )))
         }
         None => format!("http://{addr}"),
