@@ -147,7 +147,7 @@ fn row(root: &Value, name: &str, s: &Value, required: bool) -> FieldRow {
 /// A schema's type as a person reads it (see [`FieldRow::kind`]); references are not
 /// followed (there is no root to follow them in).
 pub fn kind_of(s: &Value) -> String {
-    kind_in(&Value::Null, s, MAX_DEPTH)
+    kind_in(&Value::Null, s, 0)
 }
 
 fn kind_in(root: &Value, s: &Value, depth: usize) -> String {
@@ -308,6 +308,12 @@ mod tests {
         assert_eq!(kind("d"), "$ref #/$defs/missing");
         assert_eq!(kind("e"), "enum");
         assert_eq!(kind("c"), "object");
+        // Without a root, as the console's form asks: arrays still name their items.
+        assert_eq!(
+            kind_of(&json!({"type": "array", "items": {"type": "integer"}})),
+            "array of integer"
+        );
+        assert_eq!(kind_of(&json!({"$ref": "#/$defs/x"})), "$ref #/$defs/x");
         let p = f.iter().find(|r| r.name == "p").unwrap();
         assert_eq!(
             p.bounds[0].chars().count(),

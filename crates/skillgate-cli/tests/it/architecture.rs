@@ -14,10 +14,10 @@ fn workspace_root() -> &'static Path {
         .unwrap()
 }
 
-fn metadata(extra: &[&str]) -> Value {
+/// Runs `cargo ARGS` in the workspace root and returns its stdout (it must succeed).
+fn cargo(args: &[&str]) -> Vec<u8> {
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1"])
-        .args(extra)
+        .args(args)
         .current_dir(workspace_root())
         .output()
         .unwrap();
@@ -26,12 +26,14 @@ fn metadata(extra: &[&str]) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
 }
 
 /// `crate -> dep, dep` lines of the normal dependencies between workspace members.
 fn graph_from_cargo() -> Vec<String> {
-    let m = metadata(&["--no-deps"]);
+    let m: Value =
+        serde_json::from_slice(&cargo(&["metadata", "--format-version", "1", "--no-deps"]))
+            .unwrap();
     let packages = m["packages"].as_array().unwrap();
     let members: BTreeSet<&str> = packages
         .iter()
@@ -92,18 +94,9 @@ fn the_documented_crate_graph_is_the_workspaces() {
 
 /// Every package in the normal-dependency closure of `package` built with `features`.
 fn closure(package: &str, features: &[&str]) -> BTreeSet<String> {
-    let out = Command::new(env!("CARGO"))
-        .args(["tree", "-p", package, "-e", "normal", "--prefix", "none"])
-        .args(features)
-        .current_dir(workspace_root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+    let mut args = vec!["tree", "-p", package, "-e", "normal", "--prefix", "none"];
+    args.extend(features);
+    String::from_utf8_lossy(&cargo(&args))
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         .map(str::to_owned)
