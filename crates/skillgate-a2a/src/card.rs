@@ -5,6 +5,18 @@ use crate::types::Struct;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The top-level Agent Card members that only A2A 0.3 defines. A 1.0 reader ignores them
+/// (none has a 1.0 meaning), so a card may carry them for 0.3 readers; the card linter names
+/// each one with its 1.0 form.
+pub const V03_ONLY_CARD_MEMBERS: [&str; 6] = [
+    "url",
+    "protocolVersion",
+    "preferredTransport",
+    "additionalInterfaces",
+    "supportsAuthenticatedExtendedCard",
+    "security",
+];
+
 /// Self-description of an agent, served at `/.well-known/agent-card.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]

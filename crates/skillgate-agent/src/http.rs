@@ -44,12 +44,10 @@ impl HttpHandler {
         config: &HttpConfig,
         timeout: Duration,
     ) -> Result<Self, ClientError> {
-        // The workspace builds reqwest without a default crypto provider (docs/design.md);
-        // an error here only means one is installed already.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+        // The endpoint is fixed by configuration: no redirect (the platform base) or proxy
+        // may send the call anywhere else.
+        let client = skillgate_platform::http::client_builder("http-skill")
             .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ClientError(e.to_string()))?;
         Ok(Self {

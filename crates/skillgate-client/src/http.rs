@@ -65,18 +65,10 @@ impl ClientConfig {
 }
 
 /// The user's default cache directory for interfaces: `$XDG_CACHE_HOME/skillgate/interfaces`
-/// or `$HOME/.cache/skillgate/interfaces`.
+/// or `$HOME/.cache/skillgate/interfaces` (`skillgate_platform::dirs` has the rules).
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache"))
-        })?;
-    Some(base.join("skillgate").join("interfaces"))
+    let dir = skillgate_platform::dirs::skillgate_dir(skillgate_platform::dirs::BaseDir::Cache)?;
+    Some(dir.join("interfaces"))
 }
 
 /// A transport failure as a client error of `step`: the caller's input (URL, policy,

@@ -487,10 +487,7 @@ async fn a_token_entered_in_the_session_is_used_and_never_shown() {
         status, 502,
         "without the token describe_skill is refused: {body}"
     );
-    let r = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    let r = skillgate_testkit::server::http_client()
         .post(format!("{}/session/token", inspector.base))
         .header("Origin", &inspector.base)
         .header("Content-Type", "application/x-www-form-urlencoded")

@@ -234,18 +234,12 @@ pub async fn open(url: &str, limits: StoreLimits) -> Result<Arc<dyn TaskStore>, 
 
 /// The store a server uses when none is named: SQLite at
 /// `$XDG_STATE_HOME/skillgate/tasks.db`, else `$HOME/.local/state/skillgate/tasks.db` (the XDG
-/// base directory rule for state that should survive restarts). `None` when neither variable
-/// is set (or both are empty): there is no per-user place to keep tasks.
+/// base directory for state that should survive restarts; `skillgate_platform::dirs` has the
+/// rules). `None` when neither gives a usable directory: there is no per-user place to keep
+/// tasks.
 pub fn default_url() -> Option<String> {
-    let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    let dir = match nonempty("XDG_STATE_HOME") {
-        Some(d) => std::path::PathBuf::from(d),
-        None => std::path::PathBuf::from(nonempty("HOME")?).join(".local/state"),
-    };
-    Some(format!(
-        "sqlite:{}",
-        dir.join("skillgate").join("tasks.db").display()
-    ))
+    let dir = skillgate_platform::dirs::skillgate_dir(skillgate_platform::dirs::BaseDir::State)?;
+    Some(format!("sqlite:{}", dir.join("tasks.db").display()))
 }
 
 /// Runs the migrations of a SQL store without serving (`skillgate store migrate`). Returns the

@@ -246,11 +246,10 @@ pub async fn json_rpc(client: &reqwest::Client, base: &str, method: &str, params
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
-/// A reqwest client for loopback tests: the ring provider installed (the workspace builds
-/// reqwest with `rustls-no-provider`), no proxy, a 20 s timeout.
+/// A reqwest client for loopback tests: the workspace's client base (crypto provider, no
+/// automatic redirects, so a test sees each one), no proxy, a 20 s timeout.
 pub fn http_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
+    skillgate_platform::http::client_builder("test")
         .no_proxy()
         .timeout(Duration::from_secs(20))
         .build()

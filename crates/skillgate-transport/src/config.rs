@@ -108,7 +108,7 @@ impl Default for TransportConfig {
             allow_http: false,
             token: None,
             ca_certificates: Vec::new(),
-            user_agent: concat!("skillgate/", env!("CARGO_PKG_VERSION")).to_owned(),
+            user_agent: skillgate_platform::http::user_agent(""),
             trusted_keys: None,
             headers: Vec::new(),
             credential_origins: Vec::new(),

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION};
-use reqwest::redirect;
 use url::Url;
 
 use crate::origin::Scope;
@@ -291,8 +290,6 @@ fn content_type(headers: &HeaderMap) -> String {
 impl Transport {
     /// Builds the client; installs rustls' ring provider if none is installed yet.
     pub fn new(config: TransportConfig) -> Result<Self, TransportError> {
-        // Ignored error: a provider is already installed process-wide, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut roots = Vec::new();
         for pem in &config.ca_certificates {
             let certs = reqwest::Certificate::from_pem_bundle(pem)
@@ -304,14 +301,14 @@ impl Transport {
             }
             roots.extend(certs);
         }
-        let client = reqwest::Client::builder()
+        // Redirects stay off (the platform base): `follow` takes them, picking the headers for
+        // each hop, where reqwest would carry every extra header (all but `Authorization`) to
+        // another origin.
+        let client = skillgate_platform::http::client_builder("")
             .tls_certs_merge(roots)
             .connect_timeout(config.connect_timeout)
             .read_timeout(config.read_timeout)
             .timeout(config.timeout)
-            // Redirects are followed by `follow`, which picks the headers for each hop: reqwest
-            // would carry every extra header (all but `Authorization`) to another origin.
-            .redirect(redirect::Policy::none())
             .user_agent(config.user_agent.clone())
             .build()
             .map_err(|e| TransportError::Config(format!("cannot build the HTTP client: {e}")))?;

@@ -5,9 +5,9 @@ use serde_json::{Map, Value};
 use crate::common::{redact, Ctx};
 use crate::rules;
 
-/// Top-level 0.3 members (`url`, `protocolVersion`, `preferredTransport`,
-/// `additionalInterfaces`, `supportsAuthenticatedExtendedCard`, `security`), each reported
-/// with its 1.0 form as a hint.
+/// Top-level 0.3 members (`skillgate_a2a::V03_ONLY_CARD_MEMBERS`), each reported with its 1.0
+/// form as a hint. A test holds this function to that list, so a member added there is not
+/// silently dropped here.
 pub(super) fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Value>) {
     let listed = |u: &str| {
         ifaces.and_then(Value::as_array).is_some_and(|a| {
@@ -112,4 +112,35 @@ pub(super) fn security_hint(v: &Value) -> String {
         "Write \"securityRequirements\": {} and delete \"security\".",
         Value::Array(converted)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{lint_value, Profile, ProfileChoice};
+    use serde_json::json;
+
+    /// Each 0.3-only member gets its own legacy finding at its own pointer: the unknown-member
+    /// check skips exactly these, so one missing here would go unreported.
+    #[test]
+    fn every_v03_only_member_is_reported() {
+        for member in skillgate_a2a::V03_ONLY_CARD_MEMBERS {
+            let mut card = json!({
+                "name": "a", "description": "d", "version": "1",
+                "supportedInterfaces": [{"url": "https://a.example/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+                "capabilities": {}, "defaultInputModes": ["text/plain"],
+                "defaultOutputModes": ["text/plain"], "skills": []
+            });
+            card[member] = json!("x");
+            let report = lint_value(&card, ProfileChoice::Fixed(Profile::A2a10));
+            let at = format!("/{member}");
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .any(|f| f.path == at && f.rule.starts_with("A2A-LEGACY-")),
+                "{member}: {:?}",
+                report.rule_ids()
+            );
+        }
+    }
 }

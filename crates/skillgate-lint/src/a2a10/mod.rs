@@ -146,14 +146,8 @@ pub(crate) fn lint(ctx: &mut Ctx, obj: &Map<String, Value>) {
         obj,
         "",
         &known,
-        &[
-            "url",
-            "protocolVersion",
-            "preferredTransport",
-            "additionalInterfaces",
-            "supportsAuthenticatedExtendedCard",
-            "security",
-        ],
+        // Reported by `legacy_top_level` instead, each with its 1.0 form.
+        &skillgate_a2a::V03_ONLY_CARD_MEMBERS,
         "card",
     );
 

@@ -34,14 +34,7 @@ async fn start_with(builder: skillgate_runtime::AgentBuilder) -> Server {
             let _ = rx.await;
         },
     ));
-    // The workspace builds reqwest with `rustls-no-provider` (see docs/design.md, Client), so a
-    // client built in a whole-workspace test run needs a crypto provider even for plain HTTP.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(20))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let client = skillgate_testkit::server::http_client();
     Server {
         base,
         client,

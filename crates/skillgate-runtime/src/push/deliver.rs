@@ -66,17 +66,16 @@ fn client(
     loopback_only: bool,
     timeout: Duration,
 ) -> reqwest::Result<reqwest::Client> {
-    reqwest::Client::builder()
+    // Redirects stay off (the platform base): one could lead past the guard.
+    skillgate_platform::http::client_builder("push")
         .dns_resolver(GuardedResolver {
             guard: Arc::clone(guard),
             loopback_only,
         })
         // A proxy would connect for us, to addresses the guard never sees.
         .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
         .timeout(timeout)
         .connect_timeout(timeout)
-        .user_agent(concat!("skillgate/", env!("CARGO_PKG_VERSION"), " push"))
         .build()
 }
 
@@ -87,8 +86,6 @@ impl Pusher {
         store: Arc<dyn TaskStore>,
         metrics: Metrics,
     ) -> Result<Self, String> {
-        // Ignored error: a provider is already installed process-wide, which is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let guard = Arc::new(policy.guard.clone());
         let https = client(&guard, false, policy.timeout).map_err(|e| e.to_string())?;
         let http = client(&guard, true, policy.timeout).map_err(|e| e.to_string())?;
