@@ -16,6 +16,18 @@ pub const DEFAULT_MAX_DEPTH: usize = 128;
 /// Hard ceiling for a configured depth, so that parsing can never exhaust a thread's stack.
 pub const MAX_DEPTH_CEILING: usize = 512;
 
+/// What to say about an input with nothing but JSON whitespace in it: the parser's own "EOF
+/// while parsing a value at line 1, column 0" reads like a truncation, when the usual cause is
+/// an empty file or a pipe that produced nothing.
+pub const EMPTY_INPUT: &str = "empty input: expected a JSON value";
+
+/// Whether `bytes` hold nothing but JSON whitespace (RFC 8259 section 2), see [`EMPTY_INPUT`].
+pub fn is_blank(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
 /// What was wrong with the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JcsErrorKind {

@@ -8,8 +8,12 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use skillgate_client::{steps, ClientError, Step};
+use skillgate_lint::remote::{lint_card_url, LintOptions};
 use skillgate_server::console::render::{composition, encode, page};
 use skillgate_transport::Secret;
+
+/// How long the index's card lint (fetch plus one describe_skill per skill) may take.
+const LINT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Most skills resolved to compute a skill's "Composes with" (one describe_skill each).
 const MAX_COMPOSE_SKILLS: usize = 32;
@@ -88,23 +92,25 @@ pub(crate) async fn index(
         }
     };
     let shown_url = skillgate_transport::redact(&card_url);
-    // The linter reads the card's own bytes (positions, unknown members), not a re-encoding.
-    let lint = match http.get_card(&card_url).await {
-        Ok(r) if r.status.is_success() => {
-            skillgate_lint::lint_bytes(&r.bytes, skillgate_lint::ProfileChoice::Auto)
-                .map_err(|e| e.to_string())
-        }
-        Ok(r) => Err(format!("HTTP {} fetching the card", r.status.as_u16())),
-        Err(e) => {
+    // The same lint as `skillgate card lint URL --deep` with the keys this inspector trusts:
+    // the card's own bytes (positions, unknown members), its signatures and every skill's
+    // describe_skill.
+    let transport = st.transport(&headers, agent);
+    let options = LintOptions {
+        trusted_keys: transport.trusted_keys.clone(),
+        deep: true,
+        deadline: LINT_DEADLINE,
+        ..LintOptions::default()
+    };
+    let lint = match lint_card_url(agent, transport, &options).await {
+        Err(u) if u.code == "fetch_failed" && u.status.is_none() => {
             return fail(
                 StatusCode::BAD_GATEWAY,
                 "Agent unreachable",
-                format!(
-                    "Cannot fetch the Agent Card at {shown_url}: {}",
-                    e.message()
-                ),
+                format!("Agent Card at {shown_url}: {}", u.message),
             )
         }
+        other => other.map_err(|u| u.message),
     };
     let card = client.fetch_target(agent, &mut |_, _| {}).await.map(|t| {
         let used = format!("{} {}", t.interface.binding.as_str(), t.interface.url);

@@ -96,6 +96,40 @@ async fn netops_with_hold() -> TestServer {
     TestServer::start(agent, ServerConfig::default()).await
 }
 
+/// The index runs the whole card lint, `--deep` included: a card that advertises a digest its
+/// agent's describe_skill does not return shows SI-DEEP-002, which the card's bytes alone
+/// cannot reveal.
+#[tokio::test]
+async fn index_shows_the_deep_findings_of_the_card() {
+    let agent = netops(ServerConfig::default()).await;
+    let mut card = agent.card().await;
+    let ext = card["capabilities"]["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["uri"] == skillgate_core::wire::EXTENSION_URI)
+        .unwrap();
+    card["capabilities"]["extensions"][ext]["params"]["skills"][0]["interface_digest"] =
+        Value::String(format!("sha256:{}", "0".repeat(64)));
+    let body = card.to_string();
+    let app = axum::Router::new().route(
+        "/card.json",
+        axum::routing::get(move || {
+            let body = body.clone();
+            async move { ([("content-type", "application/json")], body) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let card_url = format!("http://{}/card.json", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let inspector = Inspector::start(InspectConfig::default()).await;
+    let (status, page) = inspector.get(&format!("/?agent={}", enc(&card_url))).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("SI-DEEP-002"), "{page}");
+    assert!(page.contains(&"0".repeat(64)), "{page}");
+}
+
 #[tokio::test]
 async fn index_with_a_url_shows_the_card_and_its_lint_findings() {
     let agent = netops(ServerConfig::default()).await;
@@ -487,7 +521,9 @@ async fn a_token_entered_in_the_session_is_used_and_never_shown() {
         status, 502,
         "without the token describe_skill is refused: {body}"
     );
-    let r = skillgate_testkit::server::http_client()
+    let r = skillgate_testkit::server::http_client_builder()
+        .build()
+        .unwrap()
         .post(format!("{}/session/token", inspector.base))
         .header("Origin", &inspector.base)
         .header("Content-Type", "application/x-www-form-urlencoded")

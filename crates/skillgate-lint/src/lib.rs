@@ -23,6 +23,8 @@ mod agentvault;
 mod common;
 mod extension;
 pub mod output;
+#[cfg(feature = "remote")]
+pub mod remote;
 pub mod rules;
 pub mod scan;
 

@@ -246,12 +246,18 @@ pub async fn json_rpc(client: &reqwest::Client, base: &str, method: &str, params
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
-/// A reqwest client for loopback tests: the workspace's client base (crypto provider, no
-/// automatic redirects, so a test sees each one), no proxy, a 20 s timeout.
-pub fn http_client() -> reqwest::Client {
+/// A reqwest client builder for loopback tests: the workspace's client base (crypto provider,
+/// no automatic redirect, so a test sees each one), no proxy, a 20 s timeout.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
     skillgate_platform::http::client_builder("test")
         .no_proxy()
         .timeout(Duration::from_secs(20))
+}
+
+/// [`http_client_builder`]'s client, following up to 10 redirects like a browser would.
+pub fn http_client() -> reqwest::Client {
+    http_client_builder()
+        .redirect(reqwest::redirect::Policy::limited(10))
         .build()
         .unwrap()
 }

@@ -4,14 +4,9 @@ use std::io::Read;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use skillgate_client::http::Http;
-use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig};
-use skillgate_lint::{
-    extend_report, lint_bytes, output, rules, InputError, ProfileChoice, MAX_CARD_BYTES,
-};
-use skillgate_transport::{
-    looks_like_url, redact_str, redact_text, Transport, TransportConfig, TransportError,
-};
+use skillgate_lint::remote::{lint_card_bytes, lint_card_url, LintOptions, Unlintable};
+use skillgate_lint::{output, ProfileChoice, Report, MAX_CARD_BYTES};
+use skillgate_transport::{looks_like_url, redact_str, redact_text};
 
 use super::net::NetArgs;
 use crate::exit;
@@ -140,54 +135,13 @@ fn artifact_uri(input: &str) -> String {
     out
 }
 
-/// Why the input could not be linted (exit 2), with a machine-readable code.
-struct Unlintable {
-    code: &'static str,
-    message: String,
-    position: Option<(usize, usize)>,
-}
-
-impl Unlintable {
-    fn new(code: &'static str, message: String) -> Self {
-        Self {
-            code,
-            message,
-            position: None,
-        }
-    }
-}
-
-/// Fetches the card at the URL through the shared transport (its scheme policy, limits and
-/// credentials); a non-success status is a fetch failure.
-async fn fetch(transport: &Transport, input: &str) -> Result<Vec<u8>, Unlintable> {
-    let failed = |e: TransportError| {
-        let code = match e {
-            TransportError::TooLarge { .. } => "too_large",
-            _ => "fetch_failed",
-        };
-        Unlintable::new(code, format!("cannot fetch the card: {e}"))
-    };
-    let url = skillgate_transport::card_url(input).map_err(failed)?;
-    let reply = transport.get_card(&url).await.map_err(failed)?;
-    if !reply.status.is_success() {
-        return Err(Unlintable::new(
-            "fetch_failed",
-            format!(
-                "cannot fetch the card: HTTP status {} from {}",
-                reply.status.as_u16(),
-                skillgate_transport::redact(&reply.url)
-            ),
-        ));
-    }
-    Ok(reply.bytes)
-}
-
-/// The card's bytes, plus (with `--deep`) the audit findings, within the overall deadline.
-fn obtain(args: &LintArgs) -> Result<(Vec<u8>, Vec<skillgate_client::AuditFinding>), Unlintable> {
+/// The card's lint: a URL through the shared pipeline (fetch, signatures, `--deep`, all within
+/// the deadline), a file or stdin read here and linted the same way.
+fn obtain(args: &LintArgs, options: &LintOptions) -> Result<Report, Unlintable> {
     if !looks_like_url(&args.input) {
         let bytes =
             read_local(&args.input).map_err(|e| Unlintable::new("unreadable", format!("{e:#}")))?;
-        return Ok((bytes, Vec::new()));
+        return lint_card_bytes(&bytes, options);
     }
     let config = args
         .net
@@ -197,49 +151,11 @@ fn obtain(args: &LintArgs) -> Result<(Vec<u8>, Vec<skillgate_client::AuditFindin
         .enable_all()
         .build()
         .map_err(|e| Unlintable::new("runtime", format!("cannot start the async runtime: {e}")))?;
-    let work = remote(args, config);
-    match rt.block_on(async { tokio::time::timeout(args.deadline, work).await }) {
-        Ok(r) => r,
-        Err(_) => Err(Unlintable::new(
-            "timeout",
-            format!(
-                "card lint of {} did not finish within the {} s deadline",
-                redact_str(&args.input),
-                args.deadline.as_secs()
-            ),
-        )),
-    }
-}
-
-async fn remote(
-    args: &LintArgs,
-    config: TransportConfig,
-) -> Result<(Vec<u8>, Vec<skillgate_client::AuditFinding>), Unlintable> {
-    let transport =
-        Transport::new(config.clone()).map_err(|e| Unlintable::new(e.code(), e.to_string()))?;
-    let bytes = fetch(&transport, &args.input).await?;
-    if !args.deep {
-        return Ok((bytes, Vec::new()));
-    }
-    // Only a card that parses is audited; lint_bytes reports the parse error otherwise.
-    let Ok(card) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return Ok((bytes, Vec::new()));
-    };
-    let skills: Vec<AuditedSkill> = skillgate_lint::advertised_skills(&card)
-        .into_iter()
-        .map(|a| AuditedSkill {
-            skill_id: a.skill_id,
-            pointer: a.pointer,
-        })
-        .collect();
-    let client = ClientConfig::from_transport(config);
-    let http = Http::new(client).map_err(|e| Unlintable::new("bad_config", e.to_string()))?;
-    let findings = audit_card(&http, &args.input, &skills).await;
-    Ok((bytes, findings))
+    rt.block_on(lint_card_url(&args.input, config, options))
 }
 
 fn lint(args: LintArgs) -> Result<u8> {
-    let choice: ProfileChoice = args.profile.parse().map_err(|e| anyhow!("{e}"))?;
+    let profile: ProfileChoice = args.profile.parse().map_err(|e| anyhow!("{e}"))?;
     if args.deep && !looks_like_url(&args.input) {
         bail!("--deep needs the card's URL (describe_skill is called on the agent)");
     }
@@ -249,48 +165,23 @@ fn lint(args: LintArgs) -> Result<u8> {
     } else {
         shown.as_str()
     };
-    let keys = match &args.jwks {
+    let trusted_keys = match &args.jwks {
         None => None,
         Some(path) => Some(
             skillgate_sign::TrustedKeys::from_json(&super::io::read_input(path)?)
                 .with_context(|| format!("--jwks {path}"))?,
         ),
     };
-    let linted = obtain(&args).and_then(|(bytes, audit)| match lint_bytes(&bytes, choice) {
-        _ if super::io::is_blank(&bytes) => Err(Unlintable {
-            code: "not_json",
-            message: super::io::EMPTY.to_owned(),
-            position: Some((1, 1)),
-        }),
-        Ok(mut r) => {
-            if let (Some(keys), Ok(card)) = (&keys, skillgate_core::jcs::parse_strict(&bytes)) {
-                skillgate_lint::check_signatures(&mut r, &card, keys);
-            }
-            Ok((r, audit))
-        }
-        Err(InputError::NotJson {
-            message,
-            line,
-            column,
-        }) => Err(Unlintable {
-            code: "not_json",
-            message: format!("not JSON: {message} at line {line}, column {column}"),
-            position: Some((line, column)),
-        }),
-        Err(e @ InputError::TooLarge { .. }) => Err(Unlintable::new("too_large", e.to_string())),
-    });
-    let (mut report, audit) = match linted {
-        Ok(x) => x,
+    let options = LintOptions {
+        profile,
+        trusted_keys,
+        deep: args.deep,
+        deadline: args.deadline,
+    };
+    let report = match obtain(&args, &options) {
+        Ok(r) => r,
         Err(u) => return unlintable(&args, source, u),
     };
-    for f in audit {
-        let rule = match f.kind {
-            AuditKind::Unusable => &rules::SI_DEEP_001,
-            AuditKind::DigestMismatch => &rules::SI_DEEP_002,
-            AuditKind::InvalidDocument => &rules::SI_DEEP_003,
-        };
-        extend_report(&mut report, rule, f.pointer, f.message);
-    }
     let text = match args.format {
         Format::Text => output::to_text(&report, source),
         Format::Json => pretty(&json_report(&report)?)?,

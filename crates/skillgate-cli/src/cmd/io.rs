@@ -39,14 +39,7 @@ pub fn read_input(path: &str) -> Result<Vec<u8>> {
 
 /// The one wording of an input with nothing in it, after `WHAT: ` (`--args: `, the file name),
 /// whichever command read it.
-pub const EMPTY: &str = "empty input: expected a JSON value";
-
-/// Whether `bytes` hold nothing but JSON whitespace.
-pub fn is_blank(bytes: &[u8]) -> bool {
-    bytes
-        .iter()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-}
+pub use skillgate_core::jcs::{is_blank, EMPTY_INPUT as EMPTY};
 
 /// Strictly parses `bytes` read from `what`: an empty input gets [`EMPTY`], anything else the
 /// parser's reason and position.

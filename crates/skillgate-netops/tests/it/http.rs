@@ -34,7 +34,9 @@ async fn start_with(builder: skillgate_runtime::AgentBuilder) -> Server {
             let _ = rx.await;
         },
     ));
-    let client = skillgate_testkit::server::http_client();
+    let client = skillgate_testkit::server::http_client_builder()
+        .build()
+        .unwrap();
     Server {
         base,
         client,
