@@ -50,7 +50,7 @@ pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 pub const BINDING_JSONRPC: &str = "JSONRPC";
 /// `protocolBinding` value of the HTTP+JSON (REST) binding.
 pub const BINDING_HTTP_JSON: &str = "HTTP+JSON";
-/// `protocolBinding` value of the gRPC binding (not served by skillgate).
+/// `protocolBinding` value of the gRPC binding (served by `skillgate-grpc`, `serve --grpc-listen`).
 pub const BINDING_GRPC: &str = "GRPC";
 /// Media type registered for the HTTP+JSON binding.
 pub const MEDIA_TYPE_A2A_JSON: &str = "application/a2a+json";

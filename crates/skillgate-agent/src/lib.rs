@@ -1,6 +1,6 @@
 //! skillgate-agent: declarative agents. An `agent.toml` names each skill's Skill Interface
 //! Document and one handler, a program (`exec`) or a URL (`http`), and the runtime
-//! (`skillgate-server`) serves it exactly as it serves a Rust agent: the same gate order,
+//! (`skillgate-runtime`) serves it exactly as it serves a Rust agent: the same gate order,
 //! output and record validation, streaming, cancel, auth, limits, card and describe_skill.
 //!
 //! ```toml

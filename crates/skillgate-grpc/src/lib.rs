@@ -6,7 +6,7 @@
 //! one task store, reloads included), reached through the [`skillgate_runtime::AgentSwap`] the
 //! HTTP server hands out. Messages convert through their ProtoJSON form into the
 //! skillgate-a2a types ([`convert`]); errors are `google.rpc.Status` with an `ErrorInfo`
-//! ([`status`]). Version, extension and bearer checks are the server's
+//! ([`status`]). Version, extension and bearer checks are the runtime's
 //! ([`skillgate_runtime::checks`]), read from gRPC metadata.
 //!
 //! Without the default `server` feature only the generated code (with its client) and

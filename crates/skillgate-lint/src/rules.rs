@@ -462,7 +462,8 @@ Ids are stable: rules are retired, never renumbered.\n\n",
 [--format text|json|sarif] [--deep]`. Exit 0 without errors, 1 with errors, 2 when the input is \
 unreadable or not JSON (the message gives line and column). A URL whose path does not end in \
 `.json` is an agent base URL: the card is fetched from `/.well-known/agent-card.json` under it \
-(10 s, 3 redirects, 1 MiB). `--deep` (URLs only) calls describe_skill for every advertised skill \
+(through the client transport: `--timeout` per request, 30 s by default; 3 redirects; 1 MiB). \
+`--deep` (URLs only) calls describe_skill for every advertised skill \
 and reports `SI-DEEP-*`. With `--format json` each finding also carries the `line` and \
 `column` the text shows, and an exit-2 failure is also written to stdout in the one failure \
 shape of every command, `{\"ok\": false, \"where\": \"local\", \"code\", \"message\", \"details\": [], \

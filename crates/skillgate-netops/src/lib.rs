@@ -8,7 +8,7 @@
 //!   exactly collect's output Schema Reference, so the two compose directly.
 //!
 //! The crate is a user of the runtime, not part of it: everything it does goes through the
-//! public Skill API of `skillgate-server`.
+//! public Skill API of `skillgate-runtime`.
 //!
 //! Build the agent (this assembles and validates the three Skill Interface Documents):
 //! ```

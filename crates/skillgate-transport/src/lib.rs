@@ -1,6 +1,6 @@
 //! The one A2A 1.0 client transport of skillgate.
 //!
-//! The validated client, the conformance checker and the card linter all talk to agents
+//! The validated client, the conformance checker and `card lint URL` all talk to agents
 //! through this crate, so they share one policy: which interface of a card is used
 //! ([`Interface::select`]), where the card lives ([`card_url`]), how a request is bounded
 //! ([`TransportConfig`]: connect, read and overall timeouts, redirects, body limits enforced
