@@ -13,7 +13,6 @@
 //! assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"data":{"n":1},"mediaType":"application/json"}"#);
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod card;
 mod de;

@@ -22,7 +22,6 @@
 //! # Ok(()) }
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod a2a;
 pub mod audit;

@@ -19,7 +19,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod catalogue;
 mod checks;

@@ -2,6 +2,7 @@
 //! physical limit (plain `serde_json::to_vec` + SHA-256 of the same value).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a bench, not reachable by input
+#![allow(missing_docs)] // criterion_group! defines an undocumented public function
 
 use std::hint::black_box;
 

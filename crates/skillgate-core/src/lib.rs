@@ -35,7 +35,6 @@
 //! assert_eq!(err.field.as_str(), "version");
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod advertisement;
 pub mod compose;

@@ -15,7 +15,6 @@
 //! changed upstream (or vanished) is reported on stderr and refused (`execution_failed`)
 //! until the gateway is reloaded (SIGHUP), never served silently.
 
-#![warn(missing_docs)]
 
 pub mod config;
 pub mod upstream;

@@ -25,7 +25,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
 
 mod api;
 mod handlers;

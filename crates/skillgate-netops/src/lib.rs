@@ -38,7 +38,6 @@
 //! assert!(builder.build().is_ok());
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod conformance_agent;
 pub mod domain;

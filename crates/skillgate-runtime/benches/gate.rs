@@ -2,6 +2,7 @@
 //! validation, output and record validation; no HTTP), and in-process describe_skill throughput.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a bench, not reachable by input
+#![allow(missing_docs)] // criterion_group! defines an undocumented public function
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};

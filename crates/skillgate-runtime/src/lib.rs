@@ -53,7 +53,6 @@
 //! assert!(extended.is_err()); // no extended card is declared
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod agent;
 pub mod auth;
