@@ -39,6 +39,7 @@
 
 pub mod advertisement;
 pub mod compose;
+pub mod describe;
 pub mod digest;
 pub mod document;
 pub mod error_code;
