@@ -5,7 +5,8 @@ use serde::Serialize;
 use serde_json::Value;
 use skillgate_a2a::{AgentCard, Artifact, SingleDataError, Task, TaskState};
 use skillgate_core::advertisement::ParamsFinding;
-use skillgate_core::document::{Expectations, Finding, ValidatedDocument};
+use skillgate_core::describe;
+use skillgate_core::document::{Expectations, FindingKind, ValidatedDocument};
 use skillgate_core::wire::{
     self, DescribeSkillArguments, DescribeSkillResponse, ErrorObject, ErrorObjectError,
     ExtensionParams, SchemaReference, SkillRequest,
@@ -306,29 +307,20 @@ pub async fn step3_describe_skill(
         details: Vec::new(),
         task_id: Some(task.id.clone()),
     };
-    let named: Vec<&Artifact> = task
-        .artifacts
-        .iter()
-        .filter(|a| a.name == wire::DESCRIBE_SKILL_ARTIFACT)
-        .collect();
-    let [artifact] = named.as_slice() else {
-        return Err(invalid(format!(
-            "describe_skill task {} completed with {} artifacts named {:?}; exactly one is required",
-            task.id,
-            named.len(),
-            wire::DESCRIBE_SKILL_ARTIFACT
-        )));
-    };
-    let data =
-        single_data(artifact).map_err(|m| invalid(format!("describe_skill artifact: {m}")))?;
-    let response: DescribeSkillResponse = serde_json::from_value(data.clone()).map_err(|e| {
+    // Artifacts beside the result are not needed to use it, so they are not refused here
+    // (the conformance checker reports them).
+    let picked = describe::result_artifact(&task.artifacts, |a| a.name.as_str())
+        .map_err(|e| invalid(format!("describe_skill task {} {e}", task.id)))?;
+    let data = single_data(picked.artifact)
+        .map_err(|m| invalid(format!("describe_skill artifact: {m}")))?;
+    let read = describe::read_result(data).map_err(|e| {
         invalid(format!(
             "describe_skill result is not {{interface_digest, skill_interface}}: {e}"
         ))
     })?;
     Ok(Described {
         task_id: task.id,
-        response,
+        response: read.response,
     })
 }
 
@@ -343,38 +335,19 @@ fn single_data(artifact: &Artifact) -> Result<&Value, String> {
     })
 }
 
-/// Step 4: advertised == returned == computed interface digest; returns the digest.
+/// Step 4: advertised == returned == computed interface digest (core's three-way check);
+/// returns the digest.
 pub fn step4_check_digests(
     selection: &Selection,
     response: &DescribeSkillResponse,
 ) -> Result<Digest, ClientError> {
-    let step = Step::CheckDigests;
-    if response.interface_digest != selection.interface_digest {
-        return Err(ClientError::local(
-            step,
+    describe::check_digests(selection.interface_digest, response).map_err(|e| {
+        ClientError::local(
+            Step::CheckDigests,
             ErrorCode::InterfaceInvalid,
-            format!(
-                "describe_skill returned interface_digest {} but the card advertises {}",
-                response.interface_digest, selection.interface_digest
-            ),
-        ));
-    }
-    let computed = digest(&response.skill_interface);
-    if computed != response.interface_digest {
-        return Err(ClientError::local(
-            step,
-            ErrorCode::InterfaceInvalid,
-            format!(
-                "the returned document hashes to {computed}, not to the advertised and returned {}",
-                response.interface_digest
-            ),
-        ));
-    }
-    Ok(computed)
-}
-
-fn is_embedded_digest_finding(f: &Finding) -> bool {
-    f.path.ends_with("/digest") && f.message.contains("does not match the embedded schema")
+            e.to_string(),
+        )
+    })
 }
 
 /// Step 5: validates the document with the core (trusted local Skill Interface Schema,
@@ -391,7 +364,7 @@ pub fn step5_validate_document(
     };
     // Core reads integral doubles (`5000.0` from protobuf peers) as integers itself.
     ValidatedDocument::from_value(document, &expect).map_err(|e| {
-        let step = if !e.findings.is_empty() && e.findings.iter().all(is_embedded_digest_finding) {
+        let step = if e.only(FindingKind::EmbeddedDigestMismatch) {
             Step::VerifySchemaDigests
         } else {
             Step::ValidateDocument

@@ -18,10 +18,12 @@
 //! use skillgate_core::describe::{check_digests, read_result, result_artifact};
 //! let doc = json!({"skill_id": "ping"});
 //! let d = skillgate_core::digest(&doc);
-//! let picked = result_artifact(["describe_skill"]).unwrap();
-//! assert_eq!((picked.index, picked.others), (0, 0));
-//! let read = read_result(&json!({"interface_digest": d.to_string(), "skill_interface": doc}))
-//!     .unwrap();
+//! let data = json!({"interface_digest": d.to_string(), "skill_interface": doc});
+//! // (name, Data Part value) stands in for the caller's A2A artifacts.
+//! let artifacts = [("describe_skill", data)];
+//! let picked = result_artifact(&artifacts, |a| a.0).unwrap();
+//! assert_eq!(picked.others, 0);
+//! let read = read_result(&picked.artifact.1).unwrap();
 //! assert_eq!(check_digests(d, &read.response).unwrap(), d);
 //! ```
 
@@ -32,11 +34,11 @@ use serde_json::Value;
 use crate::digest::{digest, Digest, DigestParseError};
 use crate::wire::{names, DescribeSkillResponse, DESCRIBE_SKILL_ARTIFACT};
 
-/// Where the describe_skill result is among a completed task's artifacts.
+/// The describe_skill result among a completed task's artifacts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResultArtifact {
-    /// Index of the one artifact named `describe_skill`.
-    pub index: usize,
+pub struct ResultArtifact<'a, T> {
+    /// The one artifact named `describe_skill`.
+    pub artifact: &'a T,
     /// How many other artifacts the task carries. The profile's answer has none; a reader
     /// does not need them to be absent.
     pub others: usize,
@@ -74,27 +76,24 @@ pub struct DescribeResult {
     pub extra_members: Vec<String>,
 }
 
-/// Picks the result among a completed describe_skill task's artifact names (in task order):
-/// exactly one must be named `describe_skill`; the others are counted, not refused.
-pub fn result_artifact<'a>(
-    names: impl IntoIterator<Item = &'a str>,
-) -> Result<ResultArtifact, ResultError> {
-    let mut found = None;
-    let mut named = 0;
-    let mut total = 0;
-    for (i, name) in names.into_iter().enumerate() {
-        total += 1;
-        if name == DESCRIBE_SKILL_ARTIFACT {
-            named += 1;
-            found.get_or_insert(i);
-        }
-    }
-    match found {
-        Some(index) if named == 1 => Ok(ResultArtifact {
-            index,
-            others: total - 1,
+/// Picks the result among a completed describe_skill task's artifacts (`name` reads an
+/// artifact's name): exactly one must be named `describe_skill`; the others are counted, not
+/// refused.
+pub fn result_artifact<'a, T>(
+    artifacts: &'a [T],
+    name: impl Fn(&T) -> &str,
+) -> Result<ResultArtifact<'a, T>, ResultError> {
+    let mut named = artifacts
+        .iter()
+        .filter(|a| name(a) == DESCRIBE_SKILL_ARTIFACT);
+    match (named.next(), named.count()) {
+        (Some(artifact), 0) => Ok(ResultArtifact {
+            artifact,
+            others: artifacts.len() - 1,
         }),
-        _ => Err(ResultError::ArtifactCount(named)),
+        (first, more) => Err(ResultError::ArtifactCount(
+            usize::from(first.is_some()) + more,
+        )),
     }
 }
 
@@ -232,27 +231,24 @@ mod tests {
 
     #[test]
     fn the_result_is_the_one_artifact_named_describe_skill() {
-        assert_eq!(
-            result_artifact(["describe_skill"]),
-            Ok(ResultArtifact {
-                index: 0,
-                others: 0
-            })
+        let pick = |names: &[&'static str]| {
+            result_artifact(names, |n| *n).map(|r| (*r.artifact, r.others))
+        };
+        assert_eq!(pick(&["describe_skill"]), Ok(("describe_skill", 0)));
+        let arts = ["log", "describe_skill", "x"];
+        let picked = result_artifact(&arts, |n| *n).unwrap();
+        assert!(
+            std::ptr::eq(picked.artifact, &arts[1]),
+            "the named one, by reference"
         );
+        assert_eq!(picked.others, 2);
+        assert_eq!(pick(&[]), Err(ResultError::ArtifactCount(0)));
         assert_eq!(
-            result_artifact(["log", "describe_skill", "x"]),
-            Ok(ResultArtifact {
-                index: 1,
-                others: 2
-            })
-        );
-        assert_eq!(result_artifact([]), Err(ResultError::ArtifactCount(0)));
-        assert_eq!(
-            result_artifact(["something_else"]),
+            pick(&["something_else"]),
             Err(ResultError::ArtifactCount(0))
         );
         assert_eq!(
-            result_artifact(["describe_skill", "describe_skill"]),
+            pick(&["describe_skill", "x", "describe_skill"]),
             Err(ResultError::ArtifactCount(2))
         );
     }

@@ -222,6 +222,27 @@ const CASES: &[Case] = &[
         task_id: None,
     },
     Case {
+        name: "describe_skill returns a malformed digest",
+        misbehave: |f| f.state.lock().unwrap().returned_digest = Some("sha256:NOT-HEX".into()),
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
+        message: "interface_digest: invalid digest",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // The document is the advertised one; only the digest beside it is wrong.
+        name: "describe_skill returns another digest beside the advertised document",
+        misbehave: |f| {
+            f.state.lock().unwrap().returned_digest = Some(digest(&json!("other")).to_string())
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::CheckDigests),
+        message: "which is what the served document hashes to",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
         name: "describe_skill fails remotely",
         misbehave: |f| {
             f.state.lock().unwrap().describe_fails = Some(ErrorCode::InterfaceUnavailable)
