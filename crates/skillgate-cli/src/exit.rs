@@ -11,10 +11,10 @@ pub const USAGE: u8 = 2;
 
 /// A client failure: a draft error code (local or remote) is a finding; usage, transport
 /// and protocol failures are not.
-pub fn client(outcome: skillgate_client::output::Outcome) -> u8 {
+pub fn client(outcome: skillgate_client::Outcome) -> u8 {
     match outcome {
-        skillgate_client::output::Outcome::Finding => INVALID,
-        skillgate_client::output::Outcome::Failure => USAGE,
+        skillgate_client::Outcome::Finding => INVALID,
+        skillgate_client::Outcome::Failure => USAGE,
     }
 }
 
@@ -40,7 +40,7 @@ mod tests {
         assert_eq!(Outcome::NoAgent(Fatal::NotA2aAgent).exit_code(), USAGE);
         assert_eq!(Outcome::NoAgent(Fatal::Unauthorized).exit_code(), USAGE);
         assert_eq!(Outcome::NoAgent(Fatal::Untrusted).exit_code(), USAGE);
-        assert_eq!(client(skillgate_client::output::Outcome::Finding), INVALID);
-        assert_eq!(client(skillgate_client::output::Outcome::Failure), USAGE);
+        assert_eq!(client(skillgate_client::Outcome::Finding), INVALID);
+        assert_eq!(client(skillgate_client::Outcome::Failure), USAGE);
     }
 }

@@ -4,8 +4,7 @@ use std::io::Read;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use skillgate_client::http::Http;
-use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig};
+use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig, Http};
 use skillgate_lint::{
     extend_report, lint_bytes, output, rules, InputError, ProfileChoice, MAX_CARD_BYTES,
 };

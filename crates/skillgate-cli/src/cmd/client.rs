@@ -10,11 +10,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
-use skillgate_client::chain::{ChainEvent, ChainFailure, ChainReport};
-use skillgate_client::steps::bounded_text;
 use skillgate_client::{
-    default_cache_dir, run_chain, Client, ClientConfig, ClientError, InterfaceSource, Mode, Plan,
-    Resolved, SkillResult, Step,
+    bounded_text, default_cache_dir, run_chain, ChainEvent, ChainFailure, ChainReport, Client,
+    ClientConfig, ClientError, InterfaceSource, Mode, Plan, Resolved, SkillResult, Step,
 };
 use skillgate_core::wire::ErrorDetail;
 use skillgate_transport::PLAIN_HTTP_NOTE;
@@ -219,7 +217,7 @@ pub fn with_cli_hint(e: &ClientError) -> Cow<'_, ClientError> {
             status: Some(401),
         } if !message.ends_with(TOKEN_HINT) => {
             let base = message
-                .strip_suffix(skillgate_client::a2a::BEARER_HINT)
+                .strip_suffix(skillgate_client::BEARER_HINT)
                 .unwrap_or(message);
             Cow::Owned(ClientError::Transport {
                 step: *step,

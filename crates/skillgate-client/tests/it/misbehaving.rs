@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
-use skillgate_client::output::Outcome;
+use skillgate_client::Outcome;
 use skillgate_client::{Client, ClientConfig, ClientError, InterfaceSource, Mode, Step, Where};
 use skillgate_core::{digest, ErrorCode};
 use skillgate_testkit::fake::{self, CardMode, Domain, FakeAgent, StreamMode, SKILL};
