@@ -51,8 +51,8 @@ pub use steps::{Record, Selection, SkillResult, Target};
 pub use a2a::BEARER_HINT;
 pub use error::{ClientError, Step, Where};
 pub use output::{
-    CallOutput, ChainFields, ChainOutput, ChainStatus, ChainStepOutput, FailureOutput, Outcome,
-    StepRef,
+    CallOutput, ChainFields, ChainOutput, ChainStatus, ChainStepOutput, DescribeOutput,
+    FailureOutput, Outcome, StepRef,
 };
 pub use steps::bounded_text;
 // Chains.
