@@ -13,7 +13,6 @@
 //! assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"data":{"n":1},"mediaType":"application/json"}"#);
 //! ```
 
-
 pub mod card;
 mod de;
 pub mod error;

@@ -22,7 +22,6 @@
 //! [`http`]; [`init`] writes a starter directory. [`load`] reads and checks a config and builds
 //! the agent, refusing an invalid config or document with its file, line and finding.
 
-
 pub mod config;
 mod contain;
 pub mod exec;

@@ -1,13 +1,13 @@
 //! The one failure shape of `--format json` on exit 2, for every command:
 //! `{"ok": false, "where", "code", "message", "details", ...}`, the object
-//! [`skillgate_client::output::FailureOutput`] defines (and `describe`/`call`/`chain` print for
+//! [`skillgate_client::FailureOutput`] defines (and `describe`/`call`/`chain` print for
 //! their own failures). Commands add members beside these (`line`/`column`, a conformance
 //! report), never instead of them.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
-use skillgate_client::output::{ChainFields, FailureOutput};
+use skillgate_client::{ChainFields, FailureOutput};
 
 /// The failure object for a local failure with a stable `code` (`usage_error` for a usage
 /// error or unreadable input) and a one-line `message`.

@@ -11,17 +11,12 @@ use skillgate_a2a::{
 };
 use skillgate_core::jcs;
 use skillgate_core::wire::SkillRequest;
-use skillgate_transport::{fresh_id, Endpoint, Reply, Sent};
+use skillgate_transport::{fresh_id, Binding, Endpoint, Interface, Reply, Sent, SseEvent};
 use url::Url;
 
 use crate::error::{ClientError, Step};
 use crate::http::{transport_error, Http};
 use crate::steps::bounded_text;
-
-pub use skillgate_transport::{Binding, SseEvent, SseParser};
-
-/// The interface selected from the card (the transport's [`skillgate_transport::Interface`]).
-pub type SelectedInterface = skillgate_transport::Interface;
 
 /// Whether to use the blocking or the streaming send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,7 +52,7 @@ fn not_a2a(step: Step, body: &Reply, what: &str) -> ClientError {
 }
 
 /// Parses a body strictly as I-JSON, naming the failure as a protocol error.
-pub fn parse_body(step: Step, body: &Reply, what: &str) -> Result<Value, ClientError> {
+pub(crate) fn parse_body(step: Step, body: &Reply, what: &str) -> Result<Value, ClientError> {
     jcs::parse_strict(&body.bytes).map_err(|e| {
         not_a2a(
             step,
@@ -75,13 +70,13 @@ pub fn parse_body(step: Step, body: &Reply, what: &str) -> Result<Value, ClientE
 
 impl A2aConn {
     /// A connection over `http` to `interface`.
-    pub fn new(http: Http, interface: SelectedInterface) -> Self {
+    pub fn new(http: Http, interface: Interface) -> Self {
         let endpoint = Endpoint::new(http.transport().clone(), interface);
         Self { http, endpoint }
     }
 
     /// The selected interface.
-    pub fn interface(&self) -> &SelectedInterface {
+    pub fn interface(&self) -> &Interface {
         self.endpoint.interface()
     }
 
@@ -119,7 +114,7 @@ impl A2aConn {
 
     /// Sends one schema-governed request and returns the task as the agent reported it, at a
     /// terminal or interrupted state (polling `GetTask` if a blocking send returned early).
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         step: Step,
         skill_request: &SkillRequest,
@@ -269,7 +264,7 @@ impl A2aConn {
     }
 
     /// `GetTask`: the task `id` as the agent has it now.
-    pub async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
+    pub(crate) async fn get_task(&self, step: Step, id: &str) -> Result<Task, ClientError> {
         let sent = self
             .endpoint
             .get_task(id)
@@ -286,7 +281,7 @@ impl A2aConn {
     }
 
     /// `GetExtendedAgentCard`: the card this (authenticated) caller receives, as JSON.
-    pub async fn get_extended_card(&self, step: Step) -> Result<Value, ClientError> {
+    pub(crate) async fn get_extended_card(&self, step: Step) -> Result<Value, ClientError> {
         let sent = self
             .endpoint
             .get_extended_card()
@@ -634,18 +629,18 @@ pub enum Answer {
 
 /// Builds the final Task from stream events; tolerates streams that do not start with a Task.
 #[derive(Debug, Default)]
-pub struct TaskAssembler {
+pub(crate) struct TaskAssembler {
     task: Option<Task>,
 }
 
 impl TaskAssembler {
     /// Whether no task event has been applied yet.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.task.is_none()
     }
 
     /// The id of the task being assembled while it is neither finished nor interrupted.
-    pub fn running(&self) -> Option<String> {
+    pub(crate) fn running(&self) -> Option<String> {
         self.task
             .as_ref()
             .filter(|t| !(t.status.state.is_terminal() || t.status.state.is_interrupted()))
@@ -673,7 +668,7 @@ impl TaskAssembler {
     }
 
     /// Applies one event.
-    pub fn apply(&mut self, step: Step, event: StreamResponse) -> Result<(), ClientError> {
+    pub(crate) fn apply(&mut self, step: Step, event: StreamResponse) -> Result<(), ClientError> {
         match event {
             StreamResponse::Task(t) => {
                 if let Some(prev) = &self.task {
@@ -708,7 +703,7 @@ impl TaskAssembler {
     }
 
     /// The assembled task; the stream must have reached a terminal or interrupted state.
-    pub fn finish(self, step: Step) -> Result<Task, ClientError> {
+    pub(crate) fn finish(self, step: Step) -> Result<Task, ClientError> {
         let Some(task) = self.task else {
             return Err(ClientError::protocol(
                 step,

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -16,11 +16,11 @@ use skillgate_core::{jcs, Digest};
 use crate::steps::{Selection, Target};
 
 /// Largest cache file read back (a document is far smaller; anything bigger is not ours).
-pub const MAX_CACHE_FILE: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_CACHE_FILE: u64 = 4 * 1024 * 1024;
 
 /// Everything a cache entry is bound to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct CacheKey {
+pub(crate) struct CacheKey {
     /// URL the card was fetched from.
     pub card_url: String,
     /// URL of the selected interface.
@@ -37,7 +37,7 @@ pub struct CacheKey {
 
 impl CacheKey {
     /// The key for a target and the selection made from its current card.
-    pub fn new(target: &Target, selection: &Selection) -> Self {
+    pub(crate) fn new(target: &Target, selection: &Selection) -> Self {
         let (card_url, interface_url, tenant) = target.identity();
         Self {
             card_url,
@@ -75,27 +75,22 @@ pub enum CacheHit {
 
 /// The interface cache.
 #[derive(Debug, Default)]
-pub struct Cache {
+pub(crate) struct Cache {
     memory: Mutex<HashMap<CacheKey, ValidatedDocument>>,
     dir: Option<PathBuf>,
 }
 
 impl Cache {
     /// A cache, on disk under `dir` when given.
-    pub fn new(dir: Option<PathBuf>) -> Self {
+    pub(crate) fn new(dir: Option<PathBuf>) -> Self {
         Self {
             memory: Mutex::new(HashMap::new()),
             dir,
         }
     }
 
-    /// The cache directory, if any.
-    pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
-    }
-
     /// The document bound to exactly this key, if one is cached and (from disk) validates.
-    pub fn get(&self, key: &CacheKey) -> Option<(ValidatedDocument, CacheHit)> {
+    pub(crate) fn get(&self, key: &CacheKey) -> Option<(ValidatedDocument, CacheHit)> {
         if let Ok(m) = self.memory.lock() {
             if let Some(doc) = m.get(key) {
                 return Some((doc.clone(), CacheHit::Memory));
@@ -130,7 +125,11 @@ impl Cache {
 
     /// Remembers a validated document under its key (and on disk, best effort: a cache that
     /// cannot be written only costs a describe_skill next time). Returns the disk error, if any.
-    pub fn put(&self, key: &CacheKey, doc: &ValidatedDocument) -> Result<(), CacheWriteError> {
+    pub(crate) fn put(
+        &self,
+        key: &CacheKey,
+        doc: &ValidatedDocument,
+    ) -> Result<(), CacheWriteError> {
         if let Ok(mut m) = self.memory.lock() {
             m.insert(key.clone(), doc.clone());
         }
@@ -156,7 +155,7 @@ impl Cache {
 /// Why [`Cache::put`] could not write an entry to disk. The entry is remembered in memory
 /// all the same, so the error only means a later process describes the skill again.
 #[derive(Debug, thiserror::Error)]
-pub enum CacheWriteError {
+pub(crate) enum CacheWriteError {
     /// The cache directory does not exist and cannot be created.
     #[error("cannot create {}: {source}", dir.display())]
     CreateDir {

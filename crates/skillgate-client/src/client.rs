@@ -63,11 +63,6 @@ impl Client {
         &self.http
     }
 
-    /// The interface cache.
-    pub fn cache(&self) -> &Cache {
-        &self.cache
-    }
-
     /// Step 1 with its report.
     pub async fn fetch_target(
         &self,

@@ -10,10 +10,6 @@ use url::Url;
 
 use crate::error::{ClientError, Step};
 
-pub use skillgate_transport::{
-    check_scheme, is_loopback, DEFAULT_CARD_LIMIT, DEFAULT_RESPONSE_LIMIT, MAX_REDIRECTS,
-};
-
 /// The client's configuration: the transport's own configuration (bounds, scheme policy,
 /// credentials, trusted keys, trace), embedded whole so that every command hands the same
 /// value to the client and to the conformance checker, plus what only the client uses.
@@ -73,7 +69,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 
 /// A transport failure as a client error of `step`: the caller's input (URL, policy,
 /// certificates) is a usage error, anything the peer or the network did is a transport error.
-pub fn transport_error(step: Step, e: TransportError) -> ClientError {
+pub(crate) fn transport_error(step: Step, e: TransportError) -> ClientError {
     match e {
         TransportError::BadUrl(m) | TransportError::Config(m) => ClientError::usage(m),
         other => ClientError::transport(step, other.to_string()),

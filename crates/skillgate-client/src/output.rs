@@ -10,6 +10,7 @@ use serde_json::Value;
 use skillgate_core::wire::ErrorDetail;
 
 use crate::chain::{ChainFailure, ChainReport, ChainStepResult, Correlation};
+use crate::client::{InterfaceSource, Resolved};
 use crate::error::ClientError;
 use crate::steps::{Record, SkillResult};
 
@@ -197,6 +198,51 @@ impl SkillResult {
             interface_digest: self.interface_digest.to_string(),
             output: &self.output,
             records: &self.records,
+        }
+    }
+}
+
+/// The success object of `describe`: the resolved interface, where it came from, and the
+/// validated document itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct DescribeOutput<'a> {
+    /// Always `true`.
+    pub ok: bool,
+    /// The skill the document describes.
+    pub skill_id: &'a str,
+    /// Its version.
+    pub skill_version: &'a str,
+    /// The digest that agreed three ways (or bound the cache entry).
+    pub interface_digest: String,
+    /// The URL the card came from.
+    pub card_url: String,
+    /// The interface the client selected.
+    pub interface_url: String,
+    /// `describe_skill` when the agent was asked, `cache` when a cached document was used.
+    pub source: &'static str,
+    /// The describe_skill task id; `null` when the document came from the cache.
+    pub describe_task_id: Option<&'a str>,
+    /// The validated Skill Interface Document, as received.
+    pub document: &'a Value,
+}
+
+impl Resolved {
+    /// The success object of `describe`'s JSON output.
+    pub fn output(&self) -> DescribeOutput<'_> {
+        let (source, describe_task_id) = match &self.source {
+            InterfaceSource::Described { task_id } => ("describe_skill", Some(task_id.as_str())),
+            InterfaceSource::Cache(_) => ("cache", None),
+        };
+        DescribeOutput {
+            ok: true,
+            skill_id: self.document.skill_id(),
+            skill_version: self.document.skill_version(),
+            interface_digest: self.document.interface_digest().to_string(),
+            card_url: self.target.card_url.to_string(),
+            interface_url: self.target.interface.url.to_string(),
+            source,
+            describe_task_id,
+            document: self.document.value(),
         }
     }
 }

@@ -1,11 +1,12 @@
-//! The draft's eleven client steps, one public function each, so every check can be tested
-//! (and fail) on its own. [`crate::Client`] runs them in order and reports each as it passes.
+//! The draft's eleven client steps, one function each, so every check can be tested (and
+//! fail) on its own. [`crate::Client`] runs them in order and reports each as it passes.
 
 use serde::Serialize;
 use serde_json::Value;
 use skillgate_a2a::{AgentCard, Artifact, SingleDataError, Task, TaskState};
 use skillgate_core::advertisement::ParamsFinding;
-use skillgate_core::document::{Expectations, Finding, ValidatedDocument};
+use skillgate_core::describe;
+use skillgate_core::document::{Expectations, FindingKind, ValidatedDocument};
 use skillgate_core::wire::{
     self, DescribeSkillArguments, DescribeSkillResponse, ErrorObject, ErrorObjectError,
     ExtensionParams, SchemaReference, SkillRequest,
@@ -13,10 +14,10 @@ use skillgate_core::wire::{
 use skillgate_core::{digest, jcs, Digest, ErrorCode};
 use url::Url;
 
-use crate::a2a::{parse_body, A2aConn, Mode, SelectedInterface};
+use crate::a2a::{parse_body, A2aConn, Mode};
 use crate::error::{ClientError, Step};
 use crate::http::Http;
-use skillgate_transport::NoInterface;
+use skillgate_transport::{Interface, NoInterface};
 
 /// A fetched Agent Card with the interface this client will use.
 #[derive(Debug, Clone)]
@@ -26,7 +27,7 @@ pub struct Target {
     /// The parsed card.
     pub card: AgentCard,
     /// The first interface whose binding this client speaks.
-    pub interface: SelectedInterface,
+    pub interface: Interface,
 }
 
 impl Target {
@@ -53,7 +54,7 @@ pub struct Selection {
 
 /// What describe_skill returned (step 3).
 #[derive(Debug, Clone)]
-pub struct Described {
+pub(crate) struct Described {
     /// The describe_skill task id.
     pub task_id: String,
     /// The response object, document kept as raw JSON so it is hashed exactly as received.
@@ -73,7 +74,7 @@ pub struct Record {
 
 /// A completed task's primary output and records, not yet validated (step 9).
 #[derive(Debug, Clone)]
-pub struct RawResult {
+pub(crate) struct RawResult {
     /// The remote task id.
     pub task_id: String,
     /// The remote context id.
@@ -129,7 +130,7 @@ pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {
 
 /// Step 1: retrieves the Agent Card (bounded, strictly parsed) and selects the first
 /// interface whose binding is JSON-RPC or HTTP+JSON, in the card's order of preference.
-pub async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientError> {
+pub(crate) async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientError> {
     let card_url = card_url(http, url)?;
     let body = http.get_card(&card_url).await?;
     if !body.status.is_success() {
@@ -161,7 +162,7 @@ pub async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientEr
 async fn extended_card(
     http: &Http,
     card: &AgentCard,
-    interface: &SelectedInterface,
+    interface: &Interface,
 ) -> Result<Option<AgentCard>, ClientError> {
     if card.capabilities.extended_agent_card != Some(true)
         || http.config().transport.token.is_none()
@@ -183,11 +184,11 @@ async fn extended_card(
     Ok(serde_json::from_value(value).ok())
 }
 
-/// The interface-selection half of step 1 (the transport's [`SelectedInterface::select`]:
+/// The interface-selection half of step 1 (the transport's [`Interface::select`]:
 /// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, scheme policy applied).
-pub fn select_interface(http: &Http, card: &AgentCard) -> Result<SelectedInterface, ClientError> {
+pub(crate) fn select_interface(http: &Http, card: &AgentCard) -> Result<Interface, ClientError> {
     let c = http.config();
-    SelectedInterface::select(card, c.binding, c.transport.allow_http).map_err(|e| match e {
+    Interface::select(card, c.binding, c.transport.allow_http).map_err(|e| match e {
         NoInterface::Refused { .. } => ClientError::transport(Step::FetchCard, e.to_string()),
         other => ClientError::protocol(Step::FetchCard, other.to_string()),
     })
@@ -199,7 +200,10 @@ fn not_advertised(message: impl Into<String>) -> ClientError {
 
 /// Step 2: the card must carry the schema-interface extension, list `describe_skill` and the
 /// selected skill; returns the advertised version and digest. Nothing is sent.
-pub fn step2_select_skill(card: &AgentCard, skill_id: &str) -> Result<Selection, ClientError> {
+pub(crate) fn step2_select_skill(
+    card: &AgentCard,
+    skill_id: &str,
+) -> Result<Selection, ClientError> {
     let Some(ext) = card.extension(wire::EXTENSION_URI) else {
         return Err(not_advertised(format!(
             "agent {:?} does not provide schema interfaces (its card has no {} extension)",
@@ -280,7 +284,7 @@ pub fn step2_select_skill(card: &AgentCard, skill_id: &str) -> Result<Selection,
 }
 
 /// Step 3: calls describe_skill for the selected skill and extracts its response object.
-pub async fn step3_describe_skill(
+pub(crate) async fn step3_describe_skill(
     conn: &A2aConn,
     selection: &Selection,
 ) -> Result<Described, ClientError> {
@@ -306,29 +310,20 @@ pub async fn step3_describe_skill(
         details: Vec::new(),
         task_id: Some(task.id.clone()),
     };
-    let named: Vec<&Artifact> = task
-        .artifacts
-        .iter()
-        .filter(|a| a.name == wire::DESCRIBE_SKILL_ARTIFACT)
-        .collect();
-    let [artifact] = named.as_slice() else {
-        return Err(invalid(format!(
-            "describe_skill task {} completed with {} artifacts named {:?}; exactly one is required",
-            task.id,
-            named.len(),
-            wire::DESCRIBE_SKILL_ARTIFACT
-        )));
-    };
-    let data =
-        single_data(artifact).map_err(|m| invalid(format!("describe_skill artifact: {m}")))?;
-    let response: DescribeSkillResponse = serde_json::from_value(data.clone()).map_err(|e| {
+    // Artifacts beside the result are not needed to use it, so they are not refused here
+    // (the conformance checker reports them).
+    let picked = describe::result_artifact(&task.artifacts, |a| a.name.as_str())
+        .map_err(|e| invalid(format!("describe_skill task {} {e}", task.id)))?;
+    let data = single_data(picked.artifact)
+        .map_err(|m| invalid(format!("describe_skill artifact: {m}")))?;
+    let read = describe::read_result(data).map_err(|e| {
         invalid(format!(
             "describe_skill result is not {{interface_digest, skill_interface}}: {e}"
         ))
     })?;
     Ok(Described {
         task_id: task.id,
-        response,
+        response: read.response,
     })
 }
 
@@ -343,44 +338,25 @@ fn single_data(artifact: &Artifact) -> Result<&Value, String> {
     })
 }
 
-/// Step 4: advertised == returned == computed interface digest; returns the digest.
-pub fn step4_check_digests(
+/// Step 4: advertised == returned == computed interface digest (core's three-way check);
+/// returns the digest.
+pub(crate) fn step4_check_digests(
     selection: &Selection,
     response: &DescribeSkillResponse,
 ) -> Result<Digest, ClientError> {
-    let step = Step::CheckDigests;
-    if response.interface_digest != selection.interface_digest {
-        return Err(ClientError::local(
-            step,
+    describe::check_digests(selection.interface_digest, response).map_err(|e| {
+        ClientError::local(
+            Step::CheckDigests,
             ErrorCode::InterfaceInvalid,
-            format!(
-                "describe_skill returned interface_digest {} but the card advertises {}",
-                response.interface_digest, selection.interface_digest
-            ),
-        ));
-    }
-    let computed = digest(&response.skill_interface);
-    if computed != response.interface_digest {
-        return Err(ClientError::local(
-            step,
-            ErrorCode::InterfaceInvalid,
-            format!(
-                "the returned document hashes to {computed}, not to the advertised and returned {}",
-                response.interface_digest
-            ),
-        ));
-    }
-    Ok(computed)
-}
-
-fn is_embedded_digest_finding(f: &Finding) -> bool {
-    f.path.ends_with("/digest") && f.message.contains("does not match the embedded schema")
+            e.to_string(),
+        )
+    })
 }
 
 /// Step 5: validates the document with the core (trusted local Skill Interface Schema,
 /// `interface_version`, skill id, skill version, digest). A failure that consists only of
 /// embedded-schema digest mismatches is reported as step 6.
-pub fn step5_validate_document(
+pub(crate) fn step5_validate_document(
     document: &Value,
     selection: &Selection,
 ) -> Result<ValidatedDocument, ClientError> {
@@ -391,7 +367,7 @@ pub fn step5_validate_document(
     };
     // Core reads integral doubles (`5000.0` from protobuf peers) as integers itself.
     ValidatedDocument::from_value(document, &expect).map_err(|e| {
-        let step = if !e.findings.is_empty() && e.findings.iter().all(is_embedded_digest_finding) {
+        let step = if e.only(FindingKind::EmbeddedDigestMismatch) {
             Step::VerifySchemaDigests
         } else {
             Step::ValidateDocument
@@ -401,7 +377,7 @@ pub fn step5_validate_document(
 }
 
 /// Every Schema Reference of a document with its JSON Pointer.
-pub fn schema_references(doc: &ValidatedDocument) -> Vec<(String, &SchemaReference)> {
+pub(crate) fn schema_references(doc: &ValidatedDocument) -> Vec<(String, &SchemaReference)> {
     let d = doc.document();
     let mut out = vec![
         ("/input_schema".to_owned(), &d.input_schema),
@@ -415,7 +391,7 @@ pub fn schema_references(doc: &ValidatedDocument) -> Vec<(String, &SchemaReferen
 
 /// Step 6: every embedded schema hashes to its Schema Reference digest (the core checked it
 /// in step 5; this re-check keeps the step explicit and independent). Returns the count.
-pub fn step6_verify_schema_digests(doc: &ValidatedDocument) -> Result<usize, ClientError> {
+pub(crate) fn step6_verify_schema_digests(doc: &ValidatedDocument) -> Result<usize, ClientError> {
     let refs = schema_references(doc);
     for (path, r) in &refs {
         let actual = digest(&r.resolution.schema);
@@ -435,7 +411,10 @@ pub fn step6_verify_schema_digests(doc: &ValidatedDocument) -> Result<usize, Cli
 
 /// Step 7: the outgoing arguments must satisfy `input_schema` (and `max_input_bytes`, when
 /// declared); a failure is local and nothing is sent.
-pub fn step7_validate_input(doc: &ValidatedDocument, arguments: &Value) -> Result<(), ClientError> {
+pub(crate) fn step7_validate_input(
+    doc: &ValidatedDocument,
+    arguments: &Value,
+) -> Result<(), ClientError> {
     let step = Step::ValidateInput;
     if let Some(max) = doc.document().constraints.max_input_bytes {
         let size = jcs::to_canonical_vec(arguments).len() as u64;
@@ -479,7 +458,7 @@ pub fn step7_validate_input(doc: &ValidatedDocument, arguments: &Value) -> Resul
 }
 
 /// The skill request of step 8, carrying the selected version and digest.
-pub fn skill_request(doc: &ValidatedDocument, arguments: &Value) -> SkillRequest {
+pub(crate) fn skill_request(doc: &ValidatedDocument, arguments: &Value) -> SkillRequest {
     SkillRequest {
         skill: doc.skill_id().to_owned(),
         skill_version: Some(doc.skill_version().to_owned()),
@@ -489,7 +468,7 @@ pub fn skill_request(doc: &ValidatedDocument, arguments: &Value) -> SkillRequest
 }
 
 /// Step 8: delegates the task (blocking or streaming) and returns it at its final state.
-pub async fn step8_delegate(
+pub(crate) async fn step8_delegate(
     conn: &A2aConn,
     doc: &ValidatedDocument,
     arguments: &Value,
@@ -500,7 +479,7 @@ pub async fn step8_delegate(
 }
 
 /// The ErrorObject of a task's final status message: exactly one Data Part.
-pub fn error_object(task: &Task) -> Result<ErrorObject, NoErrorObject> {
+pub(crate) fn error_object(task: &Task) -> Result<ErrorObject, NoErrorObject> {
     let Some(message) = &task.status.message else {
         return Err(NoErrorObject::NoMessage);
     };
@@ -513,7 +492,7 @@ pub fn error_object(task: &Task) -> Result<ErrorObject, NoErrorObject> {
 
 /// Why a task's final status carries no usable ErrorObject (see [`error_object`]).
 #[derive(Debug, thiserror::Error)]
-pub enum NoErrorObject {
+pub(crate) enum NoErrorObject {
     /// The status has no message at all.
     #[error("the final status has no message")]
     NoMessage,
@@ -530,9 +509,9 @@ pub enum NoErrorObject {
 
 /// Longest agent-supplied message kept in an error (characters), so a hostile agent cannot
 /// flood a terminal or a log through it.
-pub const MAX_REMOTE_MESSAGE: usize = 1000;
+pub(crate) const MAX_REMOTE_MESSAGE: usize = 1000;
 /// Most agent-supplied details kept in an error (the core's own limit for local details).
-pub const MAX_REMOTE_DETAILS: usize = skillgate_core::instance::MAX_DETAILS;
+pub(crate) const MAX_REMOTE_DETAILS: usize = skillgate_core::instance::MAX_DETAILS;
 
 /// An agent-supplied string made safe to print: control characters replaced, length bounded.
 pub fn bounded_text(s: &str) -> String {
@@ -549,7 +528,7 @@ pub fn bounded_text(s: &str) -> String {
 
 /// A non-COMPLETED task as an error: a remote draft error when its status carries an error
 /// object, otherwise a protocol failure that keeps the task id and state.
-pub fn remote_failure(step: Step, task: &Task) -> ClientError {
+pub(crate) fn remote_failure(step: Step, task: &Task) -> ClientError {
     let state = task.status.state;
     if state.is_interrupted() {
         return ClientError::Protocol {
@@ -591,7 +570,10 @@ pub fn remote_failure(step: Step, task: &Task) -> ClientError {
 
 /// Step 9: reads the task's status, its primary Artifact (named the skill id) and its
 /// supporting records (named their declared kinds). A non-COMPLETED task becomes a remote error.
-pub fn step9_read_result(doc: &ValidatedDocument, task: &Task) -> Result<RawResult, ClientError> {
+pub(crate) fn step9_read_result(
+    doc: &ValidatedDocument,
+    task: &Task,
+) -> Result<RawResult, ClientError> {
     let step = Step::ReadResult;
     if task.status.state != TaskState::Completed {
         return Err(remote_failure(step, task));
@@ -652,7 +634,10 @@ pub fn step9_read_result(doc: &ValidatedDocument, task: &Task) -> Result<RawResu
 /// Step 10: validates the output against `output_schema` and every record against its
 /// declared schema. A failure is local `output_invalid`: the remote COMPLETED state stands,
 /// but the output is unusable.
-pub fn step10_validate_output(doc: &ValidatedDocument, raw: &RawResult) -> Result<(), ClientError> {
+pub(crate) fn step10_validate_output(
+    doc: &ValidatedDocument,
+    raw: &RawResult,
+) -> Result<(), ClientError> {
     let step = Step::ValidateOutput;
     let fail = |what: String, details| ClientError::Local {
         step,
@@ -698,7 +683,11 @@ pub fn step10_validate_output(doc: &ValidatedDocument, raw: &RawResult) -> Resul
 }
 
 /// Step 11: the typed result handed to the caller.
-pub fn step11_result(target: &Target, doc: &ValidatedDocument, raw: RawResult) -> SkillResult {
+pub(crate) fn step11_result(
+    target: &Target,
+    doc: &ValidatedDocument,
+    raw: RawResult,
+) -> SkillResult {
     SkillResult {
         task_id: raw.task_id,
         context_id: raw.context_id,

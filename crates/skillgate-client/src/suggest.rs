@@ -9,7 +9,10 @@ use skillgate_core::wire::ErrorDetail;
 const CLOSE_ENOUGH: f64 = 0.85;
 
 /// The candidate closest to `word`, if it is close enough to be a likely typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))
@@ -19,7 +22,10 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// ` did you mean "X"?` for `word` among `candidates`, or nothing.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
     closest(word, candidates)
         .map(|c| format!(" did you mean {c:?}?"))
         .unwrap_or_default()
@@ -32,7 +38,7 @@ fn parent(pointer: &str) -> (&str, &str) {
 /// One sentence for an input detail, when there is a plainer way to say it than the
 /// keyword: an unknown member with the allowed ones, an enum value with the closest allowed.
 /// `schema` is the input schema the detail's `schema_path` points into.
-pub fn explain(schema: &Value, arguments: &Value, d: &ErrorDetail) -> Option<String> {
+pub(crate) fn explain(schema: &Value, arguments: &Value, d: &ErrorDetail) -> Option<String> {
     let schema_path = d.schema_path.as_deref()?;
     match d.keyword.as_deref()? {
         "additionalProperties" => {

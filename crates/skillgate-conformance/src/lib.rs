@@ -8,7 +8,9 @@
 //! Probe arguments are generated from each skill's input schema ([`generate`]), so the checker
 //! needs no knowledge of the agent. Each check has a stable id ([`catalogue`]), a verdict and
 //! evidence; [`Report::outcome`] says whether every required check passed, one failed, or no
-//! A2A agent could be reached (the CLI maps the outcome to its exit code).
+//! A2A agent could be reached, and with which exit status a program reports that
+//! ([`Outcome::exit_code`]; a stop's failure code is [`Fatal::code`], its one-line reason
+//! [`Report::no_agent_reason`]).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), skillgate_conformance::UsageError> {
@@ -18,7 +20,6 @@
 //! # Ok(())
 //! # }
 //! ```
-
 
 pub mod catalogue;
 mod checks;

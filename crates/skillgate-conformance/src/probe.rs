@@ -31,19 +31,29 @@ pub struct ProbeConfig {
     pub max_depth: usize,
 }
 
-impl Default for ProbeConfig {
-    fn default() -> Self {
-        let transport = TransportConfig::default();
+impl ProbeConfig {
+    /// The checker's configuration over `transport` (the bounds, credentials and trusted keys
+    /// every command builds): each request is bounded as a whole by the transport's overall
+    /// timeout (a stalled read is caught by that, so the read timeout is the same), requests
+    /// name the checker ([`USER_AGENT`]) so an agent's logs tell probes from calls, and a
+    /// non-terminal task is followed for as long as one request may take.
+    pub fn from_transport(transport: TransportConfig) -> Self {
         Self {
+            task_deadline: transport.timeout,
             transport: TransportConfig {
-                // The checker bounds each request as a whole; a stalled read is caught by that.
                 read_timeout: transport.timeout,
                 user_agent: USER_AGENT.to_owned(),
                 ..transport
             },
-            task_deadline: Duration::from_secs(30),
             max_depth: 128,
         }
+    }
+}
+
+impl Default for ProbeConfig {
+    /// [`ProbeConfig::from_transport`] over the transport's defaults.
+    fn default() -> Self {
+        Self::from_transport(TransportConfig::default())
     }
 }
 

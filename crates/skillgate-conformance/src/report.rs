@@ -71,7 +71,20 @@ pub enum Fatal {
     Untrusted,
 }
 
-/// The verdict on a whole run; a caller (the CLI) maps it to an exit code.
+impl Fatal {
+    /// The stable failure code of a run that stopped here: the `code` of the failure object
+    /// a program prints for it (`skillgate conformance --format json` on exit 2).
+    pub fn code(self) -> &'static str {
+        match self {
+            Fatal::Unreachable => "unreachable",
+            Fatal::NotA2aAgent => "not_a2a_agent",
+            Fatal::Unauthorized => "unauthorized",
+            Fatal::Untrusted => "card_untrusted",
+        }
+    }
+}
+
+/// The verdict on a whole run, with the exit status it calls for ([`Outcome::exit_code`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -83,8 +96,24 @@ pub enum Outcome {
     NoAgent(Fatal),
 }
 
-/// What `--format json` prints: the report plus its verdict counts, as one serializable
-/// value (a caller may flatten it into a larger document).
+impl Outcome {
+    /// The exit status of a program that reports this run, by the contract every
+    /// `skillgate` command keeps: 0 conformant; 1 a finding (the agent answered and a
+    /// required check failed); 2 nothing could be judged: every [`Fatal`] stop is a failure
+    /// to reach or talk to the agent, never a finding about it.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Conformant => 0,
+            Outcome::NotConformant => 1,
+            Outcome::NoAgent(
+                Fatal::Unreachable | Fatal::NotA2aAgent | Fatal::Unauthorized | Fatal::Untrusted,
+            ) => 2,
+        }
+    }
+}
+
+/// What `--format json` prints: the report plus its verdict counts and exit status, as one
+/// serializable value (a caller may flatten it into a larger document).
 #[derive(Debug, Clone, Serialize)]
 pub struct ReportOutput<'a> {
     /// The report itself.
@@ -92,6 +121,9 @@ pub struct ReportOutput<'a> {
     pub report: &'a Report,
     /// Counts of verdicts.
     pub summary: Summary,
+    /// [`Outcome::exit_code`] of the report's outcome, so a script reading the JSON sees the
+    /// exit status too.
+    pub exit_code: u8,
 }
 
 /// Counts of verdicts.
@@ -182,7 +214,42 @@ impl Report {
         ReportOutput {
             report: self,
             summary: self.summary(),
+            exit_code: self.outcome().exit_code(),
         }
+    }
+
+    /// Why the run found no agent, in one line (`None` when it did): the fatal stop and the
+    /// last evidence of the last failed check. Names no flag: a front end that knows how its
+    /// user passes a token may add that to an [`Fatal::Unauthorized`] reason.
+    pub fn no_agent_reason(&self) -> Option<String> {
+        let fatal = self.fatal?;
+        let evidence = self
+            .checks
+            .iter()
+            .rev()
+            .find(|c| c.verdict == Verdict::Fail)
+            .and_then(|c| c.evidence.last())
+            .map(|e| e.trim_start_matches("no answer: "));
+        Some(match fatal {
+            Fatal::Unreachable => match evidence {
+                Some(why) => why.to_owned(),
+                None => format!("no Agent Card from {}", self.target),
+            },
+            Fatal::Unauthorized => format!(
+                "the agent at {} refused the request (HTTP 401 or 403): send a bearer token it \
+                 accepts",
+                self.target
+            ),
+            Fatal::NotA2aAgent => format!(
+                "{} does not answer as an A2A 1.0 agent{}",
+                self.target,
+                evidence.map(|e| format!(": {e}")).unwrap_or_default()
+            ),
+            Fatal::Untrusted => match evidence {
+                Some(why) => format!("{why}; nothing else was requested"),
+                None => format!("the Agent Card of {} is not trusted", self.target),
+            },
+        })
     }
 
     /// The human-readable report (`--format text`), ending in a result line.
@@ -190,8 +257,8 @@ impl Report {
         self.render_text(None)
     }
 
-    /// [`Report::to_text`] with the caller's exit code stated in the result line, as the CLI
-    /// prints it; which code an outcome gets is the caller's choice.
+    /// [`Report::to_text`] with an exit code stated in the result line, as the CLI prints it
+    /// (normally [`Outcome::exit_code`] of [`Report::outcome`]).
     pub fn to_text_with_exit(&self, exit_code: u8) -> String {
         self.render_text(Some(exit_code))
     }
@@ -269,5 +336,95 @@ impl Report {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(fatal: Option<Fatal>, failed_evidence: &[&str]) -> Report {
+        Report {
+            target: "http://127.0.0.1:9".into(),
+            card_url: "http://127.0.0.1:9/.well-known/agent-card.json".into(),
+            binding: None,
+            interface_url: None,
+            fatal,
+            checks: vec![CheckResult {
+                id: "SI-CARD-001",
+                skill: None,
+                title: "t",
+                required: true,
+                verdict: Verdict::Fail,
+                evidence: failed_evidence.iter().map(|e| (*e).to_owned()).collect(),
+            }],
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn outcomes_carry_their_exit_status() {
+        assert_eq!(Outcome::Conformant.exit_code(), 0);
+        assert_eq!(Outcome::NotConformant.exit_code(), 1);
+        for f in [
+            Fatal::Unreachable,
+            Fatal::NotA2aAgent,
+            Fatal::Unauthorized,
+            Fatal::Untrusted,
+        ] {
+            assert_eq!(Outcome::NoAgent(f).exit_code(), 2, "{f:?}");
+        }
+        let r = report(None, &["x"]);
+        assert_eq!(r.output().exit_code, 1);
+        assert_eq!(report(Some(Fatal::Untrusted), &[]).output().exit_code, 2);
+    }
+
+    #[test]
+    fn fatal_stops_have_stable_codes() {
+        let codes = [
+            Fatal::Unreachable,
+            Fatal::NotA2aAgent,
+            Fatal::Unauthorized,
+            Fatal::Untrusted,
+        ]
+        .map(Fatal::code);
+        assert_eq!(
+            codes,
+            [
+                "unreachable",
+                "not_a2a_agent",
+                "unauthorized",
+                "card_untrusted"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_no_agent_reason_is_the_last_evidence_of_the_fatal_stop() {
+        assert_eq!(report(None, &["x"]).no_agent_reason(), None);
+        let r = report(
+            Some(Fatal::Unreachable),
+            &["sent x", "no answer: connection refused"],
+        );
+        assert_eq!(r.no_agent_reason().as_deref(), Some("connection refused"));
+        let r = report(Some(Fatal::Unreachable), &[]);
+        assert_eq!(
+            r.no_agent_reason().as_deref(),
+            Some("no Agent Card from http://127.0.0.1:9")
+        );
+        let r = report(Some(Fatal::NotA2aAgent), &["HTTP 200 text/html"]);
+        assert_eq!(
+            r.no_agent_reason().as_deref(),
+            Some("http://127.0.0.1:9 does not answer as an A2A 1.0 agent: HTTP 200 text/html")
+        );
+        let r = report(Some(Fatal::Untrusted), &["signature invalid"]);
+        assert_eq!(
+            r.no_agent_reason().as_deref(),
+            Some("signature invalid; nothing else was requested")
+        );
+        let why = report(Some(Fatal::Unauthorized), &[]).no_agent_reason();
+        let why = why.unwrap_or_default();
+        assert!(why.ends_with("send a bearer token it accepts"), "{why}");
+        assert!(!why.contains("--"), "a library reason names no flag: {why}");
     }
 }

@@ -13,7 +13,6 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use crate::digest::{digest, Digest};
-use crate::error_code::ErrorCode;
 use crate::instance::{CompiledSchema, SchemaError};
 use crate::jcs;
 use crate::refs;
@@ -26,54 +25,8 @@ use crate::wire::{
 /// The project's Skill Interface Schema (JSON Schema 2020-12), the trusted local copy.
 pub const SKILL_INTERFACE_SCHEMA: &str = include_str!("../schemas/skill-interface-v1.json");
 
-/// One problem found in a document, located by a JSON Pointer into it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Finding {
-    /// Always [`ErrorCode::InterfaceInvalid`] for document findings.
-    pub code: ErrorCode,
-    /// JSON Pointer into the document (`""` for the whole document).
-    pub path: String,
-    /// What is wrong, in words a publisher can act on.
-    pub message: String,
-}
-
-impl Finding {
-    fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            code: ErrorCode::InterfaceInvalid,
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
-        };
-        write!(f, "{} at {}: {}", self.code, path, self.message)
-    }
-}
-
-/// A document that failed validation; holds every finding.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct InterfaceError {
-    /// All findings, in document order.
-    pub findings: Vec<Finding>,
-}
-
-impl fmt::Display for InterfaceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid Skill Interface Document")?;
-        for finding in &self.findings {
-            write!(f, "; {finding}")?;
-        }
-        Ok(())
-    }
-}
+mod finding;
+pub use finding::{Finding, FindingKind, InterfaceError};
 
 /// What the caller expects the document to be (client steps 4 and 5).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -137,6 +90,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
                     };
                     let found = d.actual.as_deref().unwrap_or("?");
                     findings.push(Finding::new(
+                        FindingKind::TrustedSchema,
                         d.instance_path,
                         format!("{what}, found {found} (skill-interface-v1.json)"),
                     ));
@@ -144,6 +98,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
             }
         }
         None => findings.push(Finding::new(
+            FindingKind::TrustedSchemaUnavailable,
             "",
             "the built-in Skill Interface Schema failed to load",
         )),
@@ -157,6 +112,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
     if let Some(v) = str_at(names::INTERFACE_VERSION) {
         if v != wire::INTERFACE_VERSION {
             findings.push(Finding::new(
+                FindingKind::InterfaceVersion,
                 format!("/{}", names::INTERFACE_VERSION),
                 format!("interface_version is {v:?}; only \"1.0\" is supported"),
             ));
@@ -165,6 +121,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
     if let Some(v) = str_at(names::SKILL_VERSION) {
         if !Version::is_valid(v) {
             findings.push(Finding::new(
+                FindingKind::VersionSyntax,
                 format!("/{}", names::SKILL_VERSION),
                 format!("skill_version {v:?} is not Major.Minor without leading zeros"),
             ));
@@ -189,12 +146,14 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
             );
             if !record_kind_ok(kind) {
                 findings.push(Finding::new(
+                    FindingKind::RecordKindSyntax,
                     path.clone(),
                     format!("record kind {kind:?} does not match ^[a-z0-9][a-z0-9_.-]*$"),
                 ));
             }
             if Some(kind.as_str()) == skill_id {
                 findings.push(Finding::new(
+FindingKind::RecordKindIsSkillId,
                     path.clone(),
                     format!("record kind {kind:?} equals the skill id; a record must never be confusable with the primary result"),
                 ));
@@ -208,6 +167,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
     if let (Some(want), Some(got)) = (&expect.skill_id, skill_id) {
         if want != got {
             findings.push(Finding::new(
+                FindingKind::SkillIdMismatch,
                 format!("/{}", names::SKILL_ID),
                 format!("document describes skill {got:?}, expected {want:?}"),
             ));
@@ -216,6 +176,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
     if let (Some(want), Some(got)) = (&expect.skill_version, str_at(names::SKILL_VERSION)) {
         if want != got {
             findings.push(Finding::new(
+                FindingKind::SkillVersionMismatch,
                 format!("/{}", names::SKILL_VERSION),
                 format!("document is skill version {got:?}, expected {want:?}"),
             ));
@@ -225,6 +186,7 @@ fn check(value: &Value, expect: &Expectations) -> (Vec<Finding>, Compiled) {
         let got = digest(value);
         if &got != want {
             findings.push(Finding::new(
+                FindingKind::DigestMismatch,
                 "",
                 format!("document digest is {got}, expected {want}"),
             ));
@@ -243,6 +205,7 @@ fn check_reference(
     if let Some(v) = obj.get(names::VERSION).and_then(Value::as_str) {
         if !Version::is_valid(v) {
             findings.push(Finding::new(
+                FindingKind::VersionSyntax,
                 format!("{path}/{}", names::VERSION),
                 format!("schema version {v:?} is not Major.Minor without leading zeros"),
             ));
@@ -255,10 +218,11 @@ fn check_reference(
         match Digest::parse(declared) {
             Ok(d) if d == actual => {}
             Ok(d) => findings.push(Finding::new(
+FindingKind::EmbeddedDigestMismatch,
                 format!("{path}/{}", names::DIGEST),
                 format!("declared digest {d} does not match the embedded schema, which hashes to {actual}"),
             )),
-            Err(e) => findings.push(Finding::new(format!("{path}/{}", names::DIGEST), e.to_string())),
+            Err(e) => findings.push(Finding::new(FindingKind::MalformedDigest, format!("{path}/{}", names::DIGEST), e.to_string())),
         }
     }
     let meta = jsonschema::draft202012::meta::validator();
@@ -266,6 +230,7 @@ fn check_reference(
     for e in meta.iter_errors(schema) {
         meta_ok = false;
         findings.push(Finding::new(
+            FindingKind::NotJsonSchema,
             format!("{schema_path}{}", e.instance_path().as_str()),
             format!("not a valid JSON Schema 2020-12: {}", e.kind().keyword()),
         ));
@@ -273,6 +238,7 @@ fn check_reference(
     let external = refs::external_references(schema);
     for ext in &external {
         findings.push(Finding::new(
+FindingKind::ExternalReference,
             format!("{schema_path}{}", ext.path),
             format!(
                 "reference {:?} leaves the embedded schema; version 1.0 schemas are self-contained and nothing is fetched",
@@ -287,13 +253,18 @@ fn check_reference(
         Ok(c) => Some(c),
         Err(SchemaError::WrongDialect(d)) => {
             findings.push(Finding::new(
+                FindingKind::WrongDialect,
                 format!("{schema_path}/$schema"),
                 format!("$schema {d:?} is not JSON Schema 2020-12"),
             ));
             None
         }
         Err(e) => {
-            findings.push(Finding::new(schema_path, e.to_string()));
+            findings.push(Finding::new(
+                FindingKind::SchemaCompile,
+                schema_path,
+                e.to_string(),
+            ));
             None
         }
     }
@@ -331,7 +302,7 @@ impl ValidatedDocument {
             return Err(InterfaceError { findings });
         }
         let fail = |m: String| InterfaceError {
-            findings: vec![Finding::new("", m)],
+            findings: vec![Finding::new(FindingKind::Unreadable, "", m)],
         };
         // Peers that send 5000.0 for 5000 describe the same document (same digest).
         let mut typed = value.clone();
@@ -551,6 +522,7 @@ impl InterfaceBuilder {
     pub fn build(self) -> Result<ValidatedDocument, InterfaceError> {
         let missing = |name: &str| InterfaceError {
             findings: vec![Finding::new(
+                FindingKind::Unreadable,
                 format!("/{name}"),
                 format!("{name} was not given to the builder"),
             )],
@@ -573,7 +545,7 @@ impl InterfaceBuilder {
             constraints: self.constraints,
         };
         let value = serde_json::to_value(&document).map_err(|e| InterfaceError {
-            findings: vec![Finding::new("", e.to_string())],
+            findings: vec![Finding::new(FindingKind::Unreadable, "", e.to_string())],
         })?;
         ValidatedDocument::from_value(
             &value,
@@ -652,6 +624,7 @@ pub fn fix_digests(document: &mut Value) -> Vec<DigestChange> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error_code::ErrorCode;
     use serde_json::json;
 
     const APPENDIX_B: &str =
@@ -734,6 +707,31 @@ mod tests {
             assert!(p.contains(&want), "missing finding at {want}: {f:#?}");
         }
         assert!(f.iter().all(|f| f.code == ErrorCode::InterfaceInvalid));
+        // A member may break the trusted schema and a rule of its own: both are reported.
+        let has = |path: &str, kind| f.iter().any(|f| f.path == path && f.kind == kind);
+        assert!(has("/interface_version", FindingKind::InterfaceVersion));
+        assert!(has("/skill_version", FindingKind::VersionSyntax));
+        assert!(has(
+            "/input_schema/digest",
+            FindingKind::EmbeddedDigestMismatch
+        ));
+        assert!(has("/extra", FindingKind::TrustedSchema));
+    }
+
+    #[test]
+    fn stale_embedded_digests_alone_are_told_apart_by_kind() {
+        let doc = builder().build().unwrap();
+        let mut v = doc.value().clone();
+        v["input_schema"]["resolution"]["schema"]["properties"]["n"] = json!({"type": "string"});
+        let e = ValidatedDocument::from_value(&v, &Expectations::default()).unwrap_err();
+        assert!(e.only(FindingKind::EmbeddedDigestMismatch), "{e}");
+        // A malformed declared digest is another kind, so it is not "only stale digests".
+        v["output_schema"]["digest"] = json!("sha256:NOT-HEX");
+        let e = ValidatedDocument::from_value(&v, &Expectations::default()).unwrap_err();
+        assert!(!e.only(FindingKind::EmbeddedDigestMismatch), "{e}");
+        let kinds: Vec<FindingKind> = e.findings.iter().map(|f| f.kind).collect();
+        assert!(kinds.contains(&FindingKind::MalformedDigest), "{kinds:?}");
+        assert!(!InterfaceError { findings: vec![] }.only(FindingKind::EmbeddedDigestMismatch));
     }
 
     #[test]

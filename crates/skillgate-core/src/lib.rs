@@ -35,9 +35,9 @@
 //! assert_eq!(err.field.as_str(), "version");
 //! ```
 
-
 pub mod advertisement;
 pub mod compose;
+pub mod describe;
 pub mod digest;
 pub mod document;
 pub mod error_code;

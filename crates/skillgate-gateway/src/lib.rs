@@ -15,7 +15,6 @@
 //! changed upstream (or vanished) is reported on stderr and refused (`execution_failed`)
 //! until the gateway is reloaded (SIGHUP), never served silently.
 
-
 pub mod config;
 pub mod upstream;
 
@@ -23,9 +22,7 @@ use config::{GatewayConfig, GovernedSkill};
 use skillgate_a2a::{AgentCard, AgentSkill};
 use skillgate_agent::config::ConfigError;
 use skillgate_agent::{limited, LoadError};
-use skillgate_client::a2a::A2aConn;
-use skillgate_client::http::Http;
-use skillgate_client::{ClientConfig, ClientError};
+use skillgate_client::{A2aConn, Client, ClientConfig, ClientError, Target};
 use skillgate_runtime::{Agent, AgentSwap, Skill};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -80,8 +77,9 @@ impl Upstream {
         skillgate_transport::redact_str(&self.url)
     }
 
-    async fn card(&self, http: &Http) -> Result<skillgate_client::steps::Target, GatewayError> {
-        skillgate_client::steps::step1_fetch_card(http, &self.url)
+    async fn card(&self, client: &Client) -> Result<Target, GatewayError> {
+        client
+            .fetch_target(&self.url, &mut |_, _| {})
             .await
             .map_err(|source| GatewayError::Upstream {
                 url: self.shown(),
@@ -100,7 +98,7 @@ pub struct Gateway {
 
 /// The upstream skills a running gateway serves, with their card entries at build time.
 pub struct Watch {
-    http: Http,
+    client: Client,
     upstream: Upstream,
     refresh: Duration,
     skills: Vec<Watched>,
@@ -119,11 +117,11 @@ fn entry_of(s: &AgentSkill) -> String {
 
 /// Reads `config`, fetches the upstream card and builds the gateway's agent.
 pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway, GatewayError> {
-    let http = Http::new(upstream.client.clone()).map_err(|source| GatewayError::Upstream {
+    let client = Client::new(upstream.client.clone()).map_err(|source| GatewayError::Upstream {
         url: upstream.shown(),
         source,
     })?;
-    let target = upstream.card(&http).await?;
+    let target = upstream.card(&client).await?;
     let card = &target.card;
     let stream = card.capabilities.streaming == Some(true);
     let mut builder = Agent::builder(&card.name, &card.description, &card.version);
@@ -139,7 +137,7 @@ pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway,
             entry: entry_of(up),
             drifted: Arc::clone(&drifted),
         });
-        let conn = A2aConn::new(http.clone(), target.interface.clone());
+        let conn = A2aConn::new(client.http().clone(), target.interface.clone());
         builder = builder.skill(skill(&config, g, up, conn, stream, &upstream, drifted)?);
     }
     let agent = builder.build().map_err(|source| LoadError::Startup {
@@ -149,7 +147,7 @@ pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway,
     Ok(Gateway {
         agent,
         watch: Watch {
-            http,
+            client,
             upstream,
             refresh: config.refresh,
             skills: watched,
@@ -223,7 +221,7 @@ impl Watch {
     /// Re-reads the upstream card once; every governed skill whose card entry changed (or
     /// that vanished) is marked and refused from now on. Returns one line per new finding.
     pub async fn check(&self) -> Vec<String> {
-        let target = match self.upstream.card(&self.http).await {
+        let target = match self.upstream.card(&self.client).await {
             Ok(t) => t,
             Err(e) => return vec![format!("cannot re-read the upstream card: {e}")],
         };

@@ -14,8 +14,7 @@
 use crate::config::{ArgumentsAs, GovernedSkill, Source};
 use serde_json::{json, Value};
 use skillgate_a2a::{Artifact, Message, Part, PartContent, Role, StreamResponse, TaskState};
-use skillgate_client::a2a::{A2aConn, Answer};
-use skillgate_client::{Mode, Step};
+use skillgate_client::{A2aConn, Answer, Mode, Step};
 use skillgate_core::ErrorCode;
 use skillgate_runtime::{SkillContext, SkillError, SkillOutput, SupportingRecord};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -16,7 +16,6 @@
 //! its numbers are doubles, so an integer beyond 2^53 reaches a skill rounded (see
 //! [`numbers::integral_numbers`]).
 
-
 #[cfg(feature = "server")]
 mod adapter;
 #[cfg(feature = "server")]

@@ -112,14 +112,10 @@ pub(crate) async fn start_conformance(
         p.last = e.to_string();
     });
     let options = Options {
-        probe: ProbeConfig {
-            task_deadline: t.timeout,
-            transport: TransportConfig {
-                trace: Some(trace),
-                ..t
-            },
-            ..Default::default()
-        },
+        probe: ProbeConfig::from_transport(TransportConfig {
+            trace: Some(trace),
+            ..t
+        }),
         binding: None::<Binding>,
     };
     tokio::spawn(async move {

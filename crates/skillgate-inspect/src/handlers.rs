@@ -7,7 +7,7 @@ use axum::extract::{Form, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use skillgate_client::{steps, ClientError, Step};
+use skillgate_client::{ClientError, Step};
 use skillgate_lint::remote::{lint_card_url, LintOptions};
 use skillgate_server::console::render::{composition, encode, page};
 use skillgate_transport::Secret;
@@ -81,7 +81,7 @@ pub(crate) async fn index(
         Err(e) => return fail(status_of(&e), "Cannot inspect", pages::client_error(&e)),
     };
     let http = client.http();
-    let card_url = match steps::card_url(http, agent) {
+    let card_url = match skillgate_client::card_url(http, agent) {
         Ok(u) => u,
         Err(e) => {
             return fail(

@@ -25,7 +25,6 @@
 //! # }
 //! ```
 
-
 mod api;
 mod handlers;
 mod pages;

@@ -15,7 +15,6 @@
 //! Findings carry a stable rule id (see [`rules`]), a fixed severity, a JSON Pointer, a message
 //! and a fix hint. The linter never panics and never recurses without a depth bound.
 
-
 mod a2a03;
 mod a2a10;
 mod agentvault;

@@ -8,8 +8,7 @@
 
 use std::time::Duration;
 
-use skillgate_client::http::Http;
-use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig};
+use skillgate_client::{audit_card, AuditKind, AuditedSkill, ClientConfig, Http};
 use skillgate_sign::TrustedKeys;
 use skillgate_transport::{Transport, TransportConfig, TransportError};
 

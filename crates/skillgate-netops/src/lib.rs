@@ -38,7 +38,6 @@
 //! assert!(builder.build().is_ok());
 //! ```
 
-
 pub mod conformance_agent;
 pub mod domain;
 pub mod error;

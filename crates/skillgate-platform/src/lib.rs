@@ -7,7 +7,6 @@
 //!   one first; and no client of ours lets reqwest follow redirects on its own, because a
 //!   redirect must be judged by the caller (credentials per origin, the push guard).
 
-
 pub mod dirs;
 #[cfg(feature = "http")]
 pub mod http;

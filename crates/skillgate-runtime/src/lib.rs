@@ -53,7 +53,6 @@
 //! assert!(extended.is_err()); // no extended card is declared
 //! ```
 
-
 pub mod agent;
 pub mod auth;
 pub mod checks;

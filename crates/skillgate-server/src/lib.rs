@@ -30,7 +30,6 @@
 //! let _app = skillgate_server::router(agent, ServerConfig::default(), "http://127.0.0.1:7420".into());
 //! ```
 
-
 pub mod console;
 mod http;
 mod state;

@@ -10,7 +10,6 @@
 //! EdDSA): a card is verified by whoever reads it, so a shared HMAC secret would let every
 //! reader forge it, and `alg: none` is no signature at all.
 
-
 mod payload;
 
 pub use payload::signing_payload;

@@ -6,8 +6,7 @@
 use clap::Args;
 use serde_json::{json, Value};
 use skillgate_a2a::{Message, Part, PartContent, SendMessageResponse, StreamResponse, Task};
-use skillgate_client::steps::bounded_text;
-use skillgate_client::{Client, ClientConfig, ClientError, Content, EventSink};
+use skillgate_client::{bounded_text, Client, ClientConfig, ClientError, Content, EventSink};
 
 use super::client::{fail_plain, json_line, runtime, Format};
 use super::net::{BindingArg, NetArgs};

@@ -10,11 +10,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
-use skillgate_client::chain::{ChainEvent, ChainFailure, ChainReport};
-use skillgate_client::steps::bounded_text;
 use skillgate_client::{
-    default_cache_dir, run_chain, Client, ClientConfig, ClientError, InterfaceSource, Mode, Plan,
-    Resolved, SkillResult, Step,
+    bounded_text, default_cache_dir, run_chain, ChainEvent, ChainFailure, ChainReport, Client,
+    ClientConfig, ClientError, Mode, Plan, Resolved, SkillResult, Step,
 };
 use skillgate_core::wire::ErrorDetail;
 use skillgate_transport::PLAIN_HTTP_NOTE;
@@ -219,7 +217,7 @@ pub fn with_cli_hint(e: &ClientError) -> Cow<'_, ClientError> {
             status: Some(401),
         } if !message.ends_with(TOKEN_HINT) => {
             let base = message
-                .strip_suffix(skillgate_client::a2a::BEARER_HINT)
+                .strip_suffix(skillgate_client::BEARER_HINT)
                 .unwrap_or(message);
             Cow::Owned(ClientError::Transport {
                 step: *step,
@@ -362,27 +360,6 @@ fn text_observer(show: bool) -> impl FnMut(Step, &str) {
     }
 }
 
-/// Resolved interface as JSON (`describe --format json`).
-pub fn describe_json(r: &Resolved) -> Value {
-    json!({
-        "ok": true,
-        "skill_id": r.document.skill_id(),
-        "skill_version": r.document.skill_version(),
-        "interface_digest": r.document.interface_digest().to_string(),
-        "card_url": r.target.card_url.to_string(),
-        "interface_url": r.target.interface.url.to_string(),
-        "source": match &r.source {
-            InterfaceSource::Described { .. } => "describe_skill",
-            InterfaceSource::Cache(_) => "cache",
-        },
-        "describe_task_id": match &r.source {
-            InterfaceSource::Described { task_id } => Value::from(task_id.clone()),
-            InterfaceSource::Cache(_) => Value::Null,
-        },
-        "document": r.document.value(),
-    })
-}
-
 /// `skillgate describe URL SKILL_ID`
 pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     let format = a.common.format;
@@ -394,7 +371,12 @@ pub fn describe(a: DescribeArgs) -> anyhow::Result<u8> {
     Ok(match result {
         Ok(r) => {
             match format {
-                Format::Json => outln!("{}", describe_json(&r)),
+                // Through a Value so members print sorted, as they always have.
+                Format::Json => outln!(
+                    "{}",
+                    serde_json::to_value(r.output())
+                        .unwrap_or_else(|e| json!({"ok": false, "message": e.to_string()}))
+                ),
                 Format::Text if a.document => outln!("{}", pretty(r.document.value())),
                 Format::Text => print_interface_summary(&r, &a.url),
             }

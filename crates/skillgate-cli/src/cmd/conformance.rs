@@ -4,9 +4,7 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use skillgate_conformance::{
-    Binding, Fatal, Options, Outcome, ProbeConfig, Report, UsageError, Verdict,
-};
+use skillgate_conformance::{Binding, Fatal, Options, ProbeConfig, UsageError};
 
 use super::net::{BindingArg, NetArgs};
 use crate::exit;
@@ -47,37 +45,9 @@ impl ConformanceArgs {
     }
 }
 
-/// Why the run found no agent, in one line: the fatal kind and the last evidence of the last
-/// failed check.
-fn no_agent_reason(report: &Report, fatal: Fatal) -> String {
-    let evidence = report
-        .checks
-        .iter()
-        .rev()
-        .find(|c| c.verdict == Verdict::Fail)
-        .and_then(|c| c.evidence.last())
-        .map(|e| format!(": {}", e.trim_start_matches("no answer: ")))
-        .unwrap_or_default();
-    match fatal {
-        Fatal::Unreachable => match evidence.strip_prefix(": ") {
-            Some(why) => why.to_owned(),
-            None => format!("no Agent Card from {}", report.target),
-        },
-        Fatal::Unauthorized => format!(
-            "the agent at {} refused the request (HTTP 401 or 403): send a bearer token it \
-             accepts with --token or SKILLGATE_TOKEN",
-            report.target
-        ),
-        Fatal::NotA2aAgent => format!(
-            "{} does not answer as an A2A 1.0 agent{evidence}",
-            report.target
-        ),
-        Fatal::Untrusted => match evidence.strip_prefix(": ") {
-            Some(why) => format!("{why}; nothing else was requested"),
-            None => format!("the Agent Card of {} is not trusted", report.target),
-        },
-    }
-}
+/// How the CLI ends the reason of an [`Fatal::Unauthorized`] stop (the library's reason names
+/// no flag).
+const TOKEN_HINT: &str = " with --token or SKILLGATE_TOKEN";
 
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
 /// reached or is not an A2A 1.0 agent (or the URL is unusable).
@@ -116,17 +86,8 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
         transport.connect_timeout = transport.connect_timeout.min(timeout);
         transport.timeout = timeout;
     }
-    // The checker bounds each request as a whole (a stalled read is caught by that) and
-    // names itself to the agent; everything else is the transport the flags describe, the
-    // trusted card keys included.
-    transport.read_timeout = transport.timeout;
-    transport.user_agent = skillgate_conformance::probe::USER_AGENT.to_owned();
     let options = Options {
-        probe: ProbeConfig {
-            task_deadline: transport.timeout,
-            transport,
-            ..ProbeConfig::default()
-        },
+        probe: ProbeConfig::from_transport(transport),
         binding: a.binding.map(Binding::from),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -152,15 +113,17 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let code = exit::conformance(report.outcome());
-    let fatal = match report.outcome() {
-        Outcome::NoAgent(f) => {
-            let reason = redact_text(&no_agent_reason(&report, f));
-            errln!("skillgate: {reason}");
-            Some((f, reason))
-        }
-        _ => None,
-    };
+    let code = report.outcome().exit_code();
+    let fatal = report.fatal.zip(report.no_agent_reason()).map(|(f, why)| {
+        let hint = if f == Fatal::Unauthorized {
+            TOKEN_HINT
+        } else {
+            ""
+        };
+        let reason = redact_text(&format!("{why}{hint}"));
+        errln!("skillgate: {reason}");
+        (f, reason)
+    });
     // Every URL password in the report is replaced, whichever way the URL came in.
     match a.format {
         Format::Text => {
@@ -177,17 +140,11 @@ pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
         }
         // Through a Value so members print sorted, as they always have.
         Format::Json => {
-            let mut v = serde_json::to_value(exit::ConformanceJson::new(&report))
-                .unwrap_or_else(|_| serde_json::json!({}));
+            let mut v =
+                serde_json::to_value(report.output()).unwrap_or_else(|_| serde_json::json!({}));
             // Exit 2: the one failure shape, the report's members beside it.
             if let (Some((f, reason)), Some(o)) = (&fatal, v.as_object_mut()) {
-                let code = match f {
-                    Fatal::Unreachable => "unreachable",
-                    Fatal::NotA2aAgent => "not_a2a_agent",
-                    Fatal::Unauthorized => "unauthorized",
-                    Fatal::Untrusted => "card_untrusted",
-                };
-                o.extend(crate::fail::json(code, reason));
+                o.extend(crate::fail::json(f.code(), reason));
             }
             outln!(
                 "{}",

@@ -3,8 +3,9 @@
 
 use clap::Args;
 use serde_json::json;
-use skillgate_client::chain::{ChainEvent, ChainFailure};
-use skillgate_client::{run_chain, Client, ClientConfig, ClientError, Mode, Plan, Step};
+use skillgate_client::{
+    run_chain, ChainEvent, ChainFailure, Client, ClientConfig, ClientError, Mode, Plan, Step,
+};
 use skillgate_core::ErrorCode;
 
 use super::client::{

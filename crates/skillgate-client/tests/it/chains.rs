@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use skillgate_client::output::Outcome;
+use skillgate_client::Outcome;
 use skillgate_client::{run_chain, ChainEvent, ChainFailure, ClientError, Mode, Plan, Step};
 use skillgate_core::ErrorCode;
 use skillgate_testkit::fake::{CardMode, FakeAgent, LOOKALIKE_SKILL, NEXT_SKILL, SKILL};

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
 mod chains;
+mod describe_answers;
 mod following;
 mod misbehaving;
 mod runtime;

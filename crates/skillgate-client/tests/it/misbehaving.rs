@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
-use skillgate_client::output::Outcome;
+use skillgate_client::Outcome;
 use skillgate_client::{Client, ClientConfig, ClientError, InterfaceSource, Mode, Step, Where};
 use skillgate_core::{digest, ErrorCode};
 use skillgate_testkit::fake::{self, CardMode, Domain, FakeAgent, StreamMode, SKILL};
@@ -218,6 +218,27 @@ const CASES: &[Case] = &[
         mode: Mode::Sync,
         expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
         message: "Data Part",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        name: "describe_skill returns a malformed digest",
+        misbehave: |f| f.state.lock().unwrap().returned_digest = Some("sha256:NOT-HEX".into()),
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::DescribeSkill),
+        message: "interface_digest: invalid digest",
+        sent: Sent::NoDelegation,
+        task_id: None,
+    },
+    Case {
+        // The document is the advertised one; only the digest beside it is wrong.
+        name: "describe_skill returns another digest beside the advertised document",
+        misbehave: |f| {
+            f.state.lock().unwrap().returned_digest = Some(digest(&json!("other")).to_string())
+        },
+        mode: Mode::Sync,
+        expect: Expect::Local(ErrorCode::InterfaceInvalid, Step::CheckDigests),
+        message: "which is what the served document hashes to",
         sent: Sent::NoDelegation,
         task_id: None,
     },

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use skillgate_a2a::TaskState;
-use skillgate_client::output::Outcome;
+use skillgate_client::Outcome;
 use skillgate_client::{run_chain, Client, ClientConfig, ClientError, Mode, Plan, Step, Where};
 use skillgate_core::ErrorCode;
 use skillgate_runtime::{

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use skillgate_client::output::Outcome;
-use skillgate_client::{steps, Client, ClientConfig, ClientError, Step};
+use skillgate_client::Outcome;
+use skillgate_client::{Client, ClientConfig, ClientError, Step};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -81,11 +81,14 @@ async fn https_card_fetch_with_a_private_ca() {
         ..ClientConfig::default()
     };
     let client = Client::new(config).unwrap();
-    let target = steps::step1_fetch_card(client.http(), &url).await.unwrap();
+    let target = client.fetch_target(&url, &mut |_, _| {}).await.unwrap();
     assert_eq!(target.card.name, "tls agent");
     assert_eq!(target.interface.url.scheme(), "https");
     // The card carries no extension: the gate stops at step 2 without sending anything.
-    let e = steps::step2_select_skill(&target.card, "anything").unwrap_err();
+    let e = client
+        .resolve_target(target, "anything", &mut |_, _| {})
+        .await
+        .unwrap_err();
     assert_eq!(e.step(), Some(Step::SelectSkill));
 }
 
@@ -93,7 +96,8 @@ async fn https_card_fetch_with_a_private_ca() {
 async fn https_with_an_untrusted_certificate_is_a_transport_error() {
     let port = https_card_server().await;
     let client = Client::new(ClientConfig::default()).unwrap();
-    let e = steps::step1_fetch_card(client.http(), &format!("https://localhost:{port}"))
+    let e = client
+        .fetch_target(&format!("https://localhost:{port}"), &mut |_, _| {})
         .await
         .unwrap_err();
     assert!(

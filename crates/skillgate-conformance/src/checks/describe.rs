@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 use skillgate_a2a::{self as a2a, TaskState};
+use skillgate_core::describe;
 use skillgate_core::document::{Expectations, ValidatedDocument};
-use skillgate_core::wire::{self, names, DescribeSkillArguments, SkillRequest};
-use skillgate_core::{digest, Digest, ErrorCode};
+use skillgate_core::wire::{self, DescribeSkillArguments, DescribeSkillResponse, SkillRequest};
+use skillgate_core::{Digest, ErrorCode};
 
 use super::floats::integral_float_count;
 use super::{parse_error, payload, Run, Target};
@@ -27,8 +28,10 @@ pub(crate) fn describe_request(skill_id: &str) -> Value {
     })
 }
 
-/// SI-DESC-001: the describe_skill result, as (interface_digest value, skill_interface).
-fn describe_result(ex: &Exchange, ev: &mut Vec<String>) -> Option<(Value, Value)> {
+/// SI-DESC-001: the describe_skill result, read by core's rules. On top of what a reader
+/// needs, the profile's answer has no other artifact (a failure here) and no other member
+/// (a note).
+fn describe_result(ex: &Exchange, ev: &mut Vec<String>) -> Option<DescribeSkillResponse> {
     ev.push(format!("got {}", ex.describe()));
     let task = ex.task()?;
     if task.status.state != TaskState::Completed {
@@ -41,21 +44,21 @@ fn describe_result(ex: &Exchange, ev: &mut Vec<String>) -> Option<(Value, Value)
         }
         return None;
     }
-    let [art] = task.artifacts.as_slice() else {
+    let picked = match describe::result_artifact(&task.artifacts, |a| a.name.as_str()) {
+        Ok(p) => p,
+        Err(e) => {
+            ev.push(format!("the task {e}"));
+            return None;
+        }
+    };
+    if picked.others > 0 {
         ev.push(format!(
             "expected exactly one Artifact, got {}",
             task.artifacts.len()
         ));
         return None;
-    };
-    if art.name != wire::DESCRIBE_SKILL_ARTIFACT {
-        ev.push(format!(
-            "the Artifact is named {:?}, not \"describe_skill\"",
-            art.name
-        ));
-        return None;
     }
-    let data = match a2a::single_data(&art.parts) {
+    let data = match a2a::single_data(&picked.artifact.parts) {
         Ok(d) => d,
         Err(a2a::SingleDataError::PartCount(n)) => {
             ev.push(format!("the Artifact has {n} parts, not one Data Part"));
@@ -66,34 +69,27 @@ fn describe_result(ex: &Exchange, ev: &mut Vec<String>) -> Option<(Value, Value)
             return None;
         }
     };
-    let (Some(d), Some(doc)) = (
-        data.get(names::INTERFACE_DIGEST),
-        data.get(names::SKILL_INTERFACE),
-    ) else {
-        ev.push("the Data Part lacks interface_digest or skill_interface".into());
-        return None;
-    };
-    if let Some(obj) = data.as_object() {
-        let extra: Vec<&String> = obj
-            .keys()
-            .filter(|k| {
-                k.as_str() != names::INTERFACE_DIGEST && k.as_str() != names::SKILL_INTERFACE
-            })
-            .collect();
-        if !extra.is_empty() {
-            ev.push(format!("note: extra members {extra:?}"));
+    match describe::read_result(data) {
+        Ok(read) => {
+            if !read.extra_members.is_empty() {
+                ev.push(format!("note: extra members {:?}", read.extra_members));
+            }
+            Some(read.response)
+        }
+        Err(e) => {
+            ev.push(e.to_string());
+            None
         }
     }
-    Some((d.clone(), doc.clone()))
 }
 
-/// SI-DESC-001: calls describe_skill; returns (returned digest, served document) or `None`
-/// after recording the failure.
+/// SI-DESC-001: calls describe_skill; returns the typed result or `None` after recording
+/// the failure.
 pub(crate) async fn describe_check(
     run: &mut Run,
     to: Target<'_>,
     skill_id: &str,
-) -> Option<(Value, Value)> {
+) -> Option<DescribeSkillResponse> {
     let request = describe_request(skill_id);
     let mut ev = vec![format!("sent {}", show(&request, 300))];
     let label = format!("describe_skill {skill_id}");
@@ -115,31 +111,28 @@ pub(crate) async fn describe_check(
     result
 }
 
-/// SI-DESC-002: advertised == returned == computed interface digest.
+/// SI-DESC-002: advertised == returned == computed interface digest (core's three-way
+/// check); the evidence shows all three and, on a mismatch, which one is the odd one.
 pub(crate) fn digest_check(
     run: &mut Run,
     skill_id: &str,
     adv_digest: Digest,
-    returned: &Value,
-    doc_value: &Value,
+    response: &DescribeSkillResponse,
 ) {
-    let computed = digest(doc_value);
-    let returned_d = returned.as_str().map(Digest::parse);
+    let checked = describe::check_digests(adv_digest, response);
+    let computed = match &checked {
+        Ok(d) => *d,
+        Err(m) => m.computed,
+    };
     let mut ev = vec![
         format!("advertised {adv_digest}"),
-        format!("returned   {}", show(returned, 80)),
+        format!("returned   {}", response.interface_digest),
         format!("computed   {computed} (RFC 8785 over skill_interface)"),
     ];
-    let ok = matches!(&returned_d, Some(Ok(r)) if *r == adv_digest && *r == computed);
-    if !ok {
-        if !matches!(returned_d, Some(Ok(_))) {
-            ev.push("returned interface_digest is not a sha256: digest string".into());
-        }
-        if computed != adv_digest {
-            ev.push("the served document does not hash to the advertised digest".into());
-        }
+    if let Err(m) = &checked {
+        ev.push(m.to_string());
     }
-    run.judge(cat::DESCRIBE_DIGEST, Some(skill_id), ok, ev);
+    run.judge(cat::DESCRIBE_DIGEST, Some(skill_id), checked.is_ok(), ev);
 }
 
 /// SI-DESC-003: the served document is valid and describes the advertised skill version.

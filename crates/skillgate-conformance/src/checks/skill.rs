@@ -22,20 +22,15 @@ const AFTER_DOCUMENT: [CheckDef; 9] = [
 pub(crate) async fn skill_checks(run: &mut Run, to: Target<'_>, advertised: &AdvertisedSkill) {
     let skill_id = advertised.skill_id.as_str();
     let skill = Some(skill_id);
-    let Some((returned, doc_value)) = describe::describe_check(run, to, skill_id).await else {
+    let Some(response) = describe::describe_check(run, to, skill_id).await else {
         let why = "no describe_skill result";
         run.skip_all(&[cat::DESCRIBE_DIGEST, cat::DESCRIBE_DOCUMENT], skill, why);
         run.skip_all(&AFTER_DOCUMENT, skill, why);
         return;
     };
-    describe::digest_check(
-        run,
-        skill_id,
-        advertised.interface_digest,
-        &returned,
-        &doc_value,
-    );
-    let Some(doc) = describe::document_check(run, skill_id, &advertised.skill_version, &doc_value)
+    describe::digest_check(run, skill_id, advertised.interface_digest, &response);
+    let doc_value = &response.skill_interface;
+    let Some(doc) = describe::document_check(run, skill_id, &advertised.skill_version, doc_value)
     else {
         run.skip_all(&AFTER_DOCUMENT, skill, "the served document is not valid");
         return;
