@@ -21,6 +21,29 @@
 //! The handler protocol is in [`protocol`], the process rules in [`exec`], the HTTP rules in
 //! [`http`]; [`init`] writes a starter directory. [`load`] reads and checks a config and builds
 //! the agent, refusing an invalid config or document with its file, line and finding.
+//!
+//! # From a directory to a served agent
+//!
+//! ```
+//! use skillgate_agent::{config::ConfigError, init::init, load, LoadError};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let written = init(dir.path())?; // agent.toml, one interface, one exec handler
+//! assert!(written.iter().any(|p| p.ends_with("agent.toml")));
+//!
+//! let declared = load(&dir.path().join("agent.toml"))?;
+//! assert_eq!(declared.agent.skill_ids().collect::<Vec<_>>(), ["echo_latency"]);
+//! // `declared.agent` is what `skillgate_server::serve` (or the gRPC adapter) serves.
+//!
+//! // A broken config is refused with the file and the line to fix.
+//! let broken = dir.path().join("broken.toml");
+//! std::fs::write(&broken, "[agent]\nname = \"x\"\ndescription = 7\n")?;
+//! match load(&broken) {
+//!     Err(LoadError::Config(ConfigError::Invalid { line, .. })) => assert_eq!(line, Some(3)),
+//!     other => panic!("expected a refusal with a line, got {:?}", other.map(|_| ())),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod config;
 mod contain;

@@ -10,17 +10,39 @@
 //! to an [`Observer`] as it passes. Errors say where they happened ([`Where::Local`] or [`Where::Remote`])
 //! and at which [`Step`]; a local error is never reported as the state of a remote task.
 //!
-//! ```no_run
-//! # async fn run() -> Result<(), skillgate_client::ClientError> {
-//! use skillgate_client::{Client, ClientConfig, Mode};
+//! # Calling a governed skill
+//!
+//! A call resolves the skill (steps 1 to 6, the interface checked three ways) before it sends
+//! anything; bad input is refused locally, at step 7, and never reaches the agent.
+//!
+//! ```
+//! use skillgate_client::{Client, ClientConfig, Mode, Step, Where};
+//! use skillgate_core::ErrorCode;
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! # let agent = skillgate_netops::agent().build()?;
+//! # let agent = skillgate_testkit::server::TestServer::start(agent, Default::default()).await;
+//! # let url = agent.base.as_str();
+//! // `url` is a running agent's base URL, e.g. "http://127.0.0.1:7420" for `skillgate serve`.
 //! let client = Client::new(ClientConfig::default())?;
+//! let mut show = |step: Step, summary: &str| println!("✓ {} {summary}", step.number());
+//!
 //! let args = serde_json::json!({"interface": "lo"});
-//! let mut show = |step: skillgate_client::Step, summary: &str| println!("✓ {} {summary}", step.number());
-//! let result = client
-//!     .call("http://127.0.0.1:8080", "collect_interface_counters", &args, Mode::Sync, &mut show)
+//! let done = client
+//!     .call(url, "collect_interface_counters", &args, Mode::Sync, &mut show)
 //!     .await?;
-//! println!("{}", result.output);
-//! # Ok(()) }
+//! assert_eq!(done.output["interface"], "lo");
+//!
+//! let wrong = serde_json::json!({"interface": 7});
+//! let refused = client
+//!     .call(url, "collect_interface_counters", &wrong, Mode::Sync, &mut show)
+//!     .await
+//!     .unwrap_err();
+//! assert_eq!(refused.step(), Some(Step::ValidateInput));
+//! assert_eq!(refused.code(), Some(ErrorCode::InputInvalid));
+//! assert_eq!(refused.where_(), Where::Local);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 // The public API is the set of `pub use` below, each item by one path; everything else is

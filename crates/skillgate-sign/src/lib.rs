@@ -9,6 +9,41 @@
 //! Only asymmetric algorithms are accepted (ES256, ES384, RS256/384/512, PS256/384/512,
 //! EdDSA): a card is verified by whoever reads it, so a shared HMAC secret would let every
 //! reader forge it, and `alg: none` is no signature at all.
+//!
+//! # Sign, then verify
+//!
+//! The agent's operator signs with a private key; every reader verifies with the public half,
+//! published as a JWK set. A change to the card after signing breaks the signature, while a
+//! change ProtoJSON would not print (an empty list, a `false`) does not.
+//!
+//! ```
+//! use serde_json::json;
+//! use skillgate_sign::{verify, SigningKey, TrustedKeys, VerifyError};
+//!
+//! // A test key (Ed25519, PKCS#8) and its public JWK; never publish a real private key.
+//! let pem = b"-----BEGIN PRIVATE KEY-----
+//! MC4CAQAwBQYDK2VwBCIEIMo+l5/YVGTjAdt/FVIHuu6AKK6PXhs/B8JKq7GGq9Cs
+//! -----END PRIVATE KEY-----
+//! ";
+//! let jwks = br#"{"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "ops-2026", "use": "sig",
+//!                           "x": "awWxc39gSeCkRkNKrG8Ef4ogoKu2-a-rDxV2D9W_vXo"}]}"#;
+//!
+//! let key = SigningKey::from_pem(pem, "ops-2026", None, None)?;
+//! assert_eq!(key.alg(), "EdDSA");
+//! let mut card = json!({"name": "netops", "version": "1.0.0", "skills": []});
+//! key.sign(&mut card)?;
+//!
+//! let keys = TrustedKeys::from_json(jwks)?;
+//! let verified = verify(&card, &keys)?;
+//! assert_eq!((verified.index, verified.kid.as_str()), (0, "ops-2026"));
+//!
+//! // An empty list is not part of the signed payload; a new name is.
+//! card["defaultInputModes"] = json!([]);
+//! assert!(verify(&card, &keys).is_ok());
+//! card["name"] = json!("someone else");
+//! assert!(matches!(verify(&card, &keys), Err(VerifyError::Invalid(_))));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod payload;
 

@@ -13,6 +13,42 @@
 //! events reach the subscribers of that task, in order, through the store's [`EventHub`]:
 //! directly for memory and SQLite, through PostgreSQL `LISTEN/NOTIFY` for replicas, so a stream
 //! on one replica sees events produced on another without polling.
+//!
+//! # A task through a store
+//!
+//! ```
+//! use skillgate_a2a::{Task, TaskState};
+//! use skillgate_store::{open, Flags, StoreError, StoreLimits, TaskRow};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+//! // "memory" here; "sqlite:/var/lib/skillgate/tasks.db" or "postgres://..." work the same.
+//! let store = open("memory", StoreLimits::memory()).await?;
+//!
+//! let mut task = Task { id: "t1".into(), context_id: "c1".into(), ..Task::default() };
+//! task.status.state = TaskState::Submitted;
+//! let row = TaskRow::new(&task, Some("label=ops".into()), Flags::default());
+//! store.create(&row).await?;
+//!
+//! // Two writers read version 1; the first to write wins.
+//! let mut first = store.get("t1").await?.expect("stored");
+//! let mut second = first.clone();
+//! task.status.state = TaskState::Working;
+//! first.set_task(&task);
+//! first.version += 1;
+//! store.update(&first, &[]).await?;
+//! task.status.state = TaskState::Canceled;
+//! second.set_task(&task);
+//! second.version += 1;
+//! let lost = store.update(&second, &[]).await;
+//! assert!(matches!(lost, Err(StoreError::Conflict(_))));
+//!
+//! // The loser reads again and sees what won.
+//! let now = store.get("t1").await?.expect("stored");
+//! assert_eq!((now.version, now.state), (2, TaskState::Working));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod hub;
 mod memory;

@@ -13,6 +13,46 @@
 //! The transport moves bytes and reports what came back ([`Reply`]); it does not judge the
 //! answer. The client interprets an exchange strictly, the conformance checker records it as
 //! evidence. Every URL in an error message is redacted ([`redact`]).
+//!
+//! # From a URL to an interface
+//!
+//! A user gives an agent's base URL (or its card's); the card says which interfaces the agent
+//! serves, in its order of preference. Nothing here needs the network:
+//!
+//! ```
+//! use skillgate_transport::{card_url, origin_of, Binding, Interface, TransportConfig};
+//!
+//! let url = card_url("http://127.0.0.1:7420")?;
+//! assert_eq!(url.as_str(), "http://127.0.0.1:7420/.well-known/agent-card.json");
+//!
+//! let card: skillgate_a2a::AgentCard = serde_json::from_value(serde_json::json!({
+//!     "name": "netops", "description": "d", "version": "1.0.0",
+//!     "supportedInterfaces": [
+//!         {"url": "http://127.0.0.1:7421", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+//!         {"url": "http://127.0.0.1:7420/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+//!     ],
+//!     "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []
+//! }))?;
+//! // gRPC is used only when asked for; otherwise the first JSON-RPC or HTTP+JSON interface.
+//! let chosen = Interface::select(&card, None, false)?;
+//! assert_eq!(chosen.binding, Binding::JsonRpc);
+//! let grpc = Interface::select(&card, Some(Binding::Grpc), false)?;
+//! assert_eq!(grpc.url.as_str(), "http://127.0.0.1:7421/");
+//!
+//! // Credentials go only where the user pointed, never where a card points.
+//! let config = TransportConfig {
+//!     token: Some("s3cret".into()),
+//!     credential_origins: vec![origin_of("http://127.0.0.1:7420")?],
+//!     ..TransportConfig::default()
+//! };
+//! assert!(config.has_credentials());
+//! assert_eq!(format!("{:?}", config.token), "Some(Secret(***))");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Then, with a tokio runtime, [`Transport::new`] builds the client from the config and
+//! [`Transport::get_card`] fetches the card within its bounds; [`Endpoint`] sends each A2A
+//! operation on the chosen interface.
 
 mod binding;
 mod config;
