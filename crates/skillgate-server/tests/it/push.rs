@@ -199,6 +199,51 @@ async fn without_push_every_method_and_send_config_answers_not_supported() {
     assert_eq!(r.status(), 400);
 }
 
+/// The push guard runs before the request is read: without push, a body or params that would
+/// be refused as malformed still get PushNotificationNotSupported, on both bindings.
+#[tokio::test]
+async fn without_push_even_a_malformed_push_request_answers_not_supported() {
+    let s = start_server().await;
+    let r = s
+        .rpc(
+            "CreateTaskPushNotificationConfig",
+            json!(["not", "an", "object"]),
+        )
+        .await;
+    assert_eq!(rpc_code(&r), -32003, "{r}");
+    let r = s
+        .client
+        .post(format!("{}/tasks/t1/pushNotificationConfigs", s.base))
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let e: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(
+        e["error"]["details"][0]["reason"], "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        "{e}"
+    );
+    // With push on, the same body is a parse error: the guard let it through.
+    let s = push_server().await;
+    let r = s
+        .client
+        .post(format!("{}/tasks/t1/pushNotificationConfigs", s.base))
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    let e: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_ne!(
+        e["error"]["details"][0]["reason"], "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        "{e}"
+    );
+}
+
 #[tokio::test]
 async fn configs_are_created_read_listed_and_deleted_on_jsonrpc() {
     let s = push_server().await;
