@@ -1,7 +1,7 @@
 //! skillgate-server: the HTTP bindings of the skillgate runtime (JSON-RPC 2.0 at `/`,
 //! HTTP+JSON at `/message:send`, `/tasks/{id}`, ... with server-sent event streaming), the web
-//! console, and the connection discipline under them (header-read and idle timers, the
-//! connection cap, graceful shutdown).
+//! console (feature `console`, on by default), and the connection discipline under them
+//! (header-read and idle timers, the connection cap, graceful shutdown).
 //!
 //! Everything an agent *is* (skills, the gate, the A2A service, tasks, push delivery) lives in
 //! [`skillgate_runtime`], re-exported here as [`runtime`]; this crate only decodes HTTP
@@ -32,7 +32,11 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "console")]
 pub mod console;
+#[cfg(not(feature = "console"))]
+#[path = "console_off.rs"]
+mod console;
 mod http;
 mod state;
 

@@ -217,8 +217,8 @@ fn is_jsonrpc_path(path: &str) -> bool {
 /// `GET /`: the console for a browser; for anyone else the 405 the JSON-RPC endpoint has
 /// always answered (with the `Allow` header axum's method fallback would have set).
 async fn root_get(st: State<AppState>, method: axum::http::Method, headers: HeaderMap) -> Response {
-    if crate::console::wants_html(&headers) {
-        return crate::console::index(st).await;
+    if let Some(page) = crate::console::root_page(st, &method, &headers).await {
+        return page;
     }
     let mut r = rest::method_not_allowed(method).await.into_response();
     r.headers_mut()
@@ -291,7 +291,7 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
     let path = req.uri().path();
     if path == a2a::AGENT_CARD_PATH
         || path == observe::METRICS_PATH
-        || path.starts_with(crate::console::PREFIX)
+        || crate::console::is_console_path(path)
     {
         return next.run(req).await;
     }
