@@ -84,4 +84,4 @@ pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, Supp
 pub use skillgate_a2a as a2a;
 /// The task stores (memory, SQLite, PostgreSQL) and their trait, for embedding applications.
 pub use skillgate_store as store_api;
-pub use swap::{AgentSwap, ServedCard};
+pub use swap::{AgentSource, AgentSwap, Reloader, ServedCard};
