@@ -12,6 +12,7 @@ mod extended_card;
 mod hardening;
 mod hostile_bodies;
 mod jsonrpc;
+mod launch;
 mod metrics;
 #[cfg(not(feature = "console"))]
 mod no_console;
