@@ -305,11 +305,7 @@ async fn a_reload_rebuilds_the_gateway_and_the_refresh_follows_it() {
     };
 
     up.state.lock().unwrap().description = "Now multiplies".into();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.recv())
-        .await
-        .expect("no report within 10 s")
-        .unwrap();
-    assert!(line.contains("`sum` changed"), "{line}");
+    assert!(next_line(&mut lines).await.contains("`sum` changed"));
 
     let (reload, triggers) = tokio::sync::mpsc::channel(1);
     let reloader = Reloader::on(
@@ -325,11 +321,15 @@ async fn a_reload_rebuilds_the_gateway_and_the_refresh_follows_it() {
     .await;
 
     up.state.lock().unwrap().description = "Now divides".into();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.recv())
-        .await
-        .expect("the refresh did not report a change after the reload")
-        .unwrap();
-    assert!(line.contains("`sum` changed"), "{line}");
+    assert!(next_line(&mut lines).await.contains("`sum` changed"));
     drop(reload);
     reloader.await.unwrap();
+}
+
+/// The next line the refresh reported, within 10 s.
+async fn next_line(lines: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(Duration::from_secs(10), lines.recv())
+        .await
+        .expect("no report within 10 s")
+        .unwrap()
 }
