@@ -20,7 +20,8 @@
 //!
 //! The handler protocol is in [`protocol`], the process rules in [`exec`], the HTTP rules in
 //! [`http`]; [`init`] writes a starter directory. [`load`] reads and checks a config and builds
-//! the agent, refusing an invalid config or document with its file, line and finding.
+//! the agent, refusing an invalid config or document with its file, line and finding;
+//! [`AgentFile`] is the same config as the source a reload rebuilds from.
 //!
 //! # From a directory to a served agent
 //!
@@ -51,6 +52,7 @@ pub mod exec;
 pub mod http;
 pub mod init;
 pub mod protocol;
+mod reload;
 
 use config::{AgentConfig, HandlerConfig, SkillConfig};
 use serde_json::Value;
@@ -65,6 +67,7 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use config::ConfigError;
+pub use reload::{off_workers, AgentFile};
 
 /// Why a declarative agent could not be built.
 #[derive(Debug, thiserror::Error)]

@@ -11,9 +11,9 @@
 //! GetTask, CancelTask (which cancels the upstream task too) and SubscribeToTask work on the
 //! gateway's id. Upstream skills not in the config are not exposed.
 //!
-//! The upstream card is re-read every `refresh` ([`Supervisor`]): a governed skill that
+//! The upstream card is re-read every `refresh` ([`Refresh`]): a governed skill that
 //! changed upstream (or vanished) is reported on stderr and refused (`execution_failed`)
-//! until the gateway is reloaded (SIGHUP), never served silently.
+//! until the gateway is reloaded ([`GatewaySource`], SIGHUP), never served silently.
 
 pub mod config;
 pub mod upstream;
@@ -23,7 +23,7 @@ use skillgate_a2a::{AgentCard, AgentSkill};
 use skillgate_agent::config::ConfigError;
 use skillgate_agent::{limited, LoadError};
 use skillgate_client::{A2aConn, Client, ClientConfig, ClientError, Target};
-use skillgate_runtime::{Agent, AgentSwap, Skill};
+use skillgate_runtime::{Agent, AgentSource, Skill};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -246,50 +246,71 @@ impl Watch {
     }
 }
 
-/// Keeps a running gateway honest: re-reads the upstream card every `refresh`, and rebuilds
-/// the whole gateway (config, documents and upstream card) on each reload request; a rebuild
-/// that fails leaves the running gateway serving.
-pub struct Supervisor {
-    /// The config file.
-    pub config: PathBuf,
-    /// The upstream agent.
-    pub upstream: Upstream,
-    /// The running gateway's watch.
-    pub watch: Watch,
+/// A gateway as the source the runtime's [`Reloader`](skillgate_runtime::Reloader) rebuilds
+/// from: the config, every document and the upstream card, read again at each reload. A
+/// rebuilt gateway's [`Watch`] replaces the running one's in its [`Refresh`].
+pub struct GatewaySource {
+    config: PathBuf,
+    upstream: Upstream,
+    watch: tokio::sync::watch::Sender<Arc<Watch>>,
 }
 
-impl Supervisor {
-    /// Runs until `reloads` ends; `report` gets one line per event (findings, reloads).
-    pub async fn run(
-        mut self,
-        swap: AgentSwap,
-        mut reloads: tokio::sync::mpsc::Receiver<()>,
-        report: impl Fn(&str) + Send,
-    ) {
-        let mut tick = tokio::time::interval(self.watch.refresh);
+impl GatewaySource {
+    /// The source of the gateway built from `config` and `upstream`, whose watch is `watch`,
+    /// and the refresh of its upstream card, which follows every reload.
+    pub fn new(config: PathBuf, upstream: Upstream, watch: Watch) -> (Self, Refresh) {
+        let (tx, rx) = tokio::sync::watch::channel(Arc::new(watch));
+        (
+            Self {
+                config,
+                upstream,
+                watch: tx,
+            },
+            Refresh { watch: rx },
+        )
+    }
+}
+
+impl AgentSource for GatewaySource {
+    type Error = GatewayError;
+
+    fn describe(&self) -> String {
+        self.config.display().to_string()
+    }
+
+    async fn rebuild(&mut self) -> Result<Agent, GatewayError> {
+        let g = reload(&self.config, &self.upstream).await?;
+        // The reloader swaps the agent in right after: the refresh watches its skills.
+        self.watch.send_replace(Arc::new(g.watch));
+        Ok(g.agent)
+    }
+}
+
+/// Keeps a running gateway honest: re-reads the upstream card every `refresh` of the config
+/// it started with and reports each governed skill that drifted, on the skills of the gateway
+/// now served (the last reload's).
+pub struct Refresh {
+    watch: tokio::sync::watch::Receiver<Arc<Watch>>,
+}
+
+impl Refresh {
+    /// Runs until its [`GatewaySource`] is dropped; `report` gets one line per finding.
+    pub async fn run(mut self, report: impl Fn(&str) + Send) {
+        let period = self.watch.borrow().refresh;
+        let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tick.tick().await;
         loop {
             tokio::select! {
                 _ = tick.tick() => {
-                    for line in self.watch.check().await {
+                    let watch = Arc::clone(&self.watch.borrow_and_update());
+                    for line in watch.check().await {
                         report(&line);
                     }
                 }
-                r = reloads.recv() => {
-                    if r.is_none() {
+                changed = self.watch.changed() => {
+                    if changed.is_err() {
                         return;
-                    }
-                    match reload(&self.config, &self.upstream).await {
-                        Ok(g) => {
-                            let n = g.agent.skill_ids().count();
-                            swap.replace(g.agent);
-                            self.watch = g.watch;
-                            report(&format!("reloaded {}: {n} skill(s)", self.config.display()));
-                        }
-                        Err(e) => report(&format!(
-                            "reload refused, the previous configuration keeps serving: {e}"
-                        )),
                     }
                 }
             }
@@ -300,12 +321,6 @@ impl Supervisor {
 /// Reads the config (off the async workers: files and schema compilation) and builds.
 pub async fn reload(path: &std::path::Path, upstream: &Upstream) -> Result<Gateway, GatewayError> {
     let p = path.to_owned();
-    let config = tokio::task::spawn_blocking(move || config::load(&p))
-        .await
-        .map_err(|e| ConfigError::Invalid {
-            file: path.to_owned(),
-            line: None,
-            message: format!("reading the config failed: {e}"),
-        })??;
+    let config = skillgate_agent::off_workers(path, move || config::load(&p)).await?;
     build(config, upstream.clone()).await
 }

@@ -7,7 +7,7 @@ use crate::pb;
 use crate::status::{a2a_status, auth_status, service_status};
 use futures_util::{Stream, StreamExt};
 use skillgate_a2a::{self as a2a, A2aError};
-use skillgate_runtime::{checks, A2aService, AgentSwap, RequestContext, TokenTable};
+use skillgate_runtime::{checks, A2aService, AgentSwap, PushConfigs, RequestContext, TokenTable};
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -108,15 +108,16 @@ impl Adapter {
         Box::pin(s)
     }
 
-    /// The caller's context for a push-config method, after the service says push is on: a
-    /// server without `--push` answers PushNotificationNotSupported before reading the request,
-    /// as the HTTP bindings do.
-    fn push_context(&self, meta: &MetadataMap) -> Result<(RequestContext, Vec<String>), Status> {
-        let context = self.context(meta)?;
-        self.service
-            .push_notifications_enabled()
-            .map_err(service_status)?;
-        Ok(context)
+    /// The caller's context for a push-config method and the methods, from the service's one
+    /// push guard, taken before the request is converted: a server without `--push` answers
+    /// PushNotificationNotSupported whatever was sent, as the HTTP bindings do.
+    fn push_context(
+        &self,
+        meta: &MetadataMap,
+    ) -> Result<(RequestContext, Vec<String>, PushConfigs), Status> {
+        let (ctx, ext) = self.context(meta)?;
+        let push = self.service.push_configs().map_err(service_status)?;
+        Ok((ctx, ext, push))
     }
 }
 
@@ -210,13 +211,9 @@ impl pb::a2a_service_server::A2aService for Adapter {
         &self,
         req: Request<pb::TaskPushNotificationConfig>,
     ) -> Answer<pb::TaskPushNotificationConfig> {
-        let (ctx, ext) = self.push_context(req.metadata())?;
+        let (ctx, ext, push) = self.push_context(req.metadata())?;
         let r: a2a::TaskPushNotificationConfig = request(req.get_ref()).map_err(service_status)?;
-        let c = self
-            .service
-            .create_task_push_notification_config(r, &ctx)
-            .await
-            .map_err(service_status)?;
+        let c = push.create(r, &ctx).await.map_err(service_status)?;
         Ok(Self::answer(response(&c).map_err(service_status)?, &ext))
     }
 
@@ -224,14 +221,10 @@ impl pb::a2a_service_server::A2aService for Adapter {
         &self,
         req: Request<pb::GetTaskPushNotificationConfigRequest>,
     ) -> Answer<pb::TaskPushNotificationConfig> {
-        let (ctx, ext) = self.push_context(req.metadata())?;
+        let (ctx, ext, push) = self.push_context(req.metadata())?;
         let r: a2a::GetTaskPushNotificationConfigRequest =
             request(req.get_ref()).map_err(service_status)?;
-        let c = self
-            .service
-            .get_task_push_notification_config(&r, &ctx)
-            .await
-            .map_err(service_status)?;
+        let c = push.get(&r, &ctx).await.map_err(service_status)?;
         Ok(Self::answer(response(&c).map_err(service_status)?, &ext))
     }
 
@@ -239,14 +232,10 @@ impl pb::a2a_service_server::A2aService for Adapter {
         &self,
         req: Request<pb::ListTaskPushNotificationConfigsRequest>,
     ) -> Answer<pb::ListTaskPushNotificationConfigsResponse> {
-        let (ctx, ext) = self.push_context(req.metadata())?;
+        let (ctx, ext, push) = self.push_context(req.metadata())?;
         let r: a2a::ListTaskPushNotificationConfigsRequest =
             request(req.get_ref()).map_err(service_status)?;
-        let l = self
-            .service
-            .list_task_push_notification_configs(&r, &ctx)
-            .await
-            .map_err(service_status)?;
+        let l = push.list(&r, &ctx).await.map_err(service_status)?;
         Ok(Self::answer(response(&l).map_err(service_status)?, &ext))
     }
 
@@ -254,13 +243,10 @@ impl pb::a2a_service_server::A2aService for Adapter {
         &self,
         req: Request<pb::DeleteTaskPushNotificationConfigRequest>,
     ) -> Answer<pbjson_types::Empty> {
-        let (ctx, ext) = self.push_context(req.metadata())?;
+        let (ctx, ext, push) = self.push_context(req.metadata())?;
         let r: a2a::DeleteTaskPushNotificationConfigRequest =
             request(req.get_ref()).map_err(service_status)?;
-        self.service
-            .delete_task_push_notification_config(&r, &ctx)
-            .await
-            .map_err(service_status)?;
+        push.delete(&r, &ctx).await.map_err(service_status)?;
         Ok(Self::answer(pbjson_types::Empty {}, &ext))
     }
 

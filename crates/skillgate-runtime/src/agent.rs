@@ -183,6 +183,22 @@ impl Agent {
         self.0.order.iter().map(String::as_str)
     }
 
+    /// Logs (at info, message `skill`) every domain skill with its version and interface
+    /// digest: the lines an operator compares with the card, when an agent starts being
+    /// served and after each reload.
+    pub fn log_skills(&self) {
+        for id in self.skill_ids() {
+            if let Some(g) = self.gate(id) {
+                tracing::info!(
+                    skill = id,
+                    version = g.skill_version(),
+                    interface_digest = g.interface_digest_str(),
+                    "skill"
+                );
+            }
+        }
+    }
+
     /// Whether the agent serves a skill with this id (`describe_skill` or a domain skill).
     pub fn serves(&self, skill_id: &str) -> bool {
         skill_id == skillgate_core::wire::DESCRIBE_SKILL || self.0.skills.contains_key(skill_id)

@@ -77,9 +77,9 @@ pub use config::{
 };
 pub use gate::SkillGate;
 pub use push::PushPolicy;
-pub use service::{A2aService, EventStream, RequestContext, ServiceError};
+pub use service::{A2aService, EventStream, PushConfigs, RequestContext, ServiceError};
 pub use skill::{Skill, SkillBuilder, SkillContext, SkillError, SkillOutput, SupportingRecord};
 pub use skillgate_a2a as a2a;
 /// The task stores (memory, SQLite, PostgreSQL) and their trait, for embedding applications.
 pub use skillgate_store as store_api;
-pub use swap::{AgentSwap, ServedCard};
+pub use swap::{AgentSource, AgentSwap, Reloader, ServedCard};

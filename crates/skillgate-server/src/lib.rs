@@ -1,11 +1,14 @@
 //! skillgate-server: the HTTP bindings of the skillgate runtime (JSON-RPC 2.0 at `/`,
 //! HTTP+JSON at `/message:send`, `/tasks/{id}`, ... with server-sent event streaming), the web
-//! console, and the connection discipline under them (header-read and idle timers, the
-//! connection cap, graceful shutdown).
+//! console (feature `console`, on by default), and the connection discipline under them
+//! (header-read and idle timers, the connection cap, graceful shutdown).
 //!
 //! Everything an agent *is* (skills, the gate, the A2A service, tasks, push delivery) lives in
 //! [`skillgate_runtime`], re-exported here as [`runtime`]; this crate only decodes HTTP
-//! requests, runs the checks every binding shares and calls the one service.
+//! requests, runs the checks every binding shares and calls the one service. [`Launch`]
+//! starts a server: it checks what the card will advertise (the public URL rule), then serves
+//! the HTTP bindings and, with the `grpc` feature, the gRPC binding, all stopped by one
+//! shutdown.
 //!
 //! ```
 //! use serde_json::json;
@@ -25,16 +28,21 @@
 //!     })
 //!     .build();
 //! let agent = Agent::builder("echo agent", "An example", "0.1.0").skill(echo).build().unwrap();
-//! // Serve it: `skillgate_server::serve(agent, listener, ServerConfig::default(), shutdown).await`,
+//! // Serve it: `skillgate_server::serve(agent, listener, ServerConfig::default(), shutdown).await`
+//! // (or `Launch`, which with the `grpc` feature adds the gRPC binding over the same service),
 //! // or embed the axum router in an application of your own:
 //! let _app = skillgate_server::router(agent, ServerConfig::default(), "http://127.0.0.1:7420".into());
 //! ```
 
+#[cfg(feature = "console")]
 pub mod console;
+#[cfg(not(feature = "console"))]
+#[path = "console_off.rs"]
+mod console;
 mod http;
+mod launch;
 mod state;
 
-pub use http::{
-    router, router_with_swap, serve, serve_app, serve_swappable, OriginGuard, OriginRefused,
-};
+pub use http::{router, router_with_swap, serve_app, OriginGuard, OriginRefused};
+pub use launch::{serve, Launch, LaunchError, Listener};
 pub use skillgate_runtime as runtime;

@@ -30,16 +30,6 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    /// Whether callers authenticate (a token table is configured).
-    pub(crate) fn auth_enabled(&self) -> bool {
-        self.tokens.is_some()
-    }
-
-    /// The base URL the card advertises (no trailing slash).
-    pub(crate) fn base_url(&self) -> &str {
-        self.swap.base_url()
-    }
-
     /// The extended Agent Card for the request's caller, signed like the public card.
     pub(crate) fn extended_card(
         &self,

@@ -9,6 +9,7 @@
 //! as `console-skill.png` and the canceled task's page as `console-task.png` (the ones in docs/).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
+#![cfg(feature = "console")]
 
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};

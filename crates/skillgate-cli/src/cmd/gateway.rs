@@ -4,7 +4,8 @@
 use anyhow::Context;
 use clap::Args;
 use skillgate_client::ClientConfig;
-use skillgate_gateway::{Supervisor, Upstream};
+use skillgate_gateway::{GatewaySource, Upstream};
+use skillgate_runtime::Reloader;
 use skillgate_transport::{origin_of, Secret, TransportConfig, Withheld};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -125,27 +126,15 @@ pub fn run(a: GatewayArgs) -> anyhow::Result<u8> {
             skills = gateway.agent.skill_ids().count(),
             "gateway in front of the upstream agent"
         );
-        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        let (source, refresh) = GatewaySource::new(path, upstream, gateway.watch);
         // Installed before the address is printed: an early SIGHUP must reload, not kill.
-        let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-            .context("cannot listen for SIGHUP")?;
-        let supervisor = Supervisor {
-            config: path,
-            upstream,
-            watch: gateway.watch,
-        };
+        let reloader = Reloader::on_sighup(source).context("cannot listen for SIGHUP")?;
         Ok(Served {
             agent: gateway.agent,
             config_url: None,
             reload: Some(Box::new(move |swap| {
-                tokio::spawn(async move {
-                    while hup.recv().await.is_some() {
-                        if tx.send(()).await.is_err() {
-                            return;
-                        }
-                    }
-                });
-                tokio::spawn(supervisor.run(swap, rx, |line| tracing::warn!("{line}")));
+                tokio::spawn(refresh.run(|line| tracing::warn!("{line}")));
+                reloader.spawn(swap);
             })),
         })
     })

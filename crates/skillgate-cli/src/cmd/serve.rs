@@ -3,7 +3,8 @@
 
 use anyhow::Context;
 use clap::Args;
-use skillgate_runtime::{ServerConfig, TokenTable};
+use skillgate_runtime::{Reloader, ServerConfig, TokenTable};
+use skillgate_server::{Launch, LaunchError, Listener};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -184,20 +185,6 @@ fn init_logs(format: LogFormat) {
     }
 }
 
-/// Logs every skill of `agent` with its version and interface digest.
-fn log_skills(agent: &skillgate_runtime::Agent) {
-    for id in agent.skill_ids() {
-        if let Some(g) = agent.gate(id) {
-            tracing::info!(
-                skill = id,
-                version = g.skill_version(),
-                interface_digest = g.interface_digest_str(),
-                "skill"
-            );
-        }
-    }
-}
-
 /// `skillgate serve`: the declarative agent of `--config`, else netops; see [`run_server`].
 pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
     let ServeArgs {
@@ -210,12 +197,13 @@ pub fn run(a: ServeArgs) -> anyhow::Result<u8> {
             // Refused with the file, line and finding, before anything listens.
             Some(path) => {
                 let declared = skillgate_agent::load(&path)?;
-                let reload = Reload::install(path)?;
+                let reloader = Reloader::on_sighup(skillgate_agent::AgentFile::new(path))
+                    .context("cannot listen for SIGHUP")?;
                 Ok(Served {
                     agent: declared.agent,
                     config_url: declared.public_url,
                     reload: Some(Box::new(move |swap| {
-                        tokio::spawn(reload.run(swap));
+                        reloader.spawn(swap);
                     })),
                 })
             }
@@ -247,15 +235,18 @@ pub struct Served {
     /// Started once the server runs, with the handle that replaces the agent (SIGHUP reload,
     /// upstream refresh). Whatever signal handler it needs must be installed before it is
     /// returned: the address is printed next, and a signal after that must not kill.
-    pub reload: Option<Box<dyn FnOnce(skillgate_runtime::AgentSwap) + Send>>,
+    pub reload: Reload,
 }
+
+/// What a server command starts once it serves, given the server's agent swap.
+pub type Reload = Option<Box<dyn FnOnce(skillgate_runtime::AgentSwap) + Send>>;
 
 /// Runs an A2A server: the log subscriber is installed (`--log-format`, `RUST_LOG`), `load`
 /// builds the agent (a signal meanwhile ends start-up with exit 0: the handlers are installed
 /// before anything else), the task store opens, `listening on http://HOST:PORT` is printed
-/// first on stdout (the store, the skills and the address are logged on stderr), then it
-/// serves until SIGINT or SIGTERM, ending open streams and finishing in-flight requests within
-/// `--shutdown-grace`.
+/// first on stdout (the store, the skills and the address are logged on stderr), then
+/// [`Launch`] serves until SIGINT or SIGTERM, ending open streams and finishing in-flight
+/// requests within `--shutdown-grace`.
 pub fn run_server<F, Fut>(flags: ServerFlags, load: F) -> anyhow::Result<u8>
 where
     F: FnOnce() -> Fut,
@@ -273,40 +264,18 @@ where
             let _ = tx.send(true);
         });
         // A signal during start-up (opening the store, say) ends it here ...
-        let (served, listeners, config) = tokio::select! {
+        let (reload, launch) = tokio::select! {
             r = start(flags, load) => r?,
             () = stopped(rx.clone()) => return Ok(exit::OK),
         };
-        // ... and once listening, it starts the graceful shutdown.
-        let reload = served.reload;
-        let grpc_config = skillgate_grpc::GrpcConfig::for_server(&config);
-        let mut grpc = None;
-        let grpc_stop = stopped(rx.clone());
-        skillgate_server::serve_swappable(
-            served.agent,
-            listeners.http,
-            config,
-            stopped(rx),
-            |swap| {
-                // The gRPC binding answers through the same service (one gate, one store,
-                // the same reloads) and stops on the same signal.
-                if let Some(l) = listeners.grpc {
-                    grpc = Some(tokio::spawn(skillgate_grpc::serve(
-                        swap.clone(),
-                        l,
-                        grpc_config,
-                        grpc_stop,
-                    )));
-                }
+        // ... and once listening, it starts the graceful shutdown of every binding.
+        launch
+            .serve(stopped(rx), |swap| {
                 if let Some(r) = reload {
                     r(swap);
                 }
-            },
-        )
-        .await?;
-        if let Some(g) = grpc {
-            g.await.context("the gRPC server task failed")??;
-        }
+            })
+            .await?;
         Ok(exit::OK)
     });
     // Skills still running after the grace are abandoned, not awaited.
@@ -326,14 +295,9 @@ async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
     let _ = rx.wait_for(|s| *s).await;
 }
 
-/// The bound listeners of a server command: HTTP always, gRPC with --grpc-listen.
-struct Listeners {
-    http: tokio::net::TcpListener,
-    grpc: Option<tokio::net::TcpListener>,
-}
-
-/// Builds the agent, opens the store, binds and announces the address.
-async fn start<F, Fut>(a: ServerFlags, load: F) -> anyhow::Result<(Served, Listeners, ServerConfig)>
+/// Builds the agent, binds, has the launch check what the card will advertise, opens the
+/// store and announces the address.
+async fn start<F, Fut>(a: ServerFlags, load: F) -> anyhow::Result<(Reload, Launch)>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Served>>,
@@ -344,128 +308,64 @@ where
         .map(TokenTable::from_file)
         .transpose()?;
     let card_signer = a.signer()?;
-    let mut served = load().await?;
-    if let (Some(t), Some(path)) = (&tokens, &a.token_file) {
-        t.check_skills(|s| served.agent.serves(s))
-            .with_context(|| format!("token file {}", path.display()))?;
-    }
-    let store = a.store.open().await?;
-    tracing::info!(store = %store.describe(), "task store");
-    log_skills(&served.agent);
-    let mut config = ServerConfig {
+    let served = load().await?;
+    let config = ServerConfig {
         tokens,
-        public_url: a.public_url.or(served.config_url.take()),
-        store: Some(store),
+        public_url: a.public_url.clone().or(served.config_url),
         header_read_timeout: a.header_read_timeout,
         idle_timeout: a.idle_timeout,
         max_connections: a.max_connections as usize,
         shutdown_grace: a.shutdown_grace,
-        allowed_origins: a.allow_origins,
+        allowed_origins: a.allow_origins.clone(),
         allow_any_host: a.allow_any_host,
         card_signer,
         metrics: a.metrics,
         push: a.push.policy(),
         ..Default::default()
     };
-    let listener = tokio::net::TcpListener::bind(&a.listen)
+    let http = tokio::net::TcpListener::bind(&a.listen)
         .await
         .with_context(|| format!("cannot listen on {}", a.listen))?;
-    let addr = listener.local_addr()?;
-    if addr.ip().is_unspecified() && config.public_url.is_none() {
-        anyhow::bail!(
+    let mut launch = Launch::new(served.agent, http, config).map_err(|e| refused(e, &a))?;
+    if let Some(g) = &a.grpc_listen {
+        let l = tokio::net::TcpListener::bind(g)
+            .await
+            .with_context(|| format!("cannot listen on {g} (--grpc-listen)"))?;
+        launch = launch.with_grpc(l).map_err(|e| refused(e, &a))?;
+    }
+    let store = a.store.open().await?;
+    tracing::info!(store = %store.describe(), "task store");
+    let launch = launch.with_store(store);
+    let mut out = std::io::stdout();
+    // Only the HTTP address on stdout (its one-line contract); the gRPC address is in the
+    // launch's log line and in the card.
+    writeln!(out, "listening on http://{}", launch.http_addr())?;
+    out.flush()?;
+    Ok((served.reload, launch))
+}
+
+/// A refused launch in the command's terms: the flag that fixes it.
+fn refused(e: LaunchError, a: &ServerFlags) -> anyhow::Error {
+    match e {
+        LaunchError::EveryInterface {
+            listener: Listener::Http,
+            addr,
+        } => anyhow::anyhow!(
             "--listen {} listens on every interface, so http://{addr} is no address a client can use: pass --public-url with the URL clients reach this agent at (e.g. --public-url http://agent.example.net:{})",
             a.listen,
             addr.port()
-        );
-    }
-    let grpc = match &a.grpc_listen {
-        None => None,
-        Some(g) => {
-            let l = tokio::net::TcpListener::bind(g)
-                .await
-                .with_context(|| format!("cannot listen on {g} (--grpc-listen)"))?;
-            config.grpc_url = Some(grpc_url(l.local_addr()?, config.public_url.as_deref())?);
-            Some(l)
-        }
-    };
-    let mut out = std::io::stdout();
-    // Only the HTTP address on stdout (its one-line contract); the gRPC address is in the
-    // log line below and in the card.
-    writeln!(out, "listening on http://{addr}")?;
-    out.flush()?;
-    tracing::info!(
-        address = %addr,
-        url = %config
-            .public_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{addr}")),
-        metrics = a.metrics,
-        push = a.push.push,
-        auth = config.tokens.is_some(),
-        grpc = config.grpc_url.as_deref().unwrap_or("off"),
-        "listening"
-    );
-    Ok((
-        served,
-        Listeners {
-            http: listener,
-            grpc,
+        ),
+        LaunchError::EveryInterface {
+            listener: Listener::Grpc,
+            addr,
+        } => anyhow::anyhow!(
+            "--grpc-listen {addr} listens on every interface: pass --public-url so the card can name a host clients reach"
+        ),
+        LaunchError::Tokens(e) => match &a.token_file {
+            Some(path) => anyhow::Error::new(e).context(format!("token file {}", path.display())),
+            None => e.into(),
         },
-        config,
-    ))
-}
-
-/// The `host:port` the card gives for the gRPC interface: the bound address, or for an
-/// all-interfaces address the host of the public URL with the bound port.
-fn grpc_url(addr: std::net::SocketAddr, public_url: Option<&str>) -> anyhow::Result<String> {
-    if !addr.ip().is_unspecified() {
-        return Ok(addr.to_string());
-    }
-    let host = public_url
-        .and_then(|u| url::Url::parse(u).ok())
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .with_context(|| {
-            format!(
-                "--grpc-listen {addr} listens on every interface: pass --public-url so the card can name a host clients reach"
-            )
-        })?;
-    Ok(format!("{host}:{}", addr.port()))
-}
-
-/// `SIGHUP` re-reads the config: a valid one replaces the agent (card, digests and skills at
-/// once), an invalid one is refused on stderr and the previous agent keeps serving. The base
-/// URL and the server flags stay as they were at start-up.
-struct Reload {
-    path: PathBuf,
-    hup: tokio::signal::unix::Signal,
-}
-
-impl Reload {
-    fn install(path: PathBuf) -> anyhow::Result<Self> {
-        let hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-            .context("cannot listen for SIGHUP")?;
-        Ok(Self { path, hup })
-    }
-
-    async fn run(mut self, swap: skillgate_runtime::AgentSwap) {
-        while self.hup.recv().await.is_some() {
-            let path = self.path.clone();
-            // Reading files and compiling schemas is blocking work: off the async workers.
-            let loaded = tokio::task::spawn_blocking(move || skillgate_agent::load(&path)).await;
-            match loaded {
-                Ok(Ok(declared)) => {
-                    let n = declared.agent.skill_ids().count();
-                    log_skills(&declared.agent);
-                    swap.replace(declared.agent);
-                    tracing::info!(config = %self.path.display(), skills = n, "reloaded");
-                }
-                Ok(Err(e)) => tracing::warn!(
-                    error = %e,
-                    "reload refused, the previous configuration keeps serving"
-                ),
-                Err(e) => tracing::error!(error = %e, "reload failed"),
-            }
-        }
+        other => other.into(),
     }
 }
 

@@ -265,3 +265,71 @@ async fn start_up_refuses_an_unknown_upstream_skill_and_an_undeclared_record_kin
     let e = config::load(&write_config(dir.path(), "arguments = \"xml\"")).unwrap_err();
     assert!(e.to_string().contains("gateway.toml:6"), "{e}");
 }
+
+/// The runtime's reloader rebuilds the gateway from its source: a drifted skill is served
+/// again, and the refresh then watches the rebuilt gateway (a later change is reported anew,
+/// which the running gateway's watch, having reported it once, would not).
+#[tokio::test]
+async fn a_reload_rebuilds_the_gateway_and_the_refresh_follows_it() {
+    use skillgate_gateway::GatewaySource;
+    use skillgate_runtime::{metrics::Metrics, AgentSwap, Reloader};
+    use skillgate_testkit::poll::eventually;
+    let up = PlainAgent::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), "");
+    let g = build(config::load(&path).unwrap(), upstream(&up))
+        .await
+        .unwrap();
+    let swap = AgentSwap::new(
+        g.agent,
+        &ServerConfig::default(),
+        "http://127.0.0.1:1",
+        Metrics::disabled(),
+    );
+    let (source, refresh) = GatewaySource::new(path, upstream(&up), g.watch);
+    let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    tokio::spawn(refresh.run(move |l| {
+        let _ = lines_tx.send(l.to_owned());
+    }));
+    let description = |swap: &AgentSwap| -> String {
+        let card: Value = serde_json::from_slice(&swap.card().bytes).unwrap();
+        card["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == SUM_SKILL)
+            .unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    up.state.lock().unwrap().description = "Now multiplies".into();
+    assert!(next_line(&mut lines).await.contains("`sum` changed"));
+
+    let (reload, triggers) = tokio::sync::mpsc::channel(1);
+    let reloader = Reloader::on(
+        source,
+        tokio_stream::wrappers::ReceiverStream::new(triggers),
+    )
+    .spawn(swap.clone());
+    reload.send(()).await.unwrap();
+    eventually(Duration::from_secs(10), || {
+        let now = description(&swap);
+        async move { (now == "Now multiplies").then_some(()) }
+    })
+    .await;
+
+    up.state.lock().unwrap().description = "Now divides".into();
+    assert!(next_line(&mut lines).await.contains("`sum` changed"));
+    drop(reload);
+    reloader.await.unwrap();
+}
+
+/// The next line the refresh reported, within 10 s.
+async fn next_line(lines: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(Duration::from_secs(10), lines.recv())
+        .await
+        .expect("no report within 10 s")
+        .unwrap()
+}

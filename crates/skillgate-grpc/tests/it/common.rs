@@ -70,8 +70,7 @@ pub struct Both {
     pub grpc_addr: String,
     pub http: reqwest::Client,
     stop: tokio::sync::watch::Sender<bool>,
-    http_task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-    grpc_task: Option<tokio::task::JoinHandle<Result<(), skillgate_grpc::GrpcError>>>,
+    task: Option<tokio::task::JoinHandle<Result<(), skillgate_server::LaunchError>>>,
 }
 
 async fn stopped(mut rx: tokio::sync::watch::Receiver<bool>) {
@@ -91,47 +90,34 @@ impl Both {
         Self::start_full(agent, config, grpc).await
     }
 
-    /// Both servers; the gRPC one with `grpc`, its tokens and body limit taken from `config`.
+    /// Both servers, started by one [`skillgate_server::Launch`]; the gRPC one with `grpc`,
+    /// its tokens and body limit taken from `config`.
     pub async fn start_full(
         agent: Agent,
-        mut config: ServerConfig,
+        config: ServerConfig,
         grpc: skillgate_grpc::GrpcConfig,
     ) -> Both {
         let http_l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let grpc_l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", http_l.local_addr().unwrap());
-        let grpc_addr = grpc_l.local_addr().unwrap().to_string();
-        config.grpc_url = Some(grpc_addr.clone());
         let grpc_config = skillgate_grpc::GrpcConfig {
             tokens: config.tokens.clone(),
             body_limit: config.body_limit,
             ..grpc
         };
+        let launch = skillgate_server::Launch::new(agent, http_l, config)
+            .unwrap()
+            .with_grpc_config(grpc_l, grpc_config)
+            .unwrap();
+        let base = launch.base_url().to_owned();
+        let grpc_addr = launch.grpc_url().unwrap().to_owned();
         let (stop, rx) = tokio::sync::watch::channel(false);
-        let (swap_tx, swap_rx) = tokio::sync::oneshot::channel();
-        let http_task = tokio::spawn(skillgate_server::serve_swappable(
-            agent,
-            http_l,
-            config,
-            stopped(rx.clone()),
-            move |swap| {
-                let _ = swap_tx.send(swap);
-            },
-        ));
-        let swap = swap_rx.await.unwrap();
-        let grpc_task = tokio::spawn(skillgate_grpc::serve(
-            swap,
-            grpc_l,
-            grpc_config,
-            stopped(rx),
-        ));
+        let task = tokio::spawn(launch.serve(stopped(rx), |_| {}));
         Both {
             base,
             grpc_addr,
             http: http_client(),
             stop,
-            http_task: Some(http_task),
-            grpc_task: Some(grpc_task),
+            task: Some(task),
         }
     }
 
@@ -144,10 +130,7 @@ impl Both {
     /// Stops both servers and waits for them, failing if either returned an error.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
-        if let Some(h) = self.grpc_task.take() {
-            h.await.unwrap().unwrap();
-        }
-        if let Some(h) = self.http_task.take() {
+        if let Some(h) = self.task.take() {
             h.await.unwrap().unwrap();
         }
     }

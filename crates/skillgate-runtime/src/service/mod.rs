@@ -17,6 +17,8 @@ mod run;
 mod stream;
 mod turn;
 
+pub use push::PushConfigs;
+
 use crate::agent::Agent;
 use crate::auth::Caller;
 use crate::config::{ApprovalPolicy, ServerConfig};

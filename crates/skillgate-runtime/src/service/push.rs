@@ -98,28 +98,95 @@ fn require_task_id(task_id: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// The push notification config methods, reachable only through [`A2aService::push_configs`]:
+/// holding one proves push notifications are on, so no method can forget the check and no
+/// binding has to repeat it. Cheap to clone.
+#[derive(Clone)]
+pub struct PushConfigs {
+    service: A2aService,
+    pusher: Pusher,
+}
+
 impl A2aService {
     /// Whether push notifications are on (the card's `capabilities.pushNotifications`).
     pub fn push_enabled(&self) -> bool {
-        self.0.push.is_some()
+        self.push_configs().is_ok()
     }
 
-    /// The pusher, or the refusal every push method gives while push notifications are off.
-    fn pusher(&self) -> Result<&Pusher, ServiceError> {
-        self.0.push.as_ref().ok_or_else(|| {
-            ServiceError::new(
+    /// The one guard of every push method: the methods while push notifications are on, else
+    /// the refusal all of them give. Bindings take it before they read the params, so a
+    /// disabled server answers the same whatever was sent.
+    pub fn push_configs(&self) -> Result<PushConfigs, ServiceError> {
+        match &self.0.push {
+            Some(pusher) => Ok(PushConfigs {
+                service: self.clone(),
+                pusher: pusher.clone(),
+            }),
+            None => Err(ServiceError::new(
                 A2aError::PushNotificationNotSupported,
                 "push notifications are not enabled on this server (capabilities.pushNotifications is false)",
-            )
-        })
+            )),
+        }
     }
 
-    /// Refuses every push method while push notifications are off. Bindings call it before
-    /// they read the params, so a disabled server answers the same whatever was sent.
-    pub fn push_notifications_enabled(&self) -> Result<(), ServiceError> {
-        self.pusher().map(|_| ())
+    /// Starts delivering the events of a task that has stored configs but no delivery in this
+    /// process (it restarted, or the configs were created on another replica), before this
+    /// process writes to the task: a follow-up turn, a cancel, failing it as stale. Without
+    /// configs (or push notifications) it does nothing but one store read.
+    pub(super) async fn resume_push(&self, entry: &Arc<TaskHandle>) {
+        let Ok(push) = self.push_configs() else {
+            return;
+        };
+        match self.0.store.push_configs(&entry.id).await {
+            Ok(c) if !c.is_empty() => push.pusher.watch(Arc::clone(entry), false).await,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(task_id = %entry.id, error = %e, "push: cannot read the task's push configs");
+            }
+        }
     }
 
+    /// The config a `SendMessage` carries (`configuration.taskPushNotificationConfig`),
+    /// checked before any task is made, so a refused webhook creates nothing.
+    pub(super) async fn send_push(
+        &self,
+        c: Option<&TaskPushNotificationConfig>,
+        task_id: &str,
+    ) -> Result<Option<TaskPushNotificationConfig>, ServiceError> {
+        let Some(c) = c else { return Ok(None) };
+        if !c.task_id.is_empty() && c.task_id != task_id {
+            return Err(invalid(
+                "configuration.taskPushNotificationConfig.taskId must be empty or the message's taskId",
+            ));
+        }
+        self.push_configs()?
+            .checked(c.clone(), task_id)
+            .await
+            .map(Some)
+    }
+
+    /// Registers the config of a `SendMessage` on the task it made or continued, before the
+    /// task's work starts (so every event is delivered). The task already exists, so this
+    /// can only fail on a store error. A continued task (`existing`) without a config in the
+    /// message still gets its stored configs served ([`A2aService::resume_push`]).
+    pub(super) async fn attach_push(
+        &self,
+        entry: &Arc<TaskHandle>,
+        c: Option<TaskPushNotificationConfig>,
+        existing: bool,
+    ) -> Result<(), ServiceError> {
+        let Some(mut c) = c else {
+            if existing {
+                self.resume_push(entry).await;
+            }
+            return Ok(());
+        };
+        c.task_id = entry.id.clone();
+        self.push_configs()?.store_config(entry, &c, true).await
+    }
+}
+
+impl PushConfigs {
     /// A config as it will be stored: shape checked, id made when absent, webhook through
     /// the guard (resolving its host).
     async fn checked(
@@ -127,9 +194,8 @@ impl A2aService {
         mut c: TaskPushNotificationConfig,
         task_id: &str,
     ) -> Result<TaskPushNotificationConfig, ServiceError> {
-        let pusher = self.pusher()?;
         check_shape(&c)?;
-        pusher
+        self.pusher
             .policy()
             .guard
             .check(&c.url)
@@ -150,44 +216,28 @@ impl A2aService {
         c: &TaskPushNotificationConfig,
         deliver_final: bool,
     ) -> Result<(), ServiceError> {
-        let pusher = self.pusher()?;
-        self.0
+        self.service
+            .0
             .store
-            .put_push_config(c, pusher.policy().max_configs)
+            .put_push_config(c, self.pusher.policy().max_configs)
             .await
             .map_err(|e| match e {
                 e @ StoreError::PushConfigLimit { .. } => invalid(e.to_string()),
                 e => store_error(e),
             })?;
-        pusher.watch(Arc::clone(entry), deliver_final).await;
+        self.pusher.watch(Arc::clone(entry), deliver_final).await;
         Ok(())
-    }
-
-    /// Starts delivering the events of a task that has stored configs but no delivery in this
-    /// process (it restarted, or the configs were created on another replica), before this
-    /// process writes to the task: a follow-up turn, a cancel, failing it as stale. Without
-    /// configs (or push notifications) it does nothing but one store read.
-    pub(super) async fn resume_push(&self, entry: &Arc<TaskHandle>) {
-        let Some(p) = &self.0.push else { return };
-        match self.0.store.push_configs(&entry.id).await {
-            Ok(c) if !c.is_empty() => p.watch(Arc::clone(entry), false).await,
-            Ok(_) => {}
-            Err(e) => {
-                tracing::warn!(task_id = %entry.id, error = %e, "push: cannot read the task's push configs");
-            }
-        }
     }
 
     /// `CreateTaskPushNotificationConfig`: a config of a task the caller may see (replacing
     /// the one with the same id); the stored config is returned, id included.
-    pub async fn create_task_push_notification_config(
+    pub async fn create(
         &self,
         req: TaskPushNotificationConfig,
         ctx: &RequestContext,
     ) -> Result<TaskPushNotificationConfig, ServiceError> {
-        self.pusher()?;
         require_task_id(&req.task_id)?;
-        let entry = self.visible(&req.task_id, ctx).await?;
+        let entry = self.service.visible(&req.task_id, ctx).await?;
         let task_id = req.task_id.clone();
         let c = self.checked(req, &task_id).await?;
         self.store_config(&entry, &c, false).await?;
@@ -195,18 +245,18 @@ impl A2aService {
     }
 
     /// `GetTaskPushNotificationConfig`.
-    pub async fn get_task_push_notification_config(
+    pub async fn get(
         &self,
         req: &TaskPushNotificationConfigRef,
         ctx: &RequestContext,
     ) -> Result<TaskPushNotificationConfig, ServiceError> {
-        self.pusher()?;
         require_task_id(&req.task_id)?;
         if req.id.is_empty() {
             return Err(invalid("id is required"));
         }
-        self.visible(&req.task_id, ctx).await?;
-        self.0
+        self.service.visible(&req.task_id, ctx).await?;
+        self.service
+            .0
             .store
             .push_configs(&req.task_id)
             .await
@@ -217,12 +267,11 @@ impl A2aService {
     }
 
     /// `ListTaskPushNotificationConfigs`: oldest first, pages of 1..=100 (default 50).
-    pub async fn list_task_push_notification_configs(
+    pub async fn list(
         &self,
         req: &ListTaskPushNotificationConfigsRequest,
         ctx: &RequestContext,
     ) -> Result<ListTaskPushNotificationConfigsResponse, ServiceError> {
-        self.pusher()?;
         require_task_id(&req.task_id)?;
         let size = match req.page_size {
             None | Some(0) => DEFAULT_PAGE,
@@ -238,8 +287,9 @@ impl A2aService {
                 .parse()
                 .map_err(|_| invalid("invalid pageToken"))?
         };
-        self.visible(&req.task_id, ctx).await?;
+        self.service.visible(&req.task_id, ctx).await?;
         let all = self
+            .service
             .0
             .store
             .push_configs(&req.task_id)
@@ -259,61 +309,25 @@ impl A2aService {
 
     /// `DeleteTaskPushNotificationConfig`: later events of the task no longer reach it. A
     /// config that does not exist (any more) is not an error.
-    pub async fn delete_task_push_notification_config(
+    pub async fn delete(
         &self,
         req: &TaskPushNotificationConfigRef,
         ctx: &RequestContext,
     ) -> Result<(), ServiceError> {
-        self.pusher()?;
         require_task_id(&req.task_id)?;
         if req.id.is_empty() {
             return Err(invalid("id is required"));
         }
-        self.visible(&req.task_id, ctx).await?;
+        self.service.visible(&req.task_id, ctx).await?;
         // Idempotent (A2A 1.0 section 3.1.10): deleting a config that is already gone has the
         // same effect as the first delete, so it succeeds too. The task must still be visible.
-        self.0
+        self.service
+            .0
             .store
             .delete_push_config(&req.task_id, &req.id)
             .await
             .map_err(store_error)?;
         Ok(())
-    }
-
-    /// The config a `SendMessage` carries (`configuration.taskPushNotificationConfig`),
-    /// checked before any task is made, so a refused webhook creates nothing.
-    pub(super) async fn send_push(
-        &self,
-        c: Option<&TaskPushNotificationConfig>,
-        task_id: &str,
-    ) -> Result<Option<TaskPushNotificationConfig>, ServiceError> {
-        let Some(c) = c else { return Ok(None) };
-        if !c.task_id.is_empty() && c.task_id != task_id {
-            return Err(invalid(
-                "configuration.taskPushNotificationConfig.taskId must be empty or the message's taskId",
-            ));
-        }
-        self.checked(c.clone(), task_id).await.map(Some)
-    }
-
-    /// Registers the config of a `SendMessage` on the task it made or continued, before the
-    /// task's work starts (so every event is delivered). The task already exists, so this
-    /// can only fail on a store error. A continued task (`existing`) without a config in the
-    /// message still gets its stored configs served ([`A2aService::resume_push`]).
-    pub(super) async fn attach_push(
-        &self,
-        entry: &Arc<TaskHandle>,
-        c: Option<TaskPushNotificationConfig>,
-        existing: bool,
-    ) -> Result<(), ServiceError> {
-        let Some(mut c) = c else {
-            if existing {
-                self.resume_push(entry).await;
-            }
-            return Ok(());
-        };
-        c.task_id = entry.id.clone();
-        self.store_config(entry, &c, true).await
     }
 }
 

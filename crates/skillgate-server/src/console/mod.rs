@@ -29,7 +29,7 @@ use skillgate_a2a::GetTaskRequest;
 use skillgate_runtime::agent::HostedSkill;
 
 /// Every console path but `/` starts with this.
-pub(crate) const PREFIX: &str = "/console/";
+const PREFIX: &str = "/console/";
 /// Where a skill's page lives (followed by the percent-encoded id).
 pub(crate) const SKILL_PREFIX: &str = "/console/skills/";
 /// Where a task's page lives (followed by the percent-encoded id).
@@ -46,7 +46,7 @@ pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
 
 /// Whether the request prefers a page: `Accept` names `text/html` with a non-zero quality.
 /// Browsers navigating send it; A2A clients never do.
-pub(crate) fn wants_html(headers: &HeaderMap) -> bool {
+fn wants_html(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
@@ -64,11 +64,22 @@ pub(crate) fn wants_html(headers: &HeaderMap) -> bool {
         })
 }
 
+/// Whether the request is for the console's index: a browser's `GET /` (any other request to
+/// `/` is the JSON-RPC endpoint's).
+pub(crate) fn is_index(method: &Method, path: &str, headers: &HeaderMap) -> bool {
+    *method == Method::GET && path == "/" && wants_html(headers)
+}
+
+/// Whether `path` is one of the console's own (pages and assets), which clients that speak no
+/// A2A version read.
+pub(crate) fn is_console_path(path: &str) -> bool {
+    path.starts_with(PREFIX)
+}
+
 /// Whether the request is for a console page the auth layer lets through without a token:
 /// the index (the public card's content) and the assets.
 pub(crate) fn is_public(method: &Method, path: &str, headers: &HeaderMap) -> bool {
-    *method == Method::GET
-        && ((path == "/" && wants_html(headers)) || path.starts_with(ASSET_PREFIX))
+    is_index(method, path, headers) || (*method == Method::GET && path.starts_with(ASSET_PREFIX))
 }
 
 fn summary(h: &HostedSkill) -> pages::SkillSummary {
@@ -92,11 +103,24 @@ fn summary(h: &HostedSkill) -> pages::SkillSummary {
     }
 }
 
-/// `GET /` for a browser (the router sends other `GET /` requests to today's 405).
-pub(crate) async fn index(State(st): State<AppState>) -> Response {
+/// The page `GET /` answers: the index for a browser, `None` for any other client (which gets
+/// the JSON-RPC endpoint's 405).
+pub(crate) async fn root_page(
+    st: State<AppState>,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    if !is_index(method, "/", headers) {
+        return None;
+    }
+    Some(index(st).await)
+}
+
+/// `GET /` for a browser.
+async fn index(State(st): State<AppState>) -> Response {
     let agent = st.service.agent();
-    let auth = st.auth_enabled();
-    let card = agent.card(st.base_url(), auth);
+    let auth = st.swap.auth_enabled();
+    let card = agent.card(st.swap.base_url(), auth);
     // The public card's skills, in its order: extended-only skills are not shown here.
     let skills: Vec<pages::SkillSummary> = card
         .skills
@@ -140,7 +164,7 @@ async fn skill_page(State(st): State<AppState>, Ctx(ctx): Ctx, Path(id): Path<St
         authority,
         constraints: to_value(&d.constraints).unwrap_or_default(),
         raw: serde_json::to_string_pretty(doc.value()).unwrap_or_default(),
-        auth: st.auth_enabled(),
+        auth: st.swap.auth_enabled(),
         composition: render::composition(d, others),
     };
     page(StatusCode::OK, pages::skill(&p))

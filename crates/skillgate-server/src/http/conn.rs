@@ -31,14 +31,27 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use skillgate_runtime::metrics::{GaugeGuard, Metrics};
+use skillgate_runtime::ServerConfig;
 
-/// The connection limits of [`crate::ServerConfig`].
+/// The connection limits of a [`ServerConfig`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
-    pub(crate) header_read_timeout: Duration,
-    pub(crate) idle_timeout: Duration,
-    pub(crate) max_connections: usize,
-    pub(crate) shutdown_grace: Duration,
+    header_read_timeout: Duration,
+    idle_timeout: Duration,
+    max_connections: usize,
+    shutdown_grace: Duration,
+}
+
+impl Limits {
+    /// The limits `config` sets.
+    pub(crate) fn of(config: &ServerConfig) -> Self {
+        Self {
+            header_read_timeout: config.header_read_timeout,
+            idle_timeout: config.idle_timeout,
+            max_connections: config.max_connections,
+            shutdown_grace: config.shutdown_grace,
+        }
+    }
 }
 
 /// Refusals (503s) written at once; past this, a connection over the limit is closed unanswered.

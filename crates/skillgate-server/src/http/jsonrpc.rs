@@ -156,33 +156,24 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
     resp
 }
 
-/// The four push notification config methods. A server without push notifications refuses
-/// them before reading the params, so every request gets the same answer.
+/// The four push notification config methods, through the service's one push guard, taken
+/// before the params are read (see [`skillgate_runtime::A2aService::push_configs`]).
 async fn push_method(
     svc: &skillgate_runtime::service::A2aService,
     m: &str,
     p: Option<Value>,
     ctx: &RequestContext,
 ) -> Result<Value, ServiceError> {
-    svc.push_notifications_enabled()?;
+    let push = svc.push_configs()?;
     fn json<T: serde::Serialize>(v: Result<T, ServiceError>) -> Result<Value, ServiceError> {
         v.map(|v| serde_json::to_value(v).unwrap_or_default())
     }
     match m {
-        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => json(
-            svc.create_task_push_notification_config(params(p)?, ctx)
-                .await,
-        ),
-        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => json(
-            svc.get_task_push_notification_config(&params(p)?, ctx)
-                .await,
-        ),
-        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => json(
-            svc.list_task_push_notification_configs(&params(p)?, ctx)
-                .await,
-        ),
-        _ => svc
-            .delete_task_push_notification_config(&params(p)?, ctx)
+        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => json(push.create(params(p)?, ctx).await),
+        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => json(push.get(&params(p)?, ctx).await),
+        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => json(push.list(&params(p)?, ctx).await),
+        _ => push
+            .delete(&params(p)?, ctx)
             .await
             .map(|()| Value::Object(Default::default())),
     }

@@ -128,63 +128,61 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
         .with_state(state)
 }
 
-/// Binds nothing itself: serves on `listener` until `shutdown` resolves, then stops listening,
-/// ends open event streams, closes idle connections and gives in-flight requests
-/// [`ServerConfig::shutdown_grace`] to finish before dropping what is left. Connections are
-/// held to [`ServerConfig::header_read_timeout`], [`ServerConfig::idle_timeout`] and
-/// [`ServerConfig::max_connections`].
-pub async fn serve(
-    agent: Agent,
-    listener: tokio::net::TcpListener,
-    config: ServerConfig,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve_swappable(agent, listener, config, shutdown, |_| {}).await
+/// An agent's router ready to serve: the app, the swap that replaces its agent, and what the
+/// accept loop needs (the connection limits, the end of open streams, the counters).
+pub(crate) struct Prepared {
+    app: Router,
+    /// The served agent and card, shared with every other binding of the server.
+    pub(crate) swap: AgentSwap,
+    limits: conn::Limits,
+    streams_end: tokio_util::sync::CancellationToken,
+    metrics: Metrics,
 }
 
-/// [`serve`], handing `with_swap` the [`AgentSwap`] of the server before it starts serving
-/// (e.g. to reload a configuration on SIGHUP).
-pub async fn serve_swappable(
-    agent: Agent,
-    listener: tokio::net::TcpListener,
-    config: ServerConfig,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    with_swap: impl FnOnce(AgentSwap),
-) -> std::io::Result<()> {
-    if let Some(t) = &config.tokens {
-        t.check_skills(|s| agent.serves(s))
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+impl Prepared {
+    /// The router of `agent` under `config`, its card advertising `base_url`.
+    pub(crate) fn new(agent: Agent, config: ServerConfig, base_url: String) -> Self {
+        let limits = conn::Limits::of(&config);
+        let streams_end = tokio_util::sync::CancellationToken::new();
+        let metrics = metrics_of(&config);
+        let (app, swap) = build_router(
+            agent,
+            config,
+            base_url,
+            streams_end.clone(),
+            metrics.clone(),
+        );
+        Self {
+            app,
+            swap,
+            limits,
+            streams_end,
+            metrics,
+        }
     }
-    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
-    let addr = listener.local_addr()?;
-    let base = match &config.public_url {
-        Some(u) => {
-            skillgate_runtime::check_public_url(u).map_err(|e| invalid(e.to_string()))?;
-            u.clone()
-        }
-        None if addr.ip().is_unspecified() => {
-            return Err(invalid(format!(
-                "listening on {addr} (every interface) needs a public URL (ServerConfig::public_url): the Agent Card must name an address clients can reach, and http://{addr} is none"
-            )))
-        }
-        None => format!("http://{addr}"),
-    };
-    let limits = conn::Limits {
-        header_read_timeout: config.header_read_timeout,
-        idle_timeout: config.idle_timeout,
-        max_connections: config.max_connections,
-        shutdown_grace: config.shutdown_grace,
-    };
-    let streams_end = tokio_util::sync::CancellationToken::new();
-    let metrics = metrics_of(&config);
-    let (app, swap) = build_router(agent, config, base, streams_end.clone(), metrics.clone());
-    with_swap(swap);
-    conn::run(listener, app, limits, shutdown, streams_end, metrics).await
+
+    /// Serves on `listener` until `shutdown` resolves, then stops listening, ends open event
+    /// streams, closes idle connections and gives in-flight requests the shutdown grace.
+    pub(crate) async fn run(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> std::io::Result<()> {
+        conn::run(
+            listener,
+            self.app,
+            self.limits,
+            shutdown,
+            self.streams_end,
+            self.metrics,
+        )
+        .await
+    }
 }
 
 /// Serves any axum `app` (not an agent: `skillgate inspect`'s pages) under the same
-/// connection discipline as [`serve`]: the header-read and idle timers, the connection cap
-/// and the shutdown grace of `config` (its other fields are not used). Returns once
+/// connection discipline as [`crate::serve`]: the header-read and idle timers, the connection
+/// cap and the shutdown grace of `config` (its other fields are not used). Returns once
 /// `shutdown` resolved and the connections finished or the grace ran out.
 pub async fn serve_app(
     app: Router,
@@ -192,17 +190,11 @@ pub async fn serve_app(
     config: &ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let limits = conn::Limits {
-        header_read_timeout: config.header_read_timeout,
-        idle_timeout: config.idle_timeout,
-        max_connections: config.max_connections,
-        shutdown_grace: config.shutdown_grace,
-    };
     let streams_end = tokio_util::sync::CancellationToken::new();
     conn::run(
         listener,
         app,
-        limits,
+        conn::Limits::of(config),
         shutdown,
         streams_end,
         Metrics::disabled(),
@@ -217,8 +209,8 @@ fn is_jsonrpc_path(path: &str) -> bool {
 /// `GET /`: the console for a browser; for anyone else the 405 the JSON-RPC endpoint has
 /// always answered (with the `Allow` header axum's method fallback would have set).
 async fn root_get(st: State<AppState>, method: axum::http::Method, headers: HeaderMap) -> Response {
-    if crate::console::wants_html(&headers) {
-        return crate::console::index(st).await;
+    if let Some(page) = crate::console::root_page(st, &method, &headers).await {
+        return page;
     }
     let mut r = rest::method_not_allowed(method).await.into_response();
     r.headers_mut()
@@ -291,7 +283,7 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
     let path = req.uri().path();
     if path == a2a::AGENT_CARD_PATH
         || path == observe::METRICS_PATH
-        || path.starts_with(crate::console::PREFIX)
+        || crate::console::is_console_path(path)
     {
         return next.run(req).await;
     }

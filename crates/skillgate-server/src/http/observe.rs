@@ -46,7 +46,7 @@ fn binding_of(path: &str) -> &'static str {
         "card"
     } else if path == METRICS_PATH {
         "metrics"
-    } else if path.starts_with(crate::console::PREFIX) {
+    } else if crate::console::is_console_path(path) {
         "console"
     } else if path.starts_with("/message:")
         || path == "/tasks"
@@ -104,13 +104,11 @@ pub(crate) async fn layer(State(metrics): State<Metrics>, req: Request, next: Ne
     let start = Instant::now();
     let path = req.uri().path();
     // A browser's `GET /` is the console's index, not a JSON-RPC call.
-    let binding =
-        if *req.method() == Method::GET && crate::console::wants_html(req.headers()) && path == "/"
-        {
-            "console"
-        } else {
-            binding_of(path)
-        };
+    let binding = if crate::console::is_index(req.method(), path, req.headers()) {
+        "console"
+    } else {
+        binding_of(path)
+    };
     let method = if binding == "http-json" {
         rest_method(req.method(), path)
     } else {
@@ -166,7 +164,12 @@ mod tests {
         assert_eq!(binding_of("/metrics"), "metrics");
         assert_eq!(binding_of("/tasks/abc:cancel"), "http-json");
         assert_eq!(binding_of("/favicon.ico"), "none");
-        assert_eq!(binding_of("/console/skills/x"), "console");
+        let console = if cfg!(feature = "console") {
+            "console"
+        } else {
+            "none"
+        };
+        assert_eq!(binding_of("/console/skills/x"), console);
         assert_eq!(rest_method(&Method::POST, "/message:send"), "SendMessage");
         assert_eq!(rest_method(&Method::GET, "/tasks/abc"), "GetTask");
         assert_eq!(

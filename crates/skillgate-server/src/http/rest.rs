@@ -5,7 +5,8 @@
 use super::body::{BodyError, OptionalJson, StrictJson};
 use super::observe::ErrorReason;
 use super::{sse, AppState, Ctx, JSON_CONTENT_TYPE};
-use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -224,18 +225,27 @@ fn list_request(q: &HashMap<String, String>) -> Result<a2a::ListTasksRequest, Se
     })
 }
 
+/// The push config methods, taken from the service's one push guard by an extractor that runs
+/// before the body is read: a server without push notifications answers every push request
+/// the same, whatever it carries.
+pub(crate) struct Push(skillgate_runtime::PushConfigs);
+
+impl FromRequestParts<AppState> for Push {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(_: &mut Parts, st: &AppState) -> Result<Self, Self::Rejection> {
+        Ok(Push(st.service.push_configs()?))
+    }
+}
+
 /// `POST /tasks/{id}/pushNotificationConfigs`: the body is the config (its `taskId`, when
-/// present, must be the path's). A server without push notifications refuses before reading
-/// the body.
+/// present, must be the path's).
 pub(crate) async fn create_push_config(
-    State(st): State<AppState>,
     Path(task_id): Path<String>,
     Ctx(ctx): Ctx,
-    req: Request,
+    Push(push): Push,
+    StrictJson(mut c): StrictJson<a2a::TaskPushNotificationConfig>,
 ) -> Result<Response, ApiError> {
-    st.service.push_notifications_enabled()?;
-    let StrictJson(mut c) =
-        StrictJson::<a2a::TaskPushNotificationConfig>::from_request(req, &st).await?;
     if !c.task_id.is_empty() && c.task_id != task_id {
         return Err(ApiError::new(
             A2aError::InvalidParams,
@@ -243,83 +253,59 @@ pub(crate) async fn create_push_config(
         ));
     }
     c.task_id = task_id;
-    let created = st
-        .service
-        .create_task_push_notification_config(c, &ctx)
-        .await?;
+    let created = push.create(c, &ctx).await?;
     Ok(json_response(StatusCode::OK, &created))
 }
 
 /// `GET /tasks/{id}/pushNotificationConfigs?pageSize=&pageToken=`.
 pub(crate) async fn list_push_configs(
-    State(st): State<AppState>,
     Path(task_id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
     Ctx(ctx): Ctx,
+    Push(push): Push,
 ) -> Result<Response, ApiError> {
-    st.service.push_notifications_enabled()?;
     let p = a2a::ListTaskPushNotificationConfigsRequest {
         task_id,
         page_size: query_int(&q, "pageSize", "page_size")?,
         page_token: query_str(&q, "pageToken", "page_token").unwrap_or_default(),
         ..Default::default()
     };
-    Ok(json_response(
-        StatusCode::OK,
-        &st.service
-            .list_task_push_notification_configs(&p, &ctx)
-            .await?,
-    ))
+    Ok(json_response(StatusCode::OK, &push.list(&p, &ctx).await?))
 }
 
 /// `GET /tasks/{id}/pushNotificationConfigs/{cid}`.
 pub(crate) async fn get_push_config(
-    State(st): State<AppState>,
     Path((task_id, id)): Path<(String, String)>,
     Ctx(ctx): Ctx,
+    Push(push): Push,
 ) -> Result<Response, ApiError> {
-    st.service.push_notifications_enabled()?;
     let p = a2a::TaskPushNotificationConfigRef {
         task_id,
         id,
         ..Default::default()
     };
-    Ok(json_response(
-        StatusCode::OK,
-        &st.service
-            .get_task_push_notification_config(&p, &ctx)
-            .await?,
-    ))
+    Ok(json_response(StatusCode::OK, &push.get(&p, &ctx).await?))
 }
 
 /// `DELETE /tasks/{id}/pushNotificationConfigs/{cid}`: `{}`.
 pub(crate) async fn delete_push_config(
-    State(st): State<AppState>,
     Path((task_id, id)): Path<(String, String)>,
     Ctx(ctx): Ctx,
+    Push(push): Push,
 ) -> Result<Response, ApiError> {
-    st.service.push_notifications_enabled()?;
     let p = a2a::TaskPushNotificationConfigRef {
         task_id,
         id,
         ..Default::default()
     };
-    st.service
-        .delete_task_push_notification_config(&p, &ctx)
-        .await?;
+    push.delete(&p, &ctx).await?;
     Ok(json_response(StatusCode::OK, &serde_json::json!({})))
 }
 
 /// Any other method on a push config path: refused like the others while push notifications
-/// are off, else 405.
-pub(crate) async fn push_config_other(
-    State(st): State<AppState>,
-    method: axum::http::Method,
-) -> ApiError {
-    match st.service.push_notifications_enabled() {
-        Err(e) => e.into(),
-        Ok(()) => method_not_allowed(method).await,
-    }
+/// are off (by the [`Push`] extractor), else 405.
+pub(crate) async fn push_config_other(_: Push, method: axum::http::Method) -> ApiError {
+    method_not_allowed(method).await
 }
 
 /// `GET /extendedAgentCard`.

@@ -148,6 +148,7 @@ async fn without_extended_skills_or_auth_there_is_no_extended_card() {
     s.shutdown().await;
 }
 
+#[cfg(feature = "console")]
 #[tokio::test]
 async fn the_console_shows_an_extended_skill_only_to_callers_allowed_to_see_it() {
     let s = start().await;

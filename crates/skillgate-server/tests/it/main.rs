@@ -6,12 +6,16 @@
 mod artifact_update;
 mod common;
 mod connections;
+#[cfg(feature = "console")]
 mod console;
 mod extended_card;
 mod hardening;
 mod hostile_bodies;
 mod jsonrpc;
+mod launch;
 mod metrics;
+#[cfg(not(feature = "console"))]
+mod no_console;
 mod plain_tasks;
 mod push;
 mod rest_card_auth;

@@ -199,6 +199,39 @@ async fn without_push_every_method_and_send_config_answers_not_supported() {
     assert_eq!(r.status(), 400);
 }
 
+/// A push config creation whose body is no JSON: its status and the error reason.
+async fn create_with_a_broken_body(s: &Server) -> (u16, Value) {
+    let r = s
+        .client
+        .post(format!("{}/tasks/t1/pushNotificationConfigs", s.base))
+        .header("A2A-Version", "1.0")
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let e: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    (status, e["error"]["details"][0]["reason"].clone())
+}
+
+/// The push guard runs before the request is read: without push, a body or params that would
+/// be refused as malformed still get PushNotificationNotSupported, on both bindings.
+#[tokio::test]
+async fn without_push_even_a_malformed_push_request_answers_not_supported() {
+    let s = start_server().await;
+    let params = json!(["not", "an", "object"]);
+    let r = s.rpc("CreateTaskPushNotificationConfig", params).await;
+    assert_eq!(rpc_code(&r), -32003, "{r}");
+    assert_eq!(
+        create_with_a_broken_body(&s).await,
+        (400, json!("PUSH_NOTIFICATION_NOT_SUPPORTED"))
+    );
+    // With push on, the same body is a parse error: the guard let it through.
+    let (_, reason) = create_with_a_broken_body(&push_server().await).await;
+    assert_ne!(reason, "PUSH_NOTIFICATION_NOT_SUPPORTED");
+}
+
 #[tokio::test]
 async fn configs_are_created_read_listed_and_deleted_on_jsonrpc() {
     let s = push_server().await;

@@ -1,6 +1,10 @@
 //! The agent a running server serves, and its Agent Card as served: one [`AgentSwap`] per
 //! server, shared by every binding (HTTP and gRPC), so a reload changes the card and the skills
-//! together for all of them.
+//! together for all of them. A [`Reloader`] rebuilds the agent and swaps it in.
+
+mod reload;
+
+pub use reload::{AgentSource, Reloader};
 
 use crate::agent::Agent;
 use crate::config::ServerConfig;
