@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use skillgate_inspect::{serve, InspectConfig};
 use skillgate_runtime::{ServerConfig, TokenTable};
 use skillgate_testkit::poll::eventually;
+use skillgate_testkit::requests::advertisements_mut;
 use skillgate_testkit::server::{hold_skill, http_client, TestServer};
 use skillgate_transport::TransportConfig;
 use std::time::Duration;
@@ -103,13 +104,7 @@ async fn netops_with_hold() -> TestServer {
 async fn index_shows_the_deep_findings_of_the_card() {
     let agent = netops(ServerConfig::default()).await;
     let mut card = agent.card().await;
-    let ext = card["capabilities"]["extensions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|e| e["uri"] == skillgate_core::wire::EXTENSION_URI)
-        .unwrap();
-    card["capabilities"]["extensions"][ext]["params"]["skills"][0]["interface_digest"] =
+    advertisements_mut(&mut card)[0]["interface_digest"] =
         Value::String(format!("sha256:{}", "0".repeat(64)));
     let body = card.to_string();
     let app = axum::Router::new().route(

@@ -120,17 +120,9 @@ pub(crate) fn lint(ctx: &mut Ctx, card: &Value, obj: &Map<String, Value>) {
 
 /// The mechanical 1.0 form of a 0.3 card (what the migration notes describe).
 pub(crate) fn migrate(obj: &Map<String, Value>) -> Map<String, Value> {
-    const DROPPED: [&str; 6] = [
-        "url",
-        "protocolVersion",
-        "preferredTransport",
-        "additionalInterfaces",
-        "supportsAuthenticatedExtendedCard",
-        "security",
-    ];
     let mut out: Map<String, Value> = obj
         .iter()
-        .filter(|(k, _)| !DROPPED.contains(&k.as_str()))
+        .filter(|(k, _)| !skillgate_a2a::V03_ONLY_CARD_MEMBERS.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     out.insert("supportedInterfaces".into(), Value::Array(interfaces(obj)));

@@ -21,6 +21,17 @@ pub fn advertised<'a>(card: &'a Value, skill: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{skill} is not advertised: {card}"))
 }
 
+/// The skill advertisements of the card's skillgate extension, to change in place (a test
+/// serving a card that lies about a digest or a version); fails the test if there are none.
+pub fn advertisements_mut(card: &mut Value) -> &mut Vec<Value> {
+    let shown = card.to_string();
+    card["capabilities"]["extensions"]
+        .as_array_mut()
+        .and_then(|exts| exts.iter_mut().find(|e| e["uri"] == EXTENSION_URI))
+        .and_then(|e| e["params"]["skills"].as_array_mut())
+        .unwrap_or_else(|| panic!("the card advertises no governed skill: {shown}"))
+}
+
 /// The request Data Part for the governed `skill` with `arguments`, carrying the version and
 /// interface digest the card advertises for it.
 pub fn skill_request(card: &Value, skill: &str, arguments: Value) -> Value {

@@ -1,6 +1,7 @@
 //! `skillgate card lint` end to end: the built binary on real files, stdin and a real HTTP
 //! server on 127.0.0.1 (ephemeral port).
 
+use skillgate_testkit::requests::advertisements_mut;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -422,27 +423,17 @@ fn deep_reports_digest_document_and_call_failures() {
         let url = skillgate_transport::card_url(&base).unwrap();
         t.get_card(&url).await.unwrap().bytes
     });
-    let card: Value = serde_json::from_slice(&card_bytes).unwrap();
-    let ext = card["capabilities"]["extensions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .position(|e| e["uri"] == skillgate_core::wire::EXTENSION_URI)
-        .unwrap();
-    let entries = card["capabilities"]["extensions"][ext]["params"]["skills"]
-        .as_array()
-        .unwrap()
-        .len();
+    let mut card: Value = serde_json::from_slice(&card_bytes).unwrap();
+    let entries = advertisements_mut(&mut card).len();
     assert!(entries >= 1);
 
     // A card advertising a different (well-formed) digest for the first skill.
     let mut wrong_digest = card.clone();
-    wrong_digest["capabilities"]["extensions"][ext]["params"]["skills"][0]["interface_digest"] =
+    advertisements_mut(&mut wrong_digest)[0]["interface_digest"] =
         Value::String(format!("sha256:{}", "0".repeat(64)));
     // A card advertising another version with the true digest: the document disagrees.
     let mut wrong_version = card.clone();
-    wrong_version["capabilities"]["extensions"][ext]["params"]["skills"][0]["skill_version"] =
-        Value::String("9.9".into());
+    advertisements_mut(&mut wrong_version)[0]["skill_version"] = Value::String("9.9".into());
     // A card whose interfaces point at a server that does not speak A2A.
     let mut dead = card.clone();
     let dead_base = serve(vec![], 16);
