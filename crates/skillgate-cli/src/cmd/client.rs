@@ -35,8 +35,8 @@ pub enum Format {
 pub struct ClientArgs {
     #[command(flatten)]
     net: NetArgs,
-    /// Keep validated interfaces on disk in the user's cache directory ($XDG_CACHE_HOME or
-    /// ~/.cache, under skillgate/interfaces); every file is validated again on load. Without
+    /// Keep validated interfaces on disk in the user's cache directory ($XDG_CACHE_HOME if
+    /// absolute, else ~/.cache; under skillgate/interfaces); every file is validated again on load. Without
     /// --cache or --cache-dir the cache lives in memory only.
     #[arg(long, conflicts_with = "cache_dir")]
     cache: bool,
@@ -87,7 +87,9 @@ impl ClientArgs {
         let cache_dir = match (&self.cache_dir, self.cache) {
             (Some(d), _) => Some(d.clone()),
             (None, true) => Some(default_cache_dir().ok_or_else(|| {
-                ClientError::usage("--cache: neither XDG_CACHE_HOME nor HOME is set")
+                ClientError::usage(
+                    "--cache: XDG_CACHE_HOME is not an absolute path and HOME is not set",
+                )
             })?),
             (None, false) => None,
         };

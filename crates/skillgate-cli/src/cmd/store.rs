@@ -13,8 +13,8 @@ use crate::exit;
 pub struct StoreArgs {
     /// Task store: `memory` (lost on exit), `sqlite:PATH` (one process; survives restarts) or
     /// `postgres://USER@HOST/DB` (replicas: run several `serve` with the same URL and
-    /// --public-url). Default: SQLite at $XDG_STATE_HOME/skillgate/tasks.db, else
-    /// ~/.local/state/skillgate/tasks.db, created on first start.
+    /// --public-url). Default: SQLite at $XDG_STATE_HOME/skillgate/tasks.db (an absolute
+    /// path), else ~/.local/state/skillgate/tasks.db, created on first start.
     #[arg(long, env = "SKILLGATE_STORE", value_name = "URL")]
     pub store: Option<String>,
     /// Byte budget of the whole store; the oldest finished tasks are evicted beyond it
@@ -67,7 +67,7 @@ impl StoreArgs {
         match &self.store {
             Some(u) => Ok(u.clone()),
             None => skillgate_store::default_url().context(
-                "no --store given and neither XDG_STATE_HOME nor HOME is set; pass --store memory or --store sqlite:PATH",
+                "no --store given, XDG_STATE_HOME is not an absolute path and HOME is not set; pass --store memory or --store sqlite:PATH",
             ),
         }
     }
