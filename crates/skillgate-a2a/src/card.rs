@@ -5,17 +5,8 @@ use crate::types::Struct;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The top-level Agent Card members that only A2A 0.3 defines. A 1.0 reader ignores them
-/// (none has a 1.0 meaning), so a card may carry them for 0.3 readers; the card linter names
-/// each one with its 1.0 form.
-pub const V03_ONLY_CARD_MEMBERS: [&str; 6] = [
-    "url",
-    "protocolVersion",
-    "preferredTransport",
-    "additionalInterfaces",
-    "supportsAuthenticatedExtendedCard",
-    "security",
-];
+/// Kept at its old path for the linter and other callers; it now lives with the 0.3 card code.
+pub use crate::v03::card::V03_ONLY_CARD_MEMBERS;
 
 /// Self-description of an agent, served at `/.well-known/agent-card.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

@@ -24,6 +24,8 @@ mod shared;
 pub mod timestamp;
 pub mod types;
 pub mod url_policy;
+pub mod v03;
+pub mod version;
 
 pub use card::*;
 pub use error::{A2aError, ErrorInfo, HttpRefusal, RestError, RestErrorBody};
@@ -33,6 +35,7 @@ pub use jsonrpc::{
 pub use requests::*;
 pub use shared::SharedJson;
 pub use types::*;
+pub use version::WireVersion;
 
 /// The protocol version this crate speaks, as carried in `A2A-Version` and `protocolVersion`.
 pub const PROTOCOL_VERSION: &str = "1.0";
