@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use skillgate_a2a::timestamp::format_unix_millis;
-use skillgate_a2a::v03::{json as j, rpc, translate as t};
+use skillgate_a2a::v03::{self, json as j, rpc, translate as t};
 use skillgate_a2a::*;
 
 fn id() -> impl Strategy<Value = String> {
@@ -343,5 +343,157 @@ proptest! {
         let text = serde_json::to_string(&params).unwrap();
         let got = rpc::read_request(method, Some(serde_json::from_str(&text).unwrap())).unwrap();
         prop_assert_eq!(got, rpc::Request::SendMessage(expected));
+    }
+}
+
+fn scheme() -> impl Strategy<Value = SecurityScheme> {
+    let flow = (
+        prop::option::of("https://[a-z]{1,4}/a"),
+        "https://[a-z]{1,4}/t",
+        any::<bool>(),
+    )
+        .prop_map(|(auth, token, pkce)| OAuthFlow {
+            authorization_url: auth.unwrap_or_default(),
+            token_url: token,
+            pkce_required: pkce,
+            ..Default::default()
+        });
+    prop_oneof![
+        id().prop_map(SecurityScheme::bearer),
+        (
+            id(),
+            prop::sample::select(vec!["header", "query", "cookie"])
+        )
+            .prop_map(|(name, loc)| SecurityScheme::ApiKeySecurityScheme(
+                ApiKeySecurityScheme {
+                    description: String::new(),
+                    location: loc.into(),
+                    name,
+                }
+            )),
+        (flow, any::<u8>()).prop_map(|(f, which)| SecurityScheme::Oauth2SecurityScheme(
+            OAuth2SecurityScheme {
+                description: String::new(),
+                flows: match which % 3 {
+                    0 => OAuthFlows::AuthorizationCode(f),
+                    1 => OAuthFlows::ClientCredentials(f),
+                    _ => OAuthFlows::DeviceCode(f),
+                },
+                oauth2_metadata_url: String::new(),
+            }
+        )),
+        opt_id().prop_map(|description| SecurityScheme::MtlsSecurityScheme(
+            MutualTlsSecurityScheme { description }
+        )),
+    ]
+}
+
+fn requirements() -> impl Strategy<Value = Vec<SecurityRequirement>> {
+    prop::collection::vec(
+        prop::collection::btree_map("[a-c]", prop::collection::vec(id(), 0..2), 0..3).prop_map(
+            |m| SecurityRequirement {
+                schemes: m
+                    .into_iter()
+                    .map(|(k, list)| (k, StringList { list }))
+                    .collect(),
+            },
+        ),
+        0..3,
+    )
+}
+
+fn card() -> impl Strategy<Value = AgentCard> {
+    let iface = (
+        "http://[a-z]{1,5}/",
+        prop::sample::select(vec![BINDING_JSONRPC, BINDING_HTTP_JSON, BINDING_GRPC]),
+        prop::sample::select(vec!["0.3", "1.0", "0.3.1"]),
+    )
+        .prop_map(|(url, b, v)| AgentInterface {
+            url,
+            protocol_binding: b.into(),
+            tenant: String::new(),
+            protocol_version: v.into(),
+        });
+    (
+        prop::collection::vec(iface, 0..4),
+        prop::collection::btree_map("[a-c]", scheme(), 0..3),
+        requirements(),
+        requirements(),
+        prop::option::of(any::<bool>()),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(|(mut ifaces, schemes, reqs, skill_reqs, ext, streaming)| {
+            // At least one 0.3 interface, so a 0.3 rendering exists.
+            ifaces.push(AgentInterface {
+                url: "http://z/".into(),
+                protocol_binding: BINDING_JSONRPC.into(),
+                tenant: String::new(),
+                protocol_version: "0.3".into(),
+            });
+            AgentCard {
+                name: "n".into(),
+                description: "d".into(),
+                supported_interfaces: ifaces,
+                version: "1".into(),
+                capabilities: AgentCapabilities {
+                    streaming,
+                    extended_agent_card: ext,
+                    ..Default::default()
+                },
+                security_schemes: schemes,
+                security_requirements: reqs,
+                default_input_modes: vec!["application/json".into()],
+                default_output_modes: vec!["application/json".into()],
+                skills: vec![AgentSkill {
+                    id: "s".into(),
+                    name: "s".into(),
+                    description: "d".into(),
+                    tags: vec!["t".into()],
+                    security_requirements: skill_reqs,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn card_render_then_read_gives_the_card_back(card in card()) {
+        let rendered = v03::card::render(&card).unwrap();
+        let (back, form) = v03::card::read(&rendered).unwrap();
+        prop_assert_eq!(form, v03::card::CardForm::Mixed);
+        prop_assert_eq!(&back, &card);
+        // Read as a pure 0.3 card (a 0.3 reader's view): the 0.3 interfaces, the security
+        // requirements and the extended-card flag survive; schemes survive except what has
+        // no 0.3 form (deviceCode, pkceRequired).
+        let mut only_v03 = rendered.clone();
+        let o = only_v03.as_object_mut().unwrap();
+        o.remove("supportedInterfaces");
+        for s in o.get_mut("securitySchemes").and_then(Value::as_object_mut).into_iter().flat_map(|m| m.values_mut()) {
+            s.as_object_mut().unwrap().retain(|k, _| !k.ends_with("SecurityScheme"));
+        }
+        let deviceless = card.security_schemes.values().all(|s| !matches!(s, SecurityScheme::Oauth2SecurityScheme(o) if matches!(o.flows, OAuthFlows::DeviceCode(_))));
+        match v03::card::read(&only_v03) {
+            Ok((c03, form)) => {
+                prop_assert!(deviceless);
+                prop_assert_eq!(form, v03::card::CardForm::V0_3);
+                let mut expected: Vec<(String, String)> = Vec::new();
+                for i in card.supported_interfaces.iter().filter(|i| v03::card::is_v03_interface(i)) {
+                    let pair = (i.url.clone(), i.protocol_binding.clone());
+                    if !expected.contains(&pair) { expected.push(pair); }
+                }
+                let got: Vec<(String, String)> = c03.supported_interfaces.iter().map(|i| (i.url.clone(), i.protocol_binding.clone())).collect();
+                prop_assert_eq!(got, expected);
+                prop_assert!(c03.supported_interfaces.iter().all(|i| i.protocol_version == "0.3"));
+                prop_assert_eq!(&c03.security_requirements, &card.security_requirements);
+                prop_assert_eq!(&c03.skills, &card.skills);
+                prop_assert_eq!(c03.capabilities.extended_agent_card, card.capabilities.extended_agent_card);
+                prop_assert_eq!(c03.security_schemes.len(), card.security_schemes.len());
+            }
+            Err(e) => prop_assert!(!deviceless, "{}", e),
+        }
     }
 }
