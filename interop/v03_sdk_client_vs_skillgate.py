@@ -182,7 +182,6 @@ async def governed_calls(base, http, advertised):
           "arguments missing a required member are input_invalid / rejected")
     check(any(d.get("instance_path") == "/condition" for d in err.get("details", [])),
           "details[].instance_path names /condition")
-    await client.close()
 
     client = await client_for(base, http, streaming=True)
     events = await send(client, data_message(request))
@@ -191,7 +190,6 @@ async def governed_calls(base, http, advertised):
     check(statuses and statuses[-1].final and statuses[-1].status.state == TaskState.completed,
           "the stream ends with a completed status update marked final")
     check(all(not s.final for s in statuses[:-1]), "only the last status update is final")
-    await client.close()
 
 
 async def slow_tasks(base, http):
@@ -225,8 +223,6 @@ async def slow_tasks(base, http):
         GetTaskPushNotificationConfigParams(id=task.id, push_notification_config_id="hook-1"))
     check(got.push_notification_config.url == "https://127.0.0.1:9/hook",
           "tasks/pushNotificationConfig/get returns it")
-    await client.close()
-    await plain.close()
 
     rpc = lambda method, params, rid: {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
     listed = (await http.post(base + "/", json=rpc("tasks/pushNotificationConfig/list",

@@ -45,6 +45,9 @@ pub const IMPLICIT_PROTOCOL_VERSION: &str = "0.3";
 pub const A2A_VERSION_HEADER: &str = "A2A-Version";
 /// Header listing the extension URIs a client asks to activate, echoed by the server when active.
 pub const A2A_EXTENSIONS_HEADER: &str = "A2A-Extensions";
+/// The A2A 0.3 name of [`A2A_EXTENSIONS_HEADER`], which 0.3 clients send (and expect echoed)
+/// instead; a server reads both on every request.
+pub const A2A_EXTENSIONS_HEADER_V03: &str = "X-A2A-Extensions";
 /// Well-known path of the public Agent Card.
 pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 /// `protocolBinding` value of the JSON-RPC 2.0 binding.

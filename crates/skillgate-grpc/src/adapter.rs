@@ -6,6 +6,7 @@ use crate::convert::{from_json, request, response};
 use crate::pb;
 use crate::status::{a2a_status, auth_status, service_status};
 use futures_util::{Stream, StreamExt};
+use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{self as a2a, A2aError};
 use skillgate_runtime::{checks, A2aService, AgentSwap, PushConfigs, RequestContext, TokenTable};
 use std::pin::Pin;
@@ -30,6 +31,8 @@ pub struct Adapter {
 /// `a2a-version`, `a2a-extensions` and `authorization` as gRPC metadata keys (lowercase).
 const VERSION_KEY: &str = "a2a-version";
 const EXTENSIONS_KEY: &str = "a2a-extensions";
+/// The 0.3 clients' name of [`EXTENSIONS_KEY`] (gRPC metadata keys are lower case).
+const EXTENSIONS_KEY_V03: &str = "x-a2a-extensions";
 const AUTHORIZATION_KEY: &str = "authorization";
 
 impl Adapter {
@@ -67,16 +70,15 @@ impl Adapter {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .trim();
-        if !checks::version_supported(version) {
-            let shown = checks::version_shown(version);
-            return Err(a2a_status(
-                A2aError::VersionNotSupported,
-                checks::version_message(shown),
-            ));
+        // This service is the 1.0 one (`lf.a2a.v1`): its family is 1.0 whatever is served.
+        if let Err(r) = checks::negotiate(version, Some(WireVersion::V1_0), self.service.versions())
+        {
+            return Err(a2a_status(A2aError::VersionNotSupported, r.message));
         }
-        let requested: Vec<&str> = md
-            .get_all(EXTENSIONS_KEY)
-            .iter()
+        // Both names activate: `x-a2a-extensions` is what 0.3 clients send.
+        let requested: Vec<&str> = [EXTENSIONS_KEY, EXTENSIONS_KEY_V03]
+            .into_iter()
+            .flat_map(|k| md.get_all(k).iter())
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(','))
             .collect();

@@ -67,6 +67,10 @@ pub struct ServerConfig {
     /// Where the gRPC binding (skillgate-grpc) serves this same agent, as `host:port`; the
     /// card then lists a `GRPC` interface after the two HTTP ones (default `None`: no gRPC).
     pub grpc_url: Option<String>,
+    /// The A2A versions served (`serve --a2a-versions`, default both): a 0.3 request (no
+    /// `A2A-Version`, a 0.3 method) is served only when 0.3 is in the set, and the card then
+    /// lists the 0.3 interfaces and answers header-less readers with a 0.3 card.
+    pub a2a_versions: crate::checks::VersionSet,
 }
 
 impl Default for ServerConfig {
@@ -92,6 +96,7 @@ impl Default for ServerConfig {
             metrics: false,
             push: None,
             grpc_url: None,
+            a2a_versions: crate::checks::VersionSet::ALL,
         }
     }
 }

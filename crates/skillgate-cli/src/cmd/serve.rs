@@ -90,6 +90,16 @@ pub struct ServerFlags {
     /// a GRPC interface (`host:port`) after the HTTP ones. Plain HTTP/2 (no TLS), like --listen.
     #[arg(long, value_name = "ADDR")]
     pub grpc_listen: Option<String>,
+    /// A2A versions to serve, comma-separated: `1.0`, `0.3` or both (the default). With 0.3,
+    /// 0.3 clients (a2a-sdk 0.3, CrewAI, Strands, ADK, @a2a-js/sdk 0.3) call the same skills
+    /// with 0.3 JSON-RPC methods (`message/send`, ...) at the same URL, and a card request
+    /// without `A2A-Version` gets the 0.3 card (`Vary: A2A-Version`); 1.x readers get the 1.0
+    /// card, which lists the 0.3 interface too. `--a2a-versions 1.0` serves only 1.0 (the
+    /// header-less card is then the 1.0 card, as strict 1.0 validators such as the A2A TCK
+    /// expect).
+    #[arg(long, value_name = "LIST", default_value = "1.0,0.3",
+          value_parser = |s: &str| skillgate_runtime::checks::VersionSet::parse_list(s).map_err(|e| e.to_string()))]
+    pub a2a_versions: skillgate_runtime::checks::VersionSet,
     #[command(flatten)]
     pub push: PushFlags,
     #[command(flatten)]
@@ -321,6 +331,7 @@ where
         card_signer,
         metrics: a.metrics,
         push: a.push.policy(),
+        a2a_versions: a.a2a_versions,
         ..Default::default()
     };
     let http = tokio::net::TcpListener::bind(&a.listen)

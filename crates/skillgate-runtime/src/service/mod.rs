@@ -83,6 +83,8 @@ struct Inner {
     metrics: Metrics,
     /// Push notification delivery; `None` when push notifications are off.
     push: Option<crate::push::Pusher>,
+    /// The A2A versions every binding serves (`ServerConfig::a2a_versions`).
+    versions: crate::checks::VersionSet,
 }
 
 /// The A2A service over one agent.
@@ -174,7 +176,13 @@ impl A2aService {
             request_timeout: config.request_timeout,
             max_task_duration: config.max_task_duration,
             metrics,
+            versions: config.a2a_versions,
         }))
+    }
+
+    /// The A2A versions served: what every binding passes to [`crate::checks::negotiate`].
+    pub fn versions(&self) -> crate::checks::VersionSet {
+        self.0.versions
     }
 
     /// The hosted agent (a snapshot: a reload swaps in another one).

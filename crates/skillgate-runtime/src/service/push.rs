@@ -266,6 +266,31 @@ impl PushConfigs {
             .ok_or_else(|| config_not_found(&req.task_id, &req.id))
     }
 
+    /// The task's oldest config: what a request naming no config means where only one config
+    /// per task was expected (A2A 0.3's `tasks/pushNotificationConfig/get` without an id).
+    pub async fn oldest(
+        &self,
+        task_id: &str,
+        ctx: &RequestContext,
+    ) -> Result<TaskPushNotificationConfig, ServiceError> {
+        require_task_id(task_id)?;
+        self.service.visible(task_id, ctx).await?;
+        self.service
+            .0
+            .store
+            .push_configs(task_id)
+            .await
+            .map_err(store_error)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                ServiceError::new(
+                    A2aError::TaskNotFound,
+                    format!("task {task_id} has no push notification config"),
+                )
+            })
+    }
+
     /// `ListTaskPushNotificationConfigs`: oldest first, pages of 1..=100 (default 50).
     pub async fn list(
         &self,

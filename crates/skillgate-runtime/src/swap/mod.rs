@@ -7,6 +7,8 @@ mod reload;
 pub use reload::{AgentSource, Reloader};
 
 use crate::agent::Agent;
+use crate::checks::VersionSet;
+use skillgate_a2a::{self as a2a, version::WireVersion};
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
 use crate::service::{A2aService, RequestContext, ServiceError};
@@ -14,7 +16,8 @@ use skillgate_sign::SigningKey;
 use std::sync::{Arc, RwLock};
 
 /// The public Agent Card as served: its bytes and the validators of HTTP caching, computed
-/// once per agent (a reload makes a new one).
+/// once per agent (a reload makes a new one). `bytes` and `etag` are the 1.0 card; `v03` the
+/// 0.3 rendering when 0.3 is served.
 #[derive(Debug)]
 pub struct ServedCard {
     /// The card's JSON, signed when the server signs cards.
@@ -23,27 +26,67 @@ pub struct ServedCard {
     pub etag: String,
     /// When this agent started being served, as an IMF-fixdate.
     pub last_modified: String,
+    /// The 0.3 card (`docs/a2a-0.3.md` 3.5) when 0.3 is served: what a reader that sends no
+    /// `A2A-Version` gets, since a 0.3 client never sends one.
+    pub v03: Option<CardRendering>,
+    /// Whether 1.0 is served: with 0.3 only, every reader gets the 0.3 card.
+    v1_served: bool,
+}
+
+/// One rendering of the card: its bytes and entity tag.
+#[derive(Debug)]
+pub struct CardRendering {
+    /// The rendering's JSON.
+    pub bytes: bytes::Bytes,
+    /// Its strong entity tag (SHA-256 over its canonical JSON, quoted).
+    pub etag: String,
+}
+
+impl CardRendering {
+    fn of(value: &serde_json::Value) -> Self {
+        let digest = skillgate_core::digest(value).to_string();
+        CardRendering {
+            bytes: bytes::Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
+            etag: format!("\"{}\"", digest.trim_start_matches("sha256:")),
+        }
+    }
 }
 
 impl ServedCard {
     /// The card of `agent` as `swap` serves it.
     fn of(agent: &Agent, swap: &CardSettings, push: bool) -> Self {
         let mut card = agent.card(&swap.base_url, swap.auth);
-        crate::agent::add_grpc_interface(&mut card, swap.grpc_url.as_deref());
+        swap.add_interfaces(&mut card);
         card.capabilities.push_notifications = Some(push);
-        let mut value = serde_json::to_value(&card).unwrap_or_default();
-        if let Some(key) = swap.signer.as_deref() {
-            // Signing a card the runtime built cannot fail (it is an object and the key was
-            // proven at load time); if it ever did, the card is served unsigned and a client
-            // that requires signatures refuses it, which is the safe direction.
-            let _ = key.sign(&mut value);
-        }
-        let digest = skillgate_core::digest(&value).to_string();
+        let (value, v03) = swap.render(&card);
+        let v1 = CardRendering::of(&value);
         ServedCard {
-            bytes: bytes::Bytes::from(serde_json::to_vec(&value).unwrap_or_default()),
-            etag: format!("\"{}\"", digest.trim_start_matches("sha256:")),
+            bytes: v1.bytes,
+            etag: v1.etag,
             last_modified: crate::time::now_http_date(),
+            v03: v03.as_ref().map(CardRendering::of),
+            v1_served: swap.versions.contains(WireVersion::V1_0),
         }
+    }
+
+    /// The rendering a reader gets for the `A2A-Version` it sent (empty when none): a 1.x
+    /// reader the 1.0 card, anyone else the 0.3 card while 0.3 is served (no header means 0.3,
+    /// and 0.3 clients send none), and an unknown version the 1.0 card (discovery must not
+    /// fail; the card lists what is served). Returns the bytes and the entity tag.
+    pub fn for_reader(&self, requested_version: &str) -> (&bytes::Bytes, &str) {
+        let asked = WireVersion::parse(requested_version);
+        match &self.v03 {
+            Some(v03) if !self.v1_served || asked == Some(WireVersion::V0_3) => {
+                (&v03.bytes, &v03.etag)
+            }
+            _ => (&self.bytes, &self.etag),
+        }
+    }
+
+    /// Whether the answer depends on `A2A-Version` (both renderings are served), so caches
+    /// must be told with `Vary`.
+    pub fn varies(&self) -> bool {
+        self.v03.is_some() && self.v1_served
     }
 }
 
@@ -53,6 +96,53 @@ struct CardSettings {
     grpc_url: Option<Arc<str>>,
     auth: bool,
     signer: Option<Arc<SigningKey>>,
+    versions: VersionSet,
+}
+
+impl CardSettings {
+    /// Adds the interfaces the server serves beyond the agent's own HTTP ones: gRPC, then
+    /// the 0.3 JSON-RPC interface at the same URL when 0.3 is served. With 0.3 only, the 1.0
+    /// interfaces go.
+    fn add_interfaces(&self, card: &mut a2a::AgentCard) {
+        crate::agent::add_grpc_interface(card, self.grpc_url.as_deref());
+        if !self.versions.contains(WireVersion::V1_0) {
+            card.supported_interfaces.clear();
+        }
+        if self.versions.contains(WireVersion::V0_3) {
+            card.supported_interfaces.push(a2a::AgentInterface {
+                url: format!("{}/", self.base_url),
+                protocol_binding: a2a::BINDING_JSONRPC.into(),
+                tenant: String::new(),
+                protocol_version: WireVersion::V0_3.as_str().into(),
+            });
+        }
+    }
+
+    /// The card as JSON, signed when the server signs cards, and its 0.3 rendering when 0.3
+    /// is served. The 0.3 rendering carries the 1.0 card's signature as it is: a 1.x reader
+    /// of it verifies that (over the 1.0 members), a signature over the 0.3 view for 0.3
+    /// verifiers is not made yet.
+    fn render(&self, card: &a2a::AgentCard) -> (serde_json::Value, Option<serde_json::Value>) {
+        let mut value = serde_json::to_value(card).unwrap_or_default();
+        if let Some(key) = self.signer.as_deref() {
+            // Signing a card the runtime built cannot fail (it is an object and the key was
+            // proven at load time); if it ever did, the card is served unsigned and a client
+            // that requires signatures refuses it, which is the safe direction.
+            let _ = key.sign(&mut value);
+        }
+        let v03 = if self.versions.contains(WireVersion::V0_3) {
+            // Cannot fail: the 0.3 interface was just added.
+            a2a::v03::card::render(card).ok().map(|mut v| {
+                if let (Some(o), Some(sigs)) = (v.as_object_mut(), value.get("signatures")) {
+                    o.insert("signatures".into(), sigs.clone());
+                }
+                v
+            })
+        } else {
+            None
+        };
+        (value, v03)
+    }
 }
 
 /// Replaces the agent a running server serves (a configuration reload): the card (and with it
@@ -74,6 +164,7 @@ impl AgentSwap {
             grpc_url: config.grpc_url.as_deref().map(Arc::from),
             auth: config.tokens.is_some(),
             signer: config.card_signer.clone(),
+            versions: config.a2a_versions,
         });
         let service = A2aService::with_metrics(agent.clone(), config, metrics);
         let card = ServedCard::of(&agent, &settings, service.push_enabled());
@@ -112,16 +203,26 @@ impl AgentSwap {
     /// The extended Agent Card for the request's caller, exactly as every binding answers
     /// `GetExtendedAgentCard` (interfaces listed and signed like the public card).
     pub fn extended_card(&self, ctx: &RequestContext) -> Result<serde_json::Value, ServiceError> {
+        self.extended_card_in(ctx, WireVersion::V1_0)
+    }
+
+    /// [`Self::extended_card`] in `version`'s shape: 0.3 clients ask for it with
+    /// `agent/getAuthenticatedExtendedCard` and read a 0.3 card.
+    pub fn extended_card_in(
+        &self,
+        ctx: &RequestContext,
+        version: WireVersion,
+    ) -> Result<serde_json::Value, ServiceError> {
         let s = &self.settings;
         let mut card =
             self.service
                 .extended_agent_card(ctx.caller.as_ref(), &s.base_url, s.auth)?;
-        crate::agent::add_grpc_interface(&mut card, s.grpc_url.as_deref());
-        let mut value = serde_json::to_value(&card).unwrap_or_default();
-        if let Some(key) = s.signer.as_deref() {
-            let _ = key.sign(&mut value);
+        s.add_interfaces(&mut card);
+        let (value, v03) = s.render(&card);
+        match (version, v03) {
+            (WireVersion::V0_3, Some(v03)) => Ok(v03),
+            _ => Ok(value),
         }
-        Ok(value)
     }
 
     /// Serves `agent` from now on. The card is held for writing while the agent is replaced,

@@ -2,20 +2,22 @@
 
 use super::body::{is_json_content_type, parse, read_bytes, BodyError};
 use super::observe::{rpc_method_label, ErrorReason, RpcMethod};
-use super::{request_context, sse, version_message, AppState, VersionRejected, JSON_CONTENT_TYPE};
+use super::{jsonrpc03, request_context, sse, AppState, RequestedVersion, JSON_CONTENT_TYPE};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use skillgate_a2a::{self as a2a, methods, A2aError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
+use skillgate_a2a::version::WireVersion;
+use skillgate_runtime::checks;
 use skillgate_runtime::service::{RequestContext, ServiceError};
 
-fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
+pub(super) fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
     reply_bytes(status, serde_json::to_vec(resp).unwrap_or_default())
 }
 
-fn reply_bytes(status: StatusCode, body: Vec<u8>) -> Response {
+pub(super) fn reply_bytes(status: StatusCode, body: Vec<u8>) -> Response {
     let mut r = (status, body).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -146,12 +148,28 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
             "\"id\" is required: A2A methods always answer",
         );
     };
-    if let Some(VersionRejected(v)) = parts.extensions.get::<VersionRejected>() {
-        return error(id, A2aError::VersionNotSupported, &version_message(v));
-    }
+    let requested = parts
+        .extensions
+        .get::<RequestedVersion>()
+        .map_or("", |r| r.0.as_str());
+    // The method names its own version; the header must agree with it (docs/a2a-0.3.md 3.3).
+    let version = match checks::negotiate(
+        requested,
+        methods::family(&rpc.method),
+        st.service.versions(),
+    ) {
+        Ok(v) => v,
+        Err(r) if r.answer_in == WireVersion::V0_3 => {
+            return jsonrpc03::error(id, A2aError::VersionNotSupported, &r.message)
+        }
+        Err(r) => return error(id, A2aError::VersionNotSupported, &r.message),
+    };
     let ctx = request_context(&parts.extensions);
     let method = RpcMethod(rpc_method_label(&rpc.method));
-    let mut resp = dispatch(&st, id, rpc, &ctx).await;
+    let mut resp = match version {
+        WireVersion::V1_0 => dispatch(&st, id, rpc, &ctx).await,
+        WireVersion::V0_3 => jsonrpc03::dispatch(&st, id, rpc, &ctx).await,
+    };
     resp.extensions_mut().insert(method);
     resp
 }

@@ -5,6 +5,7 @@ mod body;
 mod browser;
 mod conn;
 mod jsonrpc;
+mod jsonrpc03;
 mod observe;
 mod rest;
 mod sse;
@@ -22,14 +23,16 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use skillgate_a2a as a2a;
+use skillgate_a2a::version::WireVersion;
 use skillgate_runtime::checks;
 use skillgate_runtime::metrics::Metrics;
 use skillgate_runtime::{Agent, AgentSwap, AuthRefusal, ServerConfig};
 use std::sync::Arc;
 
-/// The protocol version a request asked for, when this server does not serve it.
+/// The `A2A-Version` a JSON-RPC request sent (empty when none): the JSON-RPC adapter decides
+/// with it once it has read the method, which names the request's own version.
 #[derive(Clone, Debug)]
-pub(crate) struct VersionRejected(pub(crate) String);
+pub(crate) struct RequestedVersion(pub(crate) String);
 
 /// The router serving `agent` at `base_url` (used for the card's interface URLs).
 pub fn router(agent: Agent, config: ServerConfig, base_url: String) -> Router {
@@ -116,7 +119,7 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
         .route("/extendedAgentCard", get(rest::extended_card))
         .fallback(rest::not_found)
         .method_not_allowed_fallback(rest::method_not_allowed)
-        .layer(middleware::from_fn(version_layer))
+        .layer(middleware::from_fn_with_state(state.clone(), version_layer))
         .layer(middleware::from_fn_with_state(state.clone(), auth_layer))
         .layer(middleware::from_fn(extensions_layer))
         .layer(middleware::from_fn_with_state(browsers, browser::layer))
@@ -229,20 +232,22 @@ async fn metrics_scrape(State(st): State<AppState>) -> Response {
     r
 }
 
-async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response {
+async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
     // One snapshot: body, ETag and Last-Modified always describe the same card.
-    let card = st.swap.card();
-    let matches = headers
+    let served = st.swap.card();
+    let (bytes, etag) = served.for_reader(&requested_version(&req));
+    let matches = req
+        .headers()
         .get_all(header::IF_NONE_MATCH)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(|t| t.trim().trim_start_matches("W/"))
-        .any(|t| t == "*" || t == card.etag);
+        .any(|t| t == "*" || t == etag);
     let mut resp = if matches {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = Response::new(Body::from(card.bytes.clone()));
+        let mut r = Response::new(Body::from(bytes.clone()));
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(JSON_CONTENT_TYPE),
@@ -250,14 +255,18 @@ async fn agent_card(State(st): State<AppState>, headers: HeaderMap) -> Response 
         r
     };
     let h = resp.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&card.etag) {
+    if let Ok(v) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, v);
     }
     if let Ok(v) = HeaderValue::from_str(&st.cache_control) {
         h.insert(header::CACHE_CONTROL, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&card.last_modified) {
+    if let Ok(v) = HeaderValue::from_str(&served.last_modified) {
         h.insert(header::LAST_MODIFIED, v);
+    }
+    if served.varies() {
+        // Two renderings behind one URL: a cache must key them by the header.
+        h.insert(header::VARY, HeaderValue::from_static(a2a::A2A_VERSION_HEADER));
     }
     resp
 }
@@ -278,7 +287,7 @@ fn requested_version(req: &Request) -> String {
     String::new()
 }
 
-async fn version_layer(mut req: Request, next: Next) -> Response {
+async fn version_layer(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     // The card, the scrape and the console are read by clients that speak no A2A version.
     let path = req.uri().path();
     if path == a2a::AGENT_CARD_PATH
@@ -288,19 +297,17 @@ async fn version_layer(mut req: Request, next: Next) -> Response {
         return next.run(req).await;
     }
     let v = requested_version(&req);
-    if checks::version_supported(&v) {
+    if is_jsonrpc_path(path) {
+        // One endpoint serves both versions: the method decides the dialect.
+        req.extensions_mut().insert(RequestedVersion(v));
         return next.run(req).await;
     }
-    let shown = checks::version_shown(&v).to_owned();
-    if is_jsonrpc_path(req.uri().path()) {
-        // The JSON-RPC adapter answers with the request id once it has read the envelope.
-        req.extensions_mut().insert(VersionRejected(shown));
-        return next.run(req).await;
+    // Every HTTP+JSON path served here is a 1.0 path.
+    match checks::negotiate(&v, Some(WireVersion::V1_0), st.service.versions()) {
+        Ok(_) => next.run(req).await,
+        Err(r) => rest::ApiError::new(a2a::A2aError::VersionNotSupported, r.message).into_response(),
     }
-    rest::ApiError::new(a2a::A2aError::VersionNotSupported, version_message(&shown)).into_response()
 }
-
-pub(crate) use checks::version_message;
 
 /// Splits comma-separated header values from every occurrence of a header.
 fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
@@ -314,15 +321,27 @@ fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Activates the extensions a request asks for under either header name (`A2A-Extensions`,
+/// or `X-A2A-Extensions` as 0.3 clients send it) and echoes them under each name it used.
 async fn extensions_layer(mut req: Request, next: Next) -> Response {
-    let requested = header_list(req.headers(), a2a::A2A_EXTENSIONS_HEADER);
+    let names = [a2a::A2A_EXTENSIONS_HEADER, a2a::A2A_EXTENSIONS_HEADER_V03];
+    let used: Vec<&str> = names
+        .into_iter()
+        .filter(|n| req.headers().contains_key(*n))
+        .collect();
+    let requested: Vec<String> = used
+        .iter()
+        .flat_map(|n| header_list(req.headers(), n))
+        .collect();
     let active = checks::activate_extensions(requested.iter().map(String::as_str));
     req.extensions_mut()
         .insert(ActiveExtensions(active.clone()));
     let mut resp = next.run(req).await;
     if !active.is_empty() {
         if let Ok(v) = HeaderValue::from_str(&active.join(", ")) {
-            resp.headers_mut().insert(a2a::A2A_EXTENSIONS_HEADER, v);
+            for name in used {
+                resp.headers_mut().insert(name, v.clone());
+            }
         }
     }
     resp

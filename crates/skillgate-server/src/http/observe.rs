@@ -83,20 +83,12 @@ fn rest_method(m: &Method, path: &str) -> &'static str {
 /// The label of a JSON-RPC method name: the A2A method, or `unknown` for any other string
 /// (a client's string never becomes a label value: the series stay bounded).
 pub(crate) fn rpc_method_label(m: &str) -> &'static str {
-    const KNOWN: [&str; 11] = [
-        methods::SEND_MESSAGE,
-        methods::SEND_STREAMING_MESSAGE,
-        methods::GET_TASK,
-        methods::LIST_TASKS,
-        methods::CANCEL_TASK,
-        methods::SUBSCRIBE_TO_TASK,
-        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
-        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG,
-        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
-        methods::DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-        methods::GET_EXTENDED_AGENT_CARD,
-    ];
-    KNOWN.into_iter().find(|k| *k == m).unwrap_or("unknown")
+    // A 0.3 method is labelled with the 1.0 method it runs: one series per operation.
+    methods::ALL
+        .into_iter()
+        .find(|k| *k == m)
+        .or_else(|| skillgate_a2a::v03::methods::v1_method(m))
+        .unwrap_or("unknown")
 }
 
 /// The layer: opens the span, runs the request in it, counts and logs the answer.

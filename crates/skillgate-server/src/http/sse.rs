@@ -35,13 +35,28 @@ pub(crate) fn rest(stream: EventStream, st: &AppState) -> Response {
 
 /// JSON-RPC: each event is `data: {"jsonrpc":"2.0","id":..,"result":<StreamResponse>}`.
 pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream, st: &AppState) -> Response {
+    jsonrpc_mapped(id, stream, st, |id, ev| {
+        let result = serde_json::to_value(&ev).unwrap_or_default();
+        serde_json::to_string(&JsonRpcResponse::result(id.clone(), result)).unwrap_or_default()
+    })
+}
+
+/// JSON-RPC with each event written by `write` (the 0.3 dialect writes its own shapes); the
+/// open-streams gauge and the end at shutdown stay the same for every dialect.
+pub(crate) fn jsonrpc_mapped<F>(id: JsonRpcId, stream: EventStream, st: &AppState, write: F) -> Response
+where
+    F: Fn(&JsonRpcId, StreamResponse) -> String + Send + Sync + 'static,
+{
     let open = st.metrics.stream();
     let s = until(stream, st.streams_end.clone()).map(move |ev: StreamResponse| {
         let _open = &open;
-        let result = serde_json::to_value(&ev).unwrap_or_default();
-        event(
-            serde_json::to_string(&JsonRpcResponse::result(id.clone(), result)).unwrap_or_default(),
-        )
+        event(write(&id, ev))
     });
     Sse::new(s).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// One event holding `data` and the end of the stream: how a 0.3 `tasks/resubscribe` reports
+/// an error found before its first event (a2a-sdk 0.3 does so, and its clients expect it).
+pub(crate) fn single(data: String) -> Response {
+    Sse::new(tokio_stream::once(event(data))).into_response()
 }
