@@ -26,8 +26,10 @@ TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 OUT=$(mktemp)
 # gRPC on a second port; push notifications on, with the TCK's webhook receiver on loopback.
+# A2A 1.0 only: the 1.0 TCK fetches the card without an A2A-Version header, which a server that
+# also speaks 0.3 (the default) answers with its 0.3 card.
 "$TARGET_DIR/debug/skillgate" serve --listen 127.0.0.1:0 --grpc-listen 127.0.0.1:0 --store memory \
-    --conformance-agent --push --allow-http-push >"$OUT" 2>&1 &
+    --a2a-versions 1.0 --conformance-agent --push --allow-http-push >"$OUT" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -f "$OUT"' EXIT
 for _ in $(seq 50); do

@@ -83,7 +83,7 @@ impl TestServer {
         }
     }
 
-    /// The Agent Card from `/.well-known/agent-card.json`, parsed.
+    /// The A2A 1.0 Agent Card from `/.well-known/agent-card.json`, parsed (see [`agent_card`]).
     pub async fn card(&self) -> Value {
         agent_card(&self.client, &self.base).await
     }
@@ -219,11 +219,13 @@ pub fn rpc_body(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 }
 
-/// The Agent Card served at `base` (`/.well-known/agent-card.json`), parsed; for harnesses
-/// other than [`TestServer`] (the gRPC tests' pair of servers, say).
+/// The A2A 1.0 Agent Card served at `base` (`/.well-known/agent-card.json`, asked for with
+/// `A2A-Version: 1.0`: without it a server that also speaks 0.3 answers its 0.3 card), parsed;
+/// for harnesses other than [`TestServer`] (the gRPC tests' pair of servers, say).
 pub async fn agent_card(client: &reqwest::Client, base: &str) -> Value {
     let r = client
         .get(format!("{base}/.well-known/agent-card.json"))
+        .header("A2A-Version", "1.0")
         .send()
         .await
         .unwrap();

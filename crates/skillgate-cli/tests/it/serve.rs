@@ -470,12 +470,17 @@ fn serve_grpc_listen_serves_the_grpc_binding_and_stops_on_sigterm() {
     let addr = url.strip_prefix("http://").unwrap().to_owned();
     let card = http(
         &addr,
-        &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+        &format!("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: {addr}\r\nA2A-Version: 1.0\r\nConnection: close\r\n\r\n"),
     );
     let body = &card[card.find("\r\n\r\n").unwrap() + 4..];
     let card: serde_json::Value = serde_json::from_str(body).unwrap();
     let interfaces = card["supportedInterfaces"].as_array().unwrap();
-    let grpc = interfaces.last().unwrap();
+    // gRPC follows the 1.0 HTTP interfaces; the JSON-RPC 0.3 interface comes after it.
+    let grpc = interfaces
+        .iter()
+        .rev()
+        .find(|i| i["protocolVersion"] == "1.0")
+        .unwrap();
     assert_eq!(grpc["protocolBinding"], "GRPC", "{card}");
     let grpc_addr = grpc["url"].as_str().unwrap().to_owned();
     assert!(grpc_addr.starts_with("127.0.0.1:"), "{grpc_addr}");

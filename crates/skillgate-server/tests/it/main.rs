@@ -22,3 +22,4 @@ mod rest_card_auth;
 mod store_bounds;
 mod streaming;
 mod tck_schema;
+mod v03;
