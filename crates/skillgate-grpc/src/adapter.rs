@@ -86,6 +86,7 @@ impl Adapter {
         let ctx = RequestContext {
             caller,
             extensions: extensions.clone(),
+            version: WireVersion::V1_0,
         };
         Ok((ctx, extensions))
     }

@@ -48,7 +48,7 @@
 //! let card: serde_json::Value = serde_json::from_slice(&swap.card().bytes).unwrap();
 //! assert_eq!(card["skills"].as_array().unwrap().len(), 2);
 //! // The service answers without any wire: a binding would decode this from its request.
-//! let ctx = RequestContext { caller: None::<Caller>, extensions: vec![] };
+//! let ctx = RequestContext { caller: None::<Caller>, ..RequestContext::default() };
 //! let extended = swap.extended_card(&ctx);
 //! assert!(extended.is_err()); // no extended card is declared
 //! ```

@@ -63,5 +63,7 @@ pub(crate) fn request_context(ext: &axum::http::Extensions) -> RequestContext {
             .get::<ActiveExtensions>()
             .map(|a| a.0.clone())
             .unwrap_or_default(),
+        // HTTP+JSON and the console speak 1.0; the JSON-RPC handler sets what it negotiated.
+        version: skillgate_a2a::version::WireVersion::V1_0,
     }
 }

@@ -69,8 +69,20 @@ pub use row::{now_ms, Flags, ListPage, ListQuery, StoreLimits, TaskRow};
 pub use sqlite::SqliteStore;
 
 use async_trait::async_trait;
+use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
 use std::sync::Arc;
+
+/// A push notification config as the store keeps it: the A2A 1.0 config plus the A2A version of
+/// the request that registered it, which decides the shape of the bodies its webhook is sent
+/// (an A2A 0.3 client's webhook expects 0.3 Task objects, not 1.0 StreamResponses).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushRegistration {
+    /// The config: id, task id, webhook URL, token and authentication.
+    pub config: TaskPushNotificationConfig,
+    /// The A2A version the webhook's owner speaks.
+    pub version: WireVersion,
+}
 
 /// The schema version this build writes. A database whose version table holds a newer one was
 /// written by a newer skillgate and is refused rather than misread.
@@ -197,15 +209,12 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
     /// against the byte budget (the service bounds their number and size).
     async fn put_push_config(
         &self,
-        config: &TaskPushNotificationConfig,
+        registration: &PushRegistration,
         max: usize,
     ) -> Result<(), StoreError>;
 
     /// The push notification configs of a task, oldest first (none for an unknown task).
-    async fn push_configs(
-        &self,
-        task_id: &str,
-    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError>;
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushRegistration>, StoreError>;
 
     /// Deletes one push notification config of a task; whether it existed.
     async fn delete_push_config(&self, task_id: &str, id: &str) -> Result<bool, StoreError>;

@@ -3,9 +3,9 @@
 
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
-use crate::{expected_version, versioned_events, StoreError, TaskStore};
+use crate::{expected_version, versioned_events, PushRegistration, StoreError, TaskStore};
 use async_trait::async_trait;
-use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
+use skillgate_a2a::StreamResponse;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -21,7 +21,7 @@ struct Inner {
     unfinished: HashMap<String, usize>,
     used: u64,
     /// Push notification configs by task, oldest first; removed with their task.
-    push: HashMap<String, Vec<TaskPushNotificationConfig>>,
+    push: HashMap<String, Vec<PushRegistration>>,
 }
 
 fn owner_key(row: &TaskRow) -> &str {
@@ -234,16 +234,17 @@ impl TaskStore for MemoryStore {
 
     async fn put_push_config(
         &self,
-        config: &TaskPushNotificationConfig,
+        registration: &PushRegistration,
         max: usize,
     ) -> Result<(), StoreError> {
+        let config = &registration.config;
         let mut s = self.lock();
         if !s.rows.contains_key(&config.task_id) {
             return Err(StoreError::NotFound(config.task_id.clone()));
         }
         let list = s.push.entry(config.task_id.clone()).or_default();
-        if let Some(old) = list.iter_mut().find(|c| c.id == config.id) {
-            *old = config.clone();
+        if let Some(old) = list.iter_mut().find(|c| c.config.id == config.id) {
+            *old = registration.clone();
             return Ok(());
         }
         if list.len() >= max {
@@ -252,14 +253,11 @@ impl TaskStore for MemoryStore {
                 max,
             });
         }
-        list.push(config.clone());
+        list.push(registration.clone());
         Ok(())
     }
 
-    async fn push_configs(
-        &self,
-        task_id: &str,
-    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushRegistration>, StoreError> {
         Ok(self.lock().push.get(task_id).cloned().unwrap_or_default())
     }
 
@@ -269,7 +267,7 @@ impl TaskStore for MemoryStore {
             return Ok(false);
         };
         let before = list.len();
-        list.retain(|c| c.id != id);
+        list.retain(|c| c.config.id != id);
         let found = list.len() < before;
         if list.is_empty() {
             s.push.remove(task_id);

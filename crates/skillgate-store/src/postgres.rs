@@ -27,9 +27,12 @@ use crate::sql::{
     decode_push, decode_row, encode_push, notify_payload, parse_payload, scrub, to_i64, to_u64,
     COLUMNS, DELETE_BATCH, RUNNING_STATES,
 };
-use crate::{expected_version, redact, versioned_events, StoreError, TaskStore, SCHEMA_VERSION};
+use crate::{
+    expected_version, redact, versioned_events, PushRegistration, StoreError, TaskStore,
+    SCHEMA_VERSION,
+};
 use async_trait::async_trait;
-use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig, TaskState};
+use skillgate_a2a::{StreamResponse, TaskState};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Connection, Executor, PgExecutor, Postgres};
 use std::str::FromStr;
@@ -590,10 +593,11 @@ impl TaskStore for PostgresStore {
 
     async fn put_push_config(
         &self,
-        config: &TaskPushNotificationConfig,
+        registration: &PushRegistration,
         max: usize,
     ) -> Result<(), StoreError> {
-        let body = encode_push(config)?;
+        let body = encode_push(registration)?;
+        let config = &registration.config;
         let mut tx = self.pool.begin().await?;
         // Locking the task row serializes the puts of one task (the count below stays exact)
         // and proves the task exists.
@@ -634,10 +638,7 @@ impl TaskStore for PostgresStore {
         Ok(())
     }
 
-    async fn push_configs(
-        &self,
-        task_id: &str,
-    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushRegistration>, StoreError> {
         let bodies: Vec<(Vec<u8>,)> =
             sqlx::query_as("SELECT body FROM push_configs WHERE task_id = $1 ORDER BY seq")
                 .bind(task_id)

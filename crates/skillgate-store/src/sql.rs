@@ -7,8 +7,10 @@ pub(crate) mod query;
 #[cfg(feature = "postgres")]
 use crate::hub::HubEvent;
 use crate::row::{Flags, TaskRow};
+use crate::PushRegistration;
 use crate::StoreError;
 use bytes::Bytes;
+use skillgate_a2a::version::WireVersion;
 #[cfg(feature = "postgres")]
 use skillgate_a2a::StreamResponse;
 use skillgate_a2a::{TaskPushNotificationConfig, TaskState};
@@ -73,22 +75,45 @@ where
     })
 }
 
-/// The stored bytes of a push notification config (its JSON).
-pub(crate) fn encode_push(c: &TaskPushNotificationConfig) -> Result<Vec<u8>, StoreError> {
-    serde_json::to_vec(c).map_err(|e| StoreError::Database(format!("push config: {e}")))
+/// The member of a stored config's JSON that names a version other than 1.0. Absent means 1.0,
+/// so rows written before versions were recorded read as they were meant, and a replica that
+/// does not know the member still reads the config (A2A readers ignore unknown members).
+const PUSH_VERSION_MEMBER: &str = "a2aVersion";
+
+/// The stored bytes of a push notification config: the config's JSON, plus
+/// [`PUSH_VERSION_MEMBER`] when it was registered in A2A 0.3.
+pub(crate) fn encode_push(r: &PushRegistration) -> Result<Vec<u8>, StoreError> {
+    let fail = |e: serde_json::Error| StoreError::Database(format!("push config: {e}"));
+    let mut v = serde_json::to_value(&r.config).map_err(fail)?;
+    if let (WireVersion::V0_3, Some(o)) = (r.version, v.as_object_mut()) {
+        o.insert(PUSH_VERSION_MEMBER.into(), r.version.as_str().into());
+    }
+    serde_json::to_vec(&v).map_err(fail)
 }
 
 /// A push notification config read back from its stored JSON.
-pub(crate) fn decode_push(
-    task_id: &str,
-    body: &[u8],
-) -> Result<TaskPushNotificationConfig, StoreError> {
-    serde_json::from_slice(body).map_err(|e| {
+pub(crate) fn decode_push(task_id: &str, body: &[u8]) -> Result<PushRegistration, StoreError> {
+    let corrupt = |e: String| {
         StoreError::Corrupt(
             task_id.to_string(),
             format!("push notification config: {e}"),
         )
-    })
+    };
+    let mut v: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| corrupt(e.to_string()))?;
+    let version = match v
+        .as_object_mut()
+        .and_then(|o| o.remove(PUSH_VERSION_MEMBER))
+    {
+        None => WireVersion::V1_0,
+        Some(serde_json::Value::String(s)) => WireVersion::parse(&s)
+            .filter(|_| !s.is_empty())
+            .ok_or_else(|| corrupt(format!("unknown A2A version {s:?}")))?,
+        Some(other) => return Err(corrupt(format!("A2A version is not a string: {other}"))),
+    };
+    let config: TaskPushNotificationConfig =
+        serde_json::from_value(v).map_err(|e| corrupt(e.to_string()))?;
+    Ok(PushRegistration { config, version })
 }
 
 #[cfg(feature = "postgres")] // LISTEN/NOTIFY payloads: PostgreSQL only.

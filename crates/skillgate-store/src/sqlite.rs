@@ -25,9 +25,11 @@ use crate::sql::query::Statements;
 use crate::sql::{
     decode_push, decode_row, encode_push, to_i64, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES,
 };
-use crate::{expected_version, versioned_events, StoreError, TaskStore, SCHEMA_VERSION};
+use crate::{
+    expected_version, versioned_events, PushRegistration, StoreError, TaskStore, SCHEMA_VERSION,
+};
 use async_trait::async_trait;
-use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
+use skillgate_a2a::StreamResponse;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteSynchronous,
 };
@@ -426,10 +428,11 @@ impl TaskStore for SqliteStore {
 
     async fn put_push_config(
         &self,
-        config: &TaskPushNotificationConfig,
+        registration: &PushRegistration,
         max: usize,
     ) -> Result<(), StoreError> {
-        let body = encode_push(config)?;
+        let body = encode_push(registration)?;
+        let config = &registration.config;
         let mut conn = self.conn.lock().await;
         let mut tx = conn.begin().await?;
         if !exists(&mut tx, &config.task_id).await? {
@@ -464,10 +467,7 @@ impl TaskStore for SqliteStore {
         Ok(())
     }
 
-    async fn push_configs(
-        &self,
-        task_id: &str,
-    ) -> Result<Vec<TaskPushNotificationConfig>, StoreError> {
+    async fn push_configs(&self, task_id: &str) -> Result<Vec<PushRegistration>, StoreError> {
         let mut conn = self.conn.lock().await;
         let bodies: Vec<(Vec<u8>,)> =
             sqlx::query_as("SELECT body FROM push_configs WHERE task_id = ? ORDER BY seq")

@@ -28,10 +28,7 @@ async fn run(svc: &A2aService, skill: &str, arguments: Value) -> Value {
         "messageId": format!("m-{skill}"), "role": "ROLE_USER",
         "parts": [{"data": data, "mediaType": "application/json"}]}}))
     .unwrap();
-    let ctx = RequestContext {
-        caller: None,
-        extensions: Vec::new(),
-    };
+    let ctx = RequestContext::default();
     match svc.send_message(req, &ctx).await.unwrap() {
         SendMessageResponse::Task(t) => serde_json::to_value(t).unwrap(),
         other => panic!("expected a task, got {other:?}"),

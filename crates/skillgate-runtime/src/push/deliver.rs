@@ -2,12 +2,13 @@
 //! redirects), one bounded queue and worker per config, retries with jittered backoff.
 
 use super::guard::{Guard, GuardedResolver};
-use super::{PushPolicy, CONTENT_TYPE, TOKEN_HEADER};
+use super::{PushPolicy, CONTENT_TYPE, CONTENT_TYPE_V03, TOKEN_HEADER};
 use crate::metrics::Metrics;
 use crate::task::TaskHandle;
 use bytes::Bytes;
-use skillgate_a2a::{StreamResponse, TaskPushNotificationConfig};
-use skillgate_store::TaskStore;
+use skillgate_a2a::version::WireVersion;
+use skillgate_a2a::{StreamResponse, Task, TaskPushNotificationConfig};
+use skillgate_store::{PushRegistration, TaskStore};
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
@@ -138,23 +139,34 @@ impl Pusher {
         deliver_final: bool,
     ) {
         let mut queues = Queues::default();
-        if first.status.state.is_terminal() {
+        // The task as the events so far describe it: what a 0.3 webhook is sent.
+        let mut task = first;
+        if task.status.state.is_terminal() {
             if deliver_final {
-                self.fan_out(&entry.id, &StreamResponse::Task(first), &mut queues)
-                    .await;
+                let ev = StreamResponse::Task(task.clone());
+                self.fan_out(&entry.id, &ev, &task, &mut queues).await;
             }
             return;
         }
         while let Some(ev) = entry.next_event(&mut events, &mut seen).await {
-            self.fan_out(&entry.id, &ev, &mut queues).await;
+            match &ev {
+                StreamResponse::Task(t) => task = t.clone(),
+                StreamResponse::StatusUpdate(u) => task.status = u.status.clone(),
+                StreamResponse::ArtifactUpdate(u) => {
+                    task.apply_artifact_update(u.artifact.clone(), u.append)
+                }
+                StreamResponse::Message(_) => {}
+            }
+            self.fan_out(&entry.id, &ev, &task, &mut queues).await;
             if ends_push(&ev) {
                 return;
             }
         }
     }
 
-    /// Queues `ev` for every current config of the task; a full queue drops it.
-    async fn fan_out(&self, task_id: &str, ev: &StreamResponse, queues: &mut Queues) {
+    /// Queues `ev` for every current config of the task, in the version each was registered
+    /// in; a full queue drops it.
+    async fn fan_out(&self, task_id: &str, ev: &StreamResponse, task: &Task, queues: &mut Queues) {
         let configs = match self.0.store.push_configs(task_id).await {
             Ok(c) => c,
             Err(e) => {
@@ -162,24 +174,28 @@ impl Pusher {
                 return;
             }
         };
-        queues.0.retain(|id, _| configs.iter().any(|c| &c.id == id));
+        queues
+            .0
+            .retain(|id, _| configs.iter().any(|c| &c.config.id == id));
         if configs.is_empty() {
             return;
         }
-        let body = match serde_json::to_vec(ev) {
-            Ok(b) => Bytes::from(b),
-            Err(_) => return,
-        };
-        for cfg in configs {
+        // Each body is made at most once per event, and only if some config needs it.
+        let mut bodies = Bodies::default();
+        for reg in configs {
+            let Some(body) = bodies.get(reg.version, ev, task) else {
+                continue;
+            };
+            let cfg = &reg.config;
             let q = match queues.0.get(&cfg.id) {
-                Some((held, tx)) if *held == cfg => tx.clone(),
+                Some((held, tx)) if *held == reg => tx.clone(),
                 _ => {
-                    let tx = self.spawn_worker(cfg.clone());
-                    queues.0.insert(cfg.id.clone(), (cfg.clone(), tx.clone()));
+                    let tx = self.spawn_worker(reg.clone());
+                    queues.0.insert(cfg.id.clone(), (reg.clone(), tx.clone()));
                     tx
                 }
             };
-            if q.try_send(body.clone()).is_err() {
+            if q.try_send(body).is_err() {
                 self.0.metrics.push_delivery(Outcome::Dropped.label());
                 tracing::warn!(
                     task_id,
@@ -192,12 +208,16 @@ impl Pusher {
     }
 
     /// The queue of one config and the worker that empties it, in order.
-    fn spawn_worker(&self, cfg: TaskPushNotificationConfig) -> mpsc::Sender<Bytes> {
+    fn spawn_worker(&self, reg: PushRegistration) -> mpsc::Sender<Bytes> {
         let (tx, mut rx) = mpsc::channel::<Bytes>(self.0.policy.queue.max(1));
         let me = self.clone();
+        let content_type = match reg.version {
+            WireVersion::V0_3 => CONTENT_TYPE_V03,
+            WireVersion::V1_0 => CONTENT_TYPE,
+        };
         tokio::spawn(async move {
             while let Some(body) = rx.recv().await {
-                let outcome = me.deliver(&cfg, body).await;
+                let outcome = me.deliver(&reg.config, content_type, body).await;
                 me.0.metrics.push_delivery(outcome.label());
             }
         });
@@ -205,7 +225,12 @@ impl Pusher {
     }
 
     /// One event to one webhook, with retries.
-    async fn deliver(&self, cfg: &TaskPushNotificationConfig, body: Bytes) -> Outcome {
+    async fn deliver(
+        &self,
+        cfg: &TaskPushNotificationConfig,
+        content_type: &'static str,
+        body: Bytes,
+    ) -> Outcome {
         let p = &self.0.policy;
         let url = match p.guard.check_url(&cfg.url) {
             Ok(u) => u,
@@ -223,7 +248,7 @@ impl Pusher {
         for attempt in 1..=attempts {
             let mut req = client
                 .post(url.clone())
-                .header(reqwest::header::CONTENT_TYPE, CONTENT_TYPE)
+                .header(reqwest::header::CONTENT_TYPE, content_type)
                 .body(body.clone());
             if let Some(a) = &cfg.authentication {
                 let value = if a.credentials.is_empty() {
@@ -288,7 +313,40 @@ fn ends_push(ev: &StreamResponse) -> bool {
 
 /// Each config's queue, with the config it was made for (a changed config gets a new worker).
 #[derive(Default)]
-struct Queues(HashMap<String, (TaskPushNotificationConfig, mpsc::Sender<Bytes>)>);
+struct Queues(HashMap<String, (PushRegistration, mpsc::Sender<Bytes>)>);
+
+/// One event's bodies, made on first need: the 1.0 StreamResponse, and for 0.3 webhooks the
+/// task as the events so far leave it, in 0.3 JSON, since 0.3 push notifications carry the
+/// whole Task (what a2a-sdk 0.3 servers send and its receivers parse). `None` when a body
+/// cannot be made.
+#[derive(Default)]
+struct Bodies {
+    v1: Option<Option<Bytes>>,
+    v03: Option<Option<Bytes>>,
+}
+
+impl Bodies {
+    fn get(&mut self, version: WireVersion, ev: &StreamResponse, task: &Task) -> Option<Bytes> {
+        match version {
+            WireVersion::V1_0 => self
+                .v1
+                .get_or_insert_with(|| serde_json::to_vec(ev).ok().map(Bytes::from))
+                .clone(),
+            WireVersion::V0_3 => self.v03.get_or_insert_with(|| v03_body(task)).clone(),
+        }
+    }
+}
+
+/// A task as an A2A 0.3 push body: 0.3 JSON with `kind: "task"`, without its history, which
+/// would make every body grow with the task (`tasks/get` has it).
+fn v03_body(task: &Task) -> Option<Bytes> {
+    let task = Task {
+        history: Vec::new(),
+        ..task.clone()
+    };
+    let t = skillgate_a2a::v03::translate::task_to_v03(&task).ok()?;
+    serde_json::to_vec(&t).ok().map(Bytes::from)
+}
 
 /// A status the webhook will answer again: 3xx (redirects are never followed) and 4xx other
 /// than 408 and 429.

@@ -28,6 +28,9 @@ pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
 /// The media type of a delivered event.
 pub const CONTENT_TYPE: &str = "application/a2a+json";
 
+/// The media type of a body delivered to a webhook registered in A2A 0.3 (0.3 JSON).
+pub const CONTENT_TYPE_V03: &str = "application/json";
+
 /// How push notifications are delivered (`serve --push` and its flags).
 #[derive(Debug, Clone)]
 pub struct PushPolicy {

@@ -26,6 +26,7 @@ use crate::gate::Rejection;
 use crate::metrics::Metrics;
 use crate::task::TaskHandle;
 use serde_json::Value;
+use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{
     A2aError, Message, Part, SendMessageRequest, SendMessageResponse, StreamResponse, Task,
     TaskState,
@@ -38,12 +39,26 @@ use tokio::sync::mpsc;
 use turn::{Turn, Work};
 
 /// Per-request facts the bindings pass in.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RequestContext {
     /// The authenticated caller, when authentication is on.
     pub caller: Option<Caller>,
     /// Activated extension URIs (supported ones the client asked for).
     pub extensions: Vec<String>,
+    /// The A2A version the caller speaks (negotiated by the binding): a push notification
+    /// config it registers is sent bodies of this version.
+    pub version: WireVersion,
+}
+
+impl Default for RequestContext {
+    /// An anonymous A2A 1.0 caller with no extension activated.
+    fn default() -> Self {
+        Self {
+            caller: None,
+            extensions: Vec::new(),
+            version: WireVersion::V1_0,
+        }
+    }
 }
 
 /// A protocol-level error (not a task outcome).

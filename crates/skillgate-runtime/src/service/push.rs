@@ -9,7 +9,7 @@ use skillgate_a2a::{
     A2aError, ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse,
     TaskPushNotificationConfig, TaskPushNotificationConfigRef,
 };
-use skillgate_store::StoreError;
+use skillgate_store::{PushRegistration, StoreError};
 use std::sync::Arc;
 
 /// Longest webhook URL, in bytes.
@@ -152,17 +152,19 @@ impl A2aService {
         &self,
         c: Option<&TaskPushNotificationConfig>,
         task_id: &str,
-    ) -> Result<Option<TaskPushNotificationConfig>, ServiceError> {
+        ctx: &RequestContext,
+    ) -> Result<Option<PushRegistration>, ServiceError> {
         let Some(c) = c else { return Ok(None) };
         if !c.task_id.is_empty() && c.task_id != task_id {
             return Err(invalid(
                 "configuration.taskPushNotificationConfig.taskId must be empty or the message's taskId",
             ));
         }
-        self.push_configs()?
-            .checked(c.clone(), task_id)
-            .await
-            .map(Some)
+        let config = self.push_configs()?.checked(c.clone(), task_id).await?;
+        Ok(Some(PushRegistration {
+            config,
+            version: ctx.version,
+        }))
     }
 
     /// Registers the config of a `SendMessage` on the task it made or continued, before the
@@ -172,7 +174,7 @@ impl A2aService {
     pub(super) async fn attach_push(
         &self,
         entry: &Arc<TaskHandle>,
-        c: Option<TaskPushNotificationConfig>,
+        c: Option<PushRegistration>,
         existing: bool,
     ) -> Result<(), ServiceError> {
         let Some(mut c) = c else {
@@ -181,7 +183,7 @@ impl A2aService {
             }
             return Ok(());
         };
-        c.task_id = entry.id.clone();
+        c.config.task_id = entry.id.clone();
         self.push_configs()?.store_config(entry, &c, true).await
     }
 }
@@ -213,7 +215,7 @@ impl PushConfigs {
     async fn store_config(
         &self,
         entry: &Arc<TaskHandle>,
-        c: &TaskPushNotificationConfig,
+        c: &PushRegistration,
         deliver_final: bool,
     ) -> Result<(), ServiceError> {
         self.service
@@ -239,9 +241,12 @@ impl PushConfigs {
         require_task_id(&req.task_id)?;
         let entry = self.service.visible(&req.task_id, ctx).await?;
         let task_id = req.task_id.clone();
-        let c = self.checked(req, &task_id).await?;
+        let c = PushRegistration {
+            config: self.checked(req, &task_id).await?,
+            version: ctx.version,
+        };
         self.store_config(&entry, &c, false).await?;
-        Ok(c)
+        Ok(c.config)
     }
 
     /// `GetTaskPushNotificationConfig`.
@@ -262,6 +267,7 @@ impl PushConfigs {
             .await
             .map_err(store_error)?
             .into_iter()
+            .map(|r| r.config)
             .find(|c| c.id == req.id)
             .ok_or_else(|| config_not_found(&req.task_id, &req.id))
     }
@@ -282,6 +288,7 @@ impl PushConfigs {
             .await
             .map_err(store_error)?
             .into_iter()
+            .map(|r| r.config)
             .next()
             .ok_or_else(|| {
                 ServiceError::new(
@@ -321,7 +328,12 @@ impl PushConfigs {
             .await
             .map_err(store_error)?;
         let end = offset.saturating_add(size).min(all.len());
-        let configs = all.get(offset..end).map(<[_]>::to_vec).unwrap_or_default();
+        let configs = all
+            .get(offset..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|r| r.config.clone())
+            .collect();
         Ok(ListTaskPushNotificationConfigsResponse {
             configs,
             next_page_token: if end < all.len() {

@@ -46,6 +46,7 @@ impl A2aService {
             .send_push(
                 cfg.task_push_notification_config.as_ref(),
                 &req.message.task_id,
+                ctx,
             )
             .await?;
         let turn = match self.prepare(req, ctx).await? {

@@ -164,7 +164,10 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
         }
         Err(r) => return error(id, A2aError::VersionNotSupported, &r.message),
     };
-    let ctx = request_context(&parts.extensions);
+    let ctx = RequestContext {
+        version,
+        ..request_context(&parts.extensions)
+    };
     let method = RpcMethod(rpc_method_label(&rpc.method));
     let mut resp = match version {
         WireVersion::V1_0 => dispatch(&st, id, rpc, &ctx).await,

@@ -575,7 +575,8 @@ async fn protocol_errors_carry_error_info() {
         (r#"{"jsonrpc":"1.0","id":1,"method":"GetTask"}"#.into(), -32600, "INVALID_REQUEST"),
         (r#"[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]"#.into(), -32600, "INVALID_REQUEST"),
         (r#"{"jsonrpc":"2.0","id":{},"method":"GetTask"}"#.into(), -32600, "INVALID_REQUEST"),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}"#.into(), -32601, "METHOD_NOT_FOUND"),
+        // (A 0.3 method such as tasks/get under A2A-Version 1.0 is a version refusal: v03.rs.)
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tasks/frobnicate","params":{}}"#.into(), -32601, "METHOD_NOT_FOUND"),
         (r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}"#.into(), -32602, "INVALID_PARAMS"),
         (r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[]}}}"#.into(), -32602, "INVALID_PARAMS"),
         (r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"a","data":{}}]}}}"#.into(), -32602, "INVALID_PARAMS"),

@@ -18,6 +18,7 @@ mod metrics;
 mod no_console;
 mod plain_tasks;
 mod push;
+mod push03;
 mod rest_card_auth;
 mod store_bounds;
 mod streaming;

@@ -25,21 +25,21 @@ enum Answer {
 
 /// One request the receiver saw.
 #[derive(Clone, Debug)]
-struct Seen {
-    headers: HeaderMap,
-    body: Value,
+pub(crate) struct Seen {
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Value,
 }
 
 /// A webhook receiver on 127.0.0.1:0 recording every request; answers 200 unless told.
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
     answers: Arc<Mutex<VecDeque<Answer>>>,
     default: Arc<Mutex<Answer>>,
 }
 
 impl Receiver {
-    async fn start() -> Receiver {
+    pub(crate) async fn start() -> Receiver {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let answers = Arc::new(Mutex::new(VecDeque::new()));
         let default = Arc::new(Mutex::new(Answer::Status(200)));
@@ -76,16 +76,16 @@ impl Receiver {
         }
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
 
-    fn bodies(&self) -> Vec<Value> {
+    pub(crate) fn bodies(&self) -> Vec<Value> {
         self.seen().into_iter().map(|s| s.body).collect()
     }
 
     /// Waits until a final (terminal status) event arrived, returning every body.
-    async fn until_final(&self) -> Vec<Value> {
+    pub(crate) async fn until_final(&self) -> Vec<Value> {
         eventually(Duration::from_secs(10), || async {
             let b = self.bodies();
             b.iter().any(is_final).then_some(b)
@@ -116,7 +116,7 @@ fn push_config() -> ServerConfig {
     }
 }
 
-async fn push_server() -> Server {
+pub(crate) async fn push_server() -> Server {
     Server::start(agent(), push_config()).await
 }
 
@@ -827,11 +827,14 @@ async fn configs_stored_elsewhere_hear_the_writes_this_process_makes() {
         )
         .await;
     let id = task_of(&r)["id"].as_str().unwrap().to_owned();
-    let elsewhere = skillgate_runtime::a2a::TaskPushNotificationConfig {
-        id: "other-replica".into(),
-        task_id: id.clone(),
-        url: rx.url.clone(),
-        ..Default::default()
+    let elsewhere = skillgate_store::PushRegistration {
+        config: skillgate_runtime::a2a::TaskPushNotificationConfig {
+            id: "other-replica".into(),
+            task_id: id.clone(),
+            url: rx.url.clone(),
+            ..Default::default()
+        },
+        version: skillgate_a2a::version::WireVersion::V1_0,
     };
     store.put_push_config(&elsewhere, 16).await.unwrap();
     let canceled = s.rpc("CancelTask", json!({"id": id})).await;

@@ -3,7 +3,10 @@
 use crate::common::{limits, next, rich_row, row, sized, Env, Kind};
 use crate::postgres::{recv, status_event};
 use skillgate_a2a::types::TaskState;
-use skillgate_store::{now_ms, HubEvent, ListQuery, StoreError, StoreLimits, Subscription};
+use skillgate_a2a::version::WireVersion;
+use skillgate_store::{
+    now_ms, HubEvent, ListQuery, PushRegistration, StoreError, StoreLimits, Subscription,
+};
 use std::time::Duration;
 
 /// One `#[tokio::test]` per store for each case.
@@ -549,17 +552,25 @@ async fn stale_interrupted(kind: Kind) {
     assert!(s.stale(0).await.unwrap().is_empty());
 }
 
-fn push_config(task: &str, id: &str, url: &str) -> skillgate_a2a::TaskPushNotificationConfig {
-    skillgate_a2a::TaskPushNotificationConfig {
-        id: id.into(),
-        task_id: task.into(),
-        url: url.into(),
-        token: format!("tok-{id}"),
-        authentication: Some(skillgate_a2a::AuthenticationInfo {
-            scheme: "Bearer".into(),
-            credentials: "secret".into(),
-        }),
-        ..Default::default()
+/// A config registered in A2A 1.0, except id `c`, registered in 0.3 (the version is stored too).
+fn push_config(task: &str, id: &str, url: &str) -> PushRegistration {
+    PushRegistration {
+        config: skillgate_a2a::TaskPushNotificationConfig {
+            id: id.into(),
+            task_id: task.into(),
+            url: url.into(),
+            token: format!("tok-{id}"),
+            authentication: Some(skillgate_a2a::AuthenticationInfo {
+                scheme: "Bearer".into(),
+                credentials: "secret".into(),
+            }),
+            ..Default::default()
+        },
+        version: if id == "c" {
+            WireVersion::V0_3
+        } else {
+            WireVersion::V1_0
+        },
     }
 }
 
@@ -606,8 +617,9 @@ async fn push_configs_live_with_their_task(kind: Kind) {
         .await
         .unwrap();
     let got = s.push_configs("t1").await.unwrap();
-    let ids: Vec<_> = got.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<_> = got.iter().map(|c| c.config.id.as_str()).collect();
     assert_eq!(ids, ["b", "a", "c"]);
+    assert_eq!(got[2].version, WireVersion::V0_3, "the version is kept");
     assert_eq!(
         got[1],
         push_config("t1", "a", "https://new"),

@@ -376,11 +376,14 @@ async fn upgrade_from_version_1_adds_push_configs() {
     assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (1, 2));
     let s = PostgresStore::open(&db.url, limits()).await.unwrap();
     assert!(s.get("t1").await.unwrap().is_some(), "tasks kept");
-    let cfg = skillgate_a2a::TaskPushNotificationConfig {
-        id: "c1".into(),
-        task_id: "t1".into(),
-        url: "https://hook.example/".into(),
-        ..Default::default()
+    let cfg = skillgate_store::PushRegistration {
+        config: skillgate_a2a::TaskPushNotificationConfig {
+            id: "c1".into(),
+            task_id: "t1".into(),
+            url: "https://hook.example/".into(),
+            ..Default::default()
+        },
+        version: skillgate_a2a::version::WireVersion::V1_0,
     };
     s.put_push_config(&cfg, 16).await.unwrap();
     assert_eq!(s.push_configs("t1").await.unwrap(), vec![cfg]);

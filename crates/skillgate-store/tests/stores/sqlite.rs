@@ -253,12 +253,15 @@ async fn open_and_migrate_futures_are_send() {
 async fn push_configs_survive_a_restart_and_an_upgrade_from_version_1() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tasks.db");
-    let cfg = skillgate_a2a::TaskPushNotificationConfig {
-        id: "c1".into(),
-        task_id: "t1".into(),
-        url: "https://hook.example/a2a".into(),
-        token: "tok".into(),
-        ..Default::default()
+    let cfg = skillgate_store::PushRegistration {
+        config: skillgate_a2a::TaskPushNotificationConfig {
+            id: "c1".into(),
+            task_id: "t1".into(),
+            url: "https://hook.example/a2a".into(),
+            token: "tok".into(),
+            ..Default::default()
+        },
+        version: skillgate_a2a::version::WireVersion::V0_3,
     };
     let s = SqliteStore::open(&path, limits()).await.unwrap();
     s.create(&rich_row("t1")).await.unwrap();
