@@ -2,7 +2,7 @@
 """The official Python a2a-sdk **0.3** client (0.3.26) against `skillgate serve`, over A2A 0.3
 JSON-RPC, as the agents people run today (CrewAI, Strands, ADK) would call it.
 
-Starts `skillgate serve --conformance-agent --push --push-allow-cidr 127.0.0.0/8` (the binary is
+Starts `skillgate serve --conformance-agent --push --allow-http-push --push-allow-cidr 127.0.0.0/8` (the binary is
 argv[1]; the conformance agent is the netops agent plus a slow plain task to cancel and
 resubscribe to), then:
   - fetches the card with no A2A-Version (what 0.3 clients send) and parses it with the SDK's
@@ -15,20 +15,26 @@ resubscribe to), then:
     with details) in the status message's data part;
   - a slow task sent non-blocking, resubscribed to, and another one canceled;
   - push notification configs set, get, list and delete;
+  - a webhook registered by the 0.3 client is sent 0.3 Tasks the SDK's model parses;
   - `message/send` with `A2A-Version: 1.0` is refused with -32009 (the method is 0.3).
 Exits non-zero when any check failed.
 """
 
 import asyncio
+import json
 import subprocess
 import sys
+import threading
+import time
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 from a2a.client import ClientConfig, ClientFactory
 from a2a.types import (
     AgentCard,
     DataPart,
+    Task,
     GetTaskPushNotificationConfigParams,
     Message,
     MessageSendConfiguration,
@@ -64,7 +70,7 @@ def check(cond, what):
 def start_agent(binary):
     proc = subprocess.Popen(
         [binary, "serve", "--listen", "127.0.0.1:0", "--store", "memory",
-         "--conformance-agent", "--push", "--push-allow-cidr", "127.0.0.0/8"],
+         "--conformance-agent", "--push", "--allow-http-push", "--push-allow-cidr", "127.0.0.0/8"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -235,6 +241,62 @@ async def slow_tasks(base, http):
           f"tasks/pushNotificationConfig/delete answers null ({deleted})")
 
 
+class Webhook:
+    """A webhook receiver on 127.0.0.1:0 recording (headers, body) of every POST."""
+
+    def __init__(self):
+        seen = self.seen = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                seen.append((dict(self.headers.items()), body))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+async def push_delivery(base, http):
+    hook = Webhook()
+    try:
+        plain = await client_for(base, http, streaming=False)
+        cfg = MessageSendConfiguration(blocking=True, push_notification_config=PushNotificationConfig(
+            url=hook.url, token="tok-03"))
+        task = task_of(await send(plain, data_message(
+            {"skill": "describe_skill", "arguments": {"skill_id": SKILL}}), cfg))
+        deadline = time.monotonic() + 10
+        tasks = []
+        while time.monotonic() < deadline:
+            tasks = []
+            for headers, body in list(hook.seen):
+                try:
+                    tasks.append(Task.model_validate(json.loads(body)))
+                except Exception as e:  # a body the SDK cannot read fails the check below
+                    print(f"  (push body not a 0.3 Task: {e})")
+            if any(t.status.state == TaskState.completed for t in tasks):
+                break
+            await asyncio.sleep(0.05)
+        check(tasks and len(tasks) == len(hook.seen) and all(t.id == task.id for t in tasks),
+              f"every push body is a 0.3 Task of the task ({len(tasks)} of {len(hook.seen)})")
+        check(any(t.status.state == TaskState.completed and t.artifacts for t in tasks),
+              "the last push body is the completed task with its artifact")
+        heads = [{k.lower(): v for k, v in h.items()} for h, _ in hook.seen]
+        check(heads and all(h.get("content-type") == "application/json"
+                            and h.get("x-a2a-notification-token") == "tok-03" for h in heads),
+              "push bodies are application/json with X-A2A-Notification-Token")
+    finally:
+        hook.close()
+
+
 async def dialect_checks(base, http):
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send",
             "params": {"message": {"kind": "message", "messageId": "m-1", "role": "user",
@@ -259,6 +321,7 @@ async def main(binary):
             advertised = await card_checks(base, http)
             await governed_calls(base, http, advertised)
             await slow_tasks(base, http)
+            await push_delivery(base, http)
             await dialect_checks(base, http)
     finally:
         proc.terminate()
