@@ -46,8 +46,10 @@
 //! ```
 
 mod payload;
+mod view03;
 
 pub use payload::signing_payload;
+pub use view03::v03_signing_payload;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -179,6 +181,18 @@ impl SigningKey {
     /// The `signatures[]` entry of `card` (any existing `signatures` are not signed over).
     pub fn signature(&self, card: &Value) -> Result<Value, SignError> {
         let payload = signing_payload(card).ok_or(SignError::NotACard)?;
+        self.signature_over(&payload)
+    }
+
+    /// The `signatures[]` entry an A2A 0.3 reader of `card` verifies: over
+    /// [`v03_signing_payload`], the view a2a-sdk 0.3 rebuilds (not RFC 8785).
+    pub fn v03_signature(&self, card: &Value) -> Result<Value, SignError> {
+        let payload = v03_signing_payload(card).ok_or(SignError::NotACard)?;
+        self.signature_over(&payload)
+    }
+
+    /// A detached JWS over `payload`, as a `signatures[]` entry.
+    fn signature_over(&self, payload: &[u8]) -> Result<Value, SignError> {
         let mut header = Map::new();
         header.insert("alg".into(), json!(self.alg()));
         header.insert("kid".into(), json!(self.kid));
@@ -421,7 +435,13 @@ pub fn verify_each(
             "the card is not a JSON object".into()
         ]));
     };
-    let encoded = URL_SAFE_NO_PAD.encode(payload);
+    // The card as received, and for a card that also carries A2A 0.3 members (what a server
+    // answers a 0.3 reader) its 1.0 view: the 1.0 signature was made over that, and a 1.0
+    // reader reads nothing else of it, so nothing unsigned is read either way.
+    let mut encoded = vec![URL_SAFE_NO_PAD.encode(payload)];
+    if let Some(view) = skillgate_a2a::v03::card::v1_view(card).and_then(|v| signing_payload(&v)) {
+        encoded.push(URL_SAFE_NO_PAD.encode(view));
+    }
     Ok(sigs
         .iter()
         .enumerate()
@@ -431,9 +451,11 @@ pub fn verify_each(
         .collect())
 }
 
+/// Checks one signature over each of `payloads` (base64url) in turn; the first that
+/// verifies wins.
 fn verify_one(
     sig: &Value,
-    payload: &str,
+    payloads: &[String],
     keys: &TrustedKeys,
 ) -> Result<(String, String), SignatureError> {
     let header = protected_header(sig)?;
@@ -469,17 +491,22 @@ fn verify_one(
         .get("protected")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let input = format!("{protected}.{payload}");
-    match jsonwebtoken::crypto::verify(signature, input.as_bytes(), &key, alg) {
-        Ok(true) => Ok((kid.to_owned(), alg_name.to_owned())),
-        Ok(false) => Err(SignatureError::Mismatch {
-            alg: alg_name.to_owned(),
-            kid: kid.to_owned(),
-        }),
-        Err(e) => Err(SignatureError::Unverifiable {
-            alg: alg_name.to_owned(),
-            kid: kid.to_owned(),
-            why: e.to_string(),
-        }),
+    for payload in payloads {
+        let input = format!("{protected}.{payload}");
+        match jsonwebtoken::crypto::verify(signature, input.as_bytes(), &key, alg) {
+            Ok(true) => return Ok((kid.to_owned(), alg_name.to_owned())),
+            Ok(false) => {}
+            Err(e) => {
+                return Err(SignatureError::Unverifiable {
+                    alg: alg_name.to_owned(),
+                    kid: kid.to_owned(),
+                    why: e.to_string(),
+                })
+            }
+        }
     }
+    Err(SignatureError::Mismatch {
+        alg: alg_name.to_owned(),
+        kid: kid.to_owned(),
+    })
 }

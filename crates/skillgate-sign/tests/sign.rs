@@ -166,3 +166,69 @@ fn alg_none_hmac_and_malformed_headers_are_refused() {
         "alg must fit the key"
     );
 }
+
+/// `card` as a server answers an A2A 0.3 reader: the 1.0 members plus the 0.3-only ones, skill
+/// `security` and a dual-form scheme, with the 1.0 card's signature copied over.
+fn as_v03_rendering(signed_v1: &Value) -> Value {
+    let mut c = signed_v1.clone();
+    let o = c.as_object_mut().unwrap();
+    o.insert("url".into(), json!("https://agent.example/"));
+    o.insert("preferredTransport".into(), json!("JSONRPC"));
+    o.insert("protocolVersion".into(), json!("0.3.0"));
+    o.insert(
+        "additionalInterfaces".into(),
+        json!([{"url": "https://agent.example/", "transport": "JSONRPC"}]),
+    );
+    o.insert("security".into(), json!([{"bearer": []}]));
+    c["skills"][0]["security"] = json!([{"bearer": []}]);
+    c["securitySchemes"]["bearer"]["type"] = json!("http");
+    c["securitySchemes"]["bearer"]["scheme"] = json!("Bearer");
+    c
+}
+
+#[test]
+fn a_1_0_signature_verifies_on_the_0_3_rendering_through_its_1_0_view() {
+    let key = SigningKey::from_pem(&data("es256.pem"), "es256", None, None).unwrap();
+    let mut v1 = card();
+    v1["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+    v1["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+    key.sign(&mut v1).unwrap();
+    let rendered = as_v03_rendering(&v1);
+    let got = verify(&rendered, &trusted()).unwrap();
+    assert_eq!(got.index, 0);
+    // A 1.0 member changed on the rendering still breaks it: the view holds every 1.0 member.
+    let mut changed = rendered.clone();
+    changed["supportedInterfaces"][0]["url"] = json!("https://evil.example/");
+    assert!(matches!(
+        verify(&changed, &trusted()),
+        Err(VerifyError::Invalid(_))
+    ));
+    let mut changed = rendered.clone();
+    changed["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] = json!("Basic");
+    assert!(verify(&changed, &trusted()).is_err());
+    // The view is taken only from a 1.0 card: a 0.3-only card signed for 1.0 readers is not.
+    let mut no_v1 = rendered;
+    no_v1.as_object_mut().unwrap().remove("supportedInterfaces");
+    assert!(verify(&no_v1, &trusted()).is_err());
+}
+
+#[test]
+fn the_0_3_signature_covers_the_0_3_view_and_not_the_rfc_8785_payload() {
+    let key = SigningKey::from_pem(&data("eddsa.pem"), "eddsa", None, None).unwrap();
+    let mut c = as_v03_rendering(&card());
+    let sig = key.v03_signature(&c).unwrap();
+    c["signatures"] = json!([sig]);
+    // skillgate reads 1.0 members, which this signature does not cover: not trusted here.
+    assert!(verify(&c, &trusted()).is_err());
+    let payload = skillgate_sign::v03_signing_payload(&c).unwrap();
+    let text = String::from_utf8(payload).unwrap();
+    assert!(
+        text.starts_with(r#"{"additionalInterfaces":[{"transport":"JSONRPC","#),
+        "{text}"
+    );
+    assert!(!text.contains("supportedInterfaces") && !text.contains("protocolVersion"));
+    assert!(
+        text.contains(r#""description":"\u00fcn\u00efcode \u2713""#),
+        "{text}"
+    );
+}

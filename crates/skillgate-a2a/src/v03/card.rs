@@ -234,6 +234,39 @@ fn flows_to_v03(f: &OAuthFlows) -> Value {
     json!({ name: flow })
 }
 
+/// The 1.0 view of a card that also carries 0.3 members (the rendering [`render`] writes):
+/// the card without [`V03_ONLY_CARD_MEMBERS`] and skill `security`, each dual-form security
+/// scheme reduced to its 1.0 wrapper. This is what a 1.0 reader reads of it (see [`read`]) and
+/// so what a signature for 1.0 readers covers. `None` when there is nothing to remove: the
+/// card is a plain 1.0 card, or not a 1.0 card at all (no `supportedInterfaces`).
+pub fn v1_view(value: &Value) -> Option<Value> {
+    let Value::Object(o) = value else {
+        return None;
+    };
+    if !o.contains_key("supportedInterfaces") {
+        return None;
+    }
+    let mut view = o.clone();
+    let mut changed = false;
+    for m in V03_ONLY_CARD_MEMBERS {
+        changed |= view.remove(m).is_some();
+    }
+    if let Some(Value::Array(skills)) = view.get_mut("skills") {
+        for skill in skills.iter_mut().filter_map(Value::as_object_mut) {
+            changed |= skill.remove("security").is_some();
+        }
+    }
+    if let Some(Value::Object(schemes)) = view.get_mut("securitySchemes") {
+        for s in schemes.values_mut().filter_map(Value::as_object_mut) {
+            if s.keys().any(|k| SCHEME_WRAPPERS.contains(&k.as_str())) && s.len() > 1 {
+                s.retain(|k, _| SCHEME_WRAPPERS.contains(&k.as_str()));
+                changed = true;
+            }
+        }
+    }
+    changed.then_some(Value::Object(view))
+}
+
 /// Reads any card: `supportedInterfaces` present -> a 1.0 reading (0.3 members ignored; of a
 /// dual-form scheme only the wrapper is read; a `type`-only scheme is converted); else `url`
 /// present -> a 0.3 card, from which a 1.0 card is synthesized whose interfaces carry

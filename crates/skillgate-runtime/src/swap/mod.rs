@@ -11,6 +11,7 @@ use crate::checks::VersionSet;
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
 use crate::service::{A2aService, RequestContext, ServiceError};
+use serde_json::Value;
 use skillgate_a2a::{self as a2a, version::WireVersion};
 use skillgate_sign::SigningKey;
 use std::sync::{Arc, RwLock};
@@ -119,9 +120,9 @@ impl CardSettings {
     }
 
     /// The card as JSON, signed when the server signs cards, and its 0.3 rendering when 0.3
-    /// is served. The 0.3 rendering carries the 1.0 card's signature as it is: a 1.x reader
-    /// of it verifies that (over the 1.0 members), a signature over the 0.3 view for 0.3
-    /// verifiers is not made yet.
+    /// is served. A signed 0.3 rendering carries the 1.0 card's signature first, then one
+    /// over the view an A2A 0.3 reader checks (`skillgate_sign::v03_signing_payload`), so
+    /// readers of either version find a signature they can verify.
     fn render(&self, card: &a2a::AgentCard) -> (serde_json::Value, Option<serde_json::Value>) {
         let mut value = serde_json::to_value(card).unwrap_or_default();
         if let Some(key) = self.signer.as_deref() {
@@ -133,8 +134,18 @@ impl CardSettings {
         let v03 = if self.versions.contains(WireVersion::V0_3) {
             // Cannot fail: the 0.3 interface was just added.
             a2a::v03::card::render(card).ok().map(|mut v| {
-                if let (Some(o), Some(sigs)) = (v.as_object_mut(), value.get("signatures")) {
-                    o.insert("signatures".into(), sigs.clone());
+                if let (Some(key), Some(Value::Array(sigs))) =
+                    (self.signer.as_deref(), value.get("signatures"))
+                {
+                    let mut sigs = sigs.clone();
+                    // As above: if this ever failed, 0.3 readers that require a
+                    // signature would refuse the card.
+                    if let Ok(s) = key.v03_signature(&v) {
+                        sigs.push(s);
+                    }
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("signatures".into(), Value::Array(sigs));
+                    }
                 }
                 v
             })
