@@ -6,7 +6,8 @@
 # Instruction counts do not depend on what else the machine is doing, so this is the one
 # measurement here that is honest on a shared, noisy machine (wall-clock throughput is not).
 #
-# usage: bench/load/callgrind.sh [N] [scenario ...]   (default N=400; scenarios: floor describe evaluate)
+# usage: bench/load/callgrind.sh [N] [scenario ...]   (default N=400; scenarios: floor describe evaluate;
+#        describe03 and evaluate03 send the same calls as A2A 0.3 `message/send`, no A2A-Version)
 # Environment: BENCH_BIN (default target/release/skillgate; needs symbols, which the release
 # profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25),
 # BENCH_PRELOAD (an allocator to LD_PRELOAD into the server, as run.sh --preload).
@@ -32,28 +33,36 @@ cleanup() { [ -z "$PID" ] || kill -TERM "$PID" 2>/dev/null || true; }
 trap cleanup EXIT
 
 # Sends N+W requests on one connection, checking each answer; prints nothing.
-drive() { # $1 url, $2 data part JSON ('' = text part), $3 count, $4 label
+drive() { # $1 url, $2 data part JSON ('' = text part), $3 count, $4 label (`*03*`: A2A 0.3)
     python3 - "$@" <<'EOF'
 import http.client, json, sys, urllib.parse
 url, data, count, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+v03 = "03" in label
 u = urllib.parse.urlsplit(url)
 conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
-part = {"text": "ping"} if not data else {"data": json.loads(data), "mediaType": "application/json"}
+if v03:
+    part = {"kind": "text", "text": "ping"} if not data else {"kind": "data", "data": json.loads(data)}
+    method, role, headers, done = "message/send", "user", {}, b'"completed"'
+else:
+    part = {"text": "ping"} if not data else {"data": json.loads(data), "mediaType": "application/json"}
+    method, role, headers, done = "SendMessage", "ROLE_USER", {"A2A-Version": "1.0"}, b"TASK_STATE_COMPLETED"
 for i in range(count):
-    body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "SendMessage", "params": {"message": {
-        "role": "ROLE_USER", "messageId": f"cg-{label}-{i}", "parts": [part]}}})
-    conn.request("POST", "/", body, {"Content-Type": "application/json", "A2A-Version": "1.0"})
+    message = {"role": role, "messageId": f"cg-{label}-{i}", "parts": [part]}
+    if v03:
+        message["kind"] = "message"
+    body = json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": {"message": message}})
+    conn.request("POST", "/", body, dict(headers, **{"Content-Type": "application/json"}))
     r = conn.getresponse()
     text = r.read()
-    if r.status != 200 or b"TASK_STATE_COMPLETED" not in text:
+    if r.status != 200 or done not in text:
         sys.exit(f"callgrind.sh: bad answer to {label} request {i}: {r.status} {text[:300]!r}")
 EOF
 }
 
 data_part() {
     case $1 in
-        describe) echo '{"skill":"describe_skill","arguments":{"skill_id":"evaluate_resource_condition"}}' ;;
-        evaluate)
+        describe|describe03) echo '{"skill":"describe_skill","arguments":{"skill_id":"evaluate_resource_condition"}}' ;;
+        evaluate|evaluate03)
             "$BIN" describe "$URL" evaluate_resource_condition --format json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -94,7 +103,7 @@ for scen in "${SCENARIOS[@]}"; do
     echo "== $scen: $per instructions per request; top $TOP inclusive: $OUT/$scen.top.txt" >&2
 done
 echo
-echo "callgrind, instructions per JSON-RPC SendMessage (one keep-alive connection, $N requests after 50 warm-up, memory store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
+echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; one keep-alive connection, $N requests after 50 warm-up, memory store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
 echo
 echo "| scenario | requests | instructions | per request |"
 echo "|---|---|---|---|"
