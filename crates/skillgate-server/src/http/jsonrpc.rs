@@ -141,13 +141,7 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
     if exact.is_some() {
         rpc.id = exact;
     }
-    let Some(id) = rpc.id.clone() else {
-        return error(
-            JsonRpcId::Null,
-            A2aError::InvalidRequest,
-            "\"id\" is required: A2A methods always answer",
-        );
-    };
+    let id = rpc.id.clone().unwrap_or(JsonRpcId::Null);
     let requested = parts
         .extensions
         .get::<RequestedVersion>()
@@ -164,6 +158,16 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
         }
         Err(r) => return error(id, A2aError::VersionNotSupported, &r.message),
     };
+    // A 1.0 request must carry an id. A 0.3 one is answered with `"id": null` as a2a-sdk 0.3
+    // answers it (the 0.3 TCK sends id-less requests and expects their method and params
+    // errors).
+    if rpc.id.is_none() && version == WireVersion::V1_0 {
+        return error(
+            JsonRpcId::Null,
+            A2aError::InvalidRequest,
+            "\"id\" is required: A2A methods always answer",
+        );
+    }
     let ctx = RequestContext {
         version,
         ..request_context(&parts.extensions)

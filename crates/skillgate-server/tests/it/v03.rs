@@ -241,3 +241,27 @@ async fn narrowed_to_0_3_only_0_3_is_served() {
     assert_eq!(v["error"]["code"], -32009, "{v}");
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_0_3_request_without_an_id_is_answered_like_a2a_sdk_0_3_does() {
+    // The 0.3 TCK (JSON-RPC MUST) sends these without "id" and expects these codes; a2a-sdk 0.3
+    // answers such requests with "id": null. A 1.0 request without an id stays refused.
+    let s = start_server().await;
+    let card = s.card().await;
+    let no_id = |method: &str, params: Value| {
+        json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+    };
+    let (_, v) = post(&s, no_id("message/ssend", json!({})), &[]).await;
+    assert_eq!(v["error"]["code"], -32601, "{v}");
+    let (_, v) = post(&s, no_id("message/send", json!({"": "not_a_dict"})), &[]).await;
+    assert_eq!(v["error"]["code"], -32602, "{v}");
+    let data = request(&card, "evaluate_resource_condition", observe_args());
+    let params = json!({"message": {"kind": "message", "messageId": uuid(), "role": "user",
+        "parts": [{"kind": "data", "data": data}]}});
+    let (_, v) = post(&s, no_id("message/send", params), &[]).await;
+    assert_eq!(v["result"]["status"]["state"], "completed", "{v}");
+    assert!(v["id"].is_null(), "{v}");
+    let (_, v) = post(&s, no_id("GetTask", json!({"id": "x"})), &[("A2A-Version", "1.0")]).await;
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    s.shutdown().await;
+}
