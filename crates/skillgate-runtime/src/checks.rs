@@ -173,7 +173,9 @@ mod tests {
 
     #[test]
     fn unknown_versions_are_refused_in_the_endpoints_dialect() {
-        for bad in ["99.0", "0.2", "1", "1.0.", "1.0.x", "1.0.0.0", "2.0", "01.0", "0.3, 1.0"] {
+        for bad in [
+            "99.0", "0.2", "1", "1.0.", "1.0.x", "1.0.0.0", "2.0", "01.0", "0.3, 1.0",
+        ] {
             let r = negotiate(bad, Some(V0_3), VersionSet::ALL).unwrap_err();
             assert_eq!(r.answer_in, V0_3, "{bad}");
             assert!(r.message.contains(bad.trim()), "{bad}: {}", r.message);

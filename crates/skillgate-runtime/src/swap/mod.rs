@@ -8,10 +8,10 @@ pub use reload::{AgentSource, Reloader};
 
 use crate::agent::Agent;
 use crate::checks::VersionSet;
-use skillgate_a2a::{self as a2a, version::WireVersion};
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
 use crate::service::{A2aService, RequestContext, ServiceError};
+use skillgate_a2a::{self as a2a, version::WireVersion};
 use skillgate_sign::SigningKey;
 use std::sync::{Arc, RwLock};
 

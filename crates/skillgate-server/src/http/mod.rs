@@ -266,7 +266,10 @@ async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
     }
     if served.varies() {
         // Two renderings behind one URL: a cache must key them by the header.
-        h.insert(header::VARY, HeaderValue::from_static(a2a::A2A_VERSION_HEADER));
+        h.insert(
+            header::VARY,
+            HeaderValue::from_static(a2a::A2A_VERSION_HEADER),
+        );
     }
     resp
 }
@@ -305,7 +308,9 @@ async fn version_layer(State(st): State<AppState>, mut req: Request, next: Next)
     // Every HTTP+JSON path served here is a 1.0 path.
     match checks::negotiate(&v, Some(WireVersion::V1_0), st.service.versions()) {
         Ok(_) => next.run(req).await,
-        Err(r) => rest::ApiError::new(a2a::A2aError::VersionNotSupported, r.message).into_response(),
+        Err(r) => {
+            rest::ApiError::new(a2a::A2aError::VersionNotSupported, r.message).into_response()
+        }
     }
 }
 

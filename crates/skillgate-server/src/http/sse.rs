@@ -43,7 +43,12 @@ pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream, st: &AppState) -> Resp
 
 /// JSON-RPC with each event written by `write` (the 0.3 dialect writes its own shapes); the
 /// open-streams gauge and the end at shutdown stay the same for every dialect.
-pub(crate) fn jsonrpc_mapped<F>(id: JsonRpcId, stream: EventStream, st: &AppState, write: F) -> Response
+pub(crate) fn jsonrpc_mapped<F>(
+    id: JsonRpcId,
+    stream: EventStream,
+    st: &AppState,
+    write: F,
+) -> Response
 where
     F: Fn(&JsonRpcId, StreamResponse) -> String + Send + Sync + 'static,
 {
