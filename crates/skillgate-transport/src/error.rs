@@ -60,7 +60,10 @@ pub enum TransportError {
     },
     /// The operation has no form in the interface's A2A version (`ListTasks` on 0.3
     /// JSON-RPC): refused here, before anything is sent.
-    #[error("{operation} is not part of A2A {version} JSON-RPC; the agent offers no A2A 1.x interface for it")]
+    #[error(
+        "{operation} has no A2A {version} JSON-RPC form and the interface in use speaks A2A \
+         {version}; nothing was sent"
+    )]
     Unsupported {
         /// The 1.0 method name.
         operation: &'static str,

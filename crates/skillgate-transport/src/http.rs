@@ -544,7 +544,12 @@ impl Transport {
     /// `trusted_keys`, a card (a successful JSON answer) must carry a signature one of them
     /// verifies, else it is refused here, before any caller reads it.
     pub async fn get_card(&self, url: &Url) -> Result<Reply, TransportError> {
-        let out = Outgoing::get(url, skillgate_a2a::MEDIA_TYPE_JSON, false);
+        let mut out = Outgoing::get(url, skillgate_a2a::MEDIA_TYPE_JSON, false);
+        if self.config.a2a_version == crate::VersionChoice::Only(WireVersion::V0_3) {
+            // A server of both versions picks the card by this header: a 0.3-only caller
+            // reads (and a linter lints) the card 0.3 readers get.
+            out.version = WireVersion::V0_3;
+        }
         let reply = self
             .open("GET", out, self.config.card_limit)
             .await?
