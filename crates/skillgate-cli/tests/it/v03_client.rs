@@ -154,3 +154,34 @@ fn conformance_and_card_lint_on_an_a2a_0_3_agent() {
     );
     skillgate_testkit::cli::stop(child);
 }
+
+#[test]
+fn a_chain_mixes_an_a2a_0_3_and_an_a2a_1_0_agent() {
+    let (v03, v03_url) = serve_v03();
+    let (v10, v10_url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--a2a-versions",
+            "1.0",
+        ],
+        Stdio::null(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    let steps = serde_json::json!({"steps": [
+        {"name": "collect", "agent": v03_url, "skill": "collect_interface_counters",
+         "arguments": {"interface": "lo", "window_ms": 200}},
+        {"name": "assess", "agent": v10_url, "skill": "assess_interface_health", "from": "collect"}
+    ]});
+    std::fs::write(&plan, steps.to_string()).unwrap();
+    let out = skillgate().run(&["chain", plan.to_str().unwrap(), "--format", "json"]);
+    let v = last_json(&out);
+    assert_eq!(code(&out), 0, "{v} {}", stderr(&out));
+    assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v}");
+    skillgate_testkit::cli::stop(v03);
+    skillgate_testkit::cli::stop(v10);
+}
