@@ -123,7 +123,7 @@ rules! {
         "Clients take the first binding they speak; listing every binding on one URL to look complete points them all at the same endpoint, which usually speaks one.",
         "List only the bindings the URL really serves, each at its own URL if they differ.";
     A2A_IF_004 = "A2A-IF-004", Warning, "a2a-1.0",
-        "Two interfaces are identical (same url, binding and tenant).",
+        "Two interfaces are identical (same url, binding, protocol version and tenant).",
         "Duplicates add nothing and usually hide a copy-paste mistake.",
         "Remove the duplicate entry.";
     A2A_URL_001 = "A2A-URL-001", Error, "a2a-1.0, a2a-0.3",

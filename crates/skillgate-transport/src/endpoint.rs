@@ -84,6 +84,22 @@ impl Endpoint {
         Ok(url)
     }
 
+    /// Refuses an interface whose dialect this endpoint does not write: 0.3 over HTTP+JSON or
+    /// gRPC. Selection never yields one ([`Interface::select_version`] answers
+    /// `V03BindingNotBuilt`), but an embedder may build an [`Interface`] by hand, and sending
+    /// 1.0 requests to it would be read by the agent as something else.
+    fn dialect_written(&self) -> Result<(), TransportError> {
+        let i = &self.interface;
+        if i.version == WireVersion::V0_3 && i.binding != Binding::JsonRpc {
+            return Err(TransportError::Config(format!(
+                "A2A 0.3 over {} is not supported yet (interface {})",
+                i.binding.as_str(),
+                crate::redact(&i.url)
+            )));
+        }
+        Ok(())
+    }
+
     fn grpc(&self) -> crate::grpc::Grpc<'_> {
         crate::grpc::Grpc {
             transport: &self.transport,
@@ -112,6 +128,7 @@ impl Endpoint {
         accept: &str,
         activate: bool,
     ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        self.dialect_written()?;
         let t = &self.transport;
         match self.interface.binding {
             Binding::Grpc => {
@@ -193,6 +210,7 @@ impl Endpoint {
         accept: &str,
         activate: bool,
     ) -> Result<Sent, TransportError> {
+        self.dialect_written()?;
         if self.interface.binding == Binding::Grpc {
             return self.grpc().unary(method, &params, activate).await;
         }
@@ -253,6 +271,7 @@ impl Endpoint {
     /// `ListTasks`. HTTP+JSON puts the request's members in the query string of `GET tasks`
     /// (the tenant in the path).
     pub async fn list_tasks(&self, request: &ListTasksRequest) -> Result<Sent, TransportError> {
+        self.dialect_written()?;
         match self.interface.binding {
             Binding::Grpc => self.grpc().unary(methods::LIST_TASKS, request, true).await,
             Binding::JsonRpc if self.interface.version == WireVersion::V0_3 => {

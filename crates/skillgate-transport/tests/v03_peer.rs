@@ -352,3 +352,25 @@ async fn list_tasks_is_refused_locally_and_the_extended_card_is_read_as_1_0() {
         json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}])
     );
 }
+
+#[tokio::test]
+async fn a_hand_built_0_3_rest_interface_is_refused_before_sending() {
+    let script: Script = Arc::new(|_| json_answer(json!({})));
+    let (url, log) = peer(script).await;
+    let t = Transport::new(TransportConfig::default()).unwrap();
+    let ep = Endpoint::new(
+        t,
+        Interface {
+            url,
+            binding: Binding::HttpJson,
+            tenant: String::new(),
+            version: WireVersion::V0_3,
+        },
+    );
+    let e = ep.get_task("t1").await.unwrap_err();
+    assert!(
+        matches!(&e, TransportError::Config(m) if m.contains("A2A 0.3 over HTTP+JSON")),
+        "{e:?}"
+    );
+    assert!(log.lock().unwrap().is_empty());
+}

@@ -475,8 +475,21 @@ fn serve_grpc_listen_serves_the_grpc_binding_and_stops_on_sigterm() {
     let body = &card[card.find("\r\n\r\n").unwrap() + 4..];
     let card: serde_json::Value = serde_json::from_str(body).unwrap();
     let interfaces = card["supportedInterfaces"].as_array().unwrap();
-    let grpc = interfaces.last().unwrap();
-    assert_eq!(grpc["protocolBinding"], "GRPC", "{card}");
+    // The GRPC interface comes after the HTTP ones (the 0.3 interfaces, when served, follow
+    // the 1.0 ones).
+    let grpc = interfaces
+        .iter()
+        .find(|i| i["protocolBinding"] == "GRPC")
+        .unwrap_or_else(|| panic!("no GRPC interface: {card}"));
+    let http_after = interfaces
+        .iter()
+        .position(|i| i["protocolBinding"] == "GRPC")
+        .is_some_and(|g| {
+            interfaces[..g]
+                .iter()
+                .any(|i| i["protocolBinding"] == "JSONRPC")
+        });
+    assert!(http_after, "{card}");
     let grpc_addr = grpc["url"].as_str().unwrap().to_owned();
     assert!(grpc_addr.starts_with("127.0.0.1:"), "{grpc_addr}");
 

@@ -16,7 +16,7 @@ pub(super) fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
         ("protocolBinding", Ty::Str),
         ("protocolVersion", Ty::Str),
     ];
-    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut seen: HashMap<(String, String, String, String), usize> = HashMap::new();
     let mut urls: Vec<String> = Vec::new();
     let mut bindings: HashSet<String> = HashSet::new();
     for (i, iface) in ifaces.iter().enumerate() {
@@ -89,6 +89,12 @@ pub(super) fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
                 .and_then(|v| v.as_str())
                 .unwrap_or("")
                 .to_string(),
+            // One URL may serve a binding at two versions (JSON-RPC 1.0 and 0.3 methods on
+            // the same endpoint, as `skillgate serve` does): two interfaces, not a duplicate.
+            got.get("protocolVersion")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string(),
             tenant
                 .get("tenant")
                 .and_then(|v| v.as_str())
@@ -99,7 +105,9 @@ pub(super) fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
             ctx.report(
                 &rules::A2A_IF_004,
                 base,
-                format!("same url, binding and tenant as /supportedInterfaces/{first}"),
+                format!(
+                    "same url, binding, protocolVersion and tenant as /supportedInterfaces/{first}"
+                ),
             );
         } else {
             seen.insert(key, i);
