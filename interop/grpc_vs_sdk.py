@@ -3,7 +3,7 @@
 
 Starts `skillgate serve --listen 127.0.0.1:0 --grpc-listen 127.0.0.1:0` (the binary is
 argv[1]), reads the card over HTTP, then with the a2a-sdk client on the card's GRPC interface:
-  - the card parses strictly and lists GRPC last, as host:port;
+  - the card parses strictly and lists GRPC last of its 1.0 interfaces, as host:port;
   - describe_skill completes and returns the advertised interface digest;
   - a governed evaluate_resource_condition call completes (integers travel as doubles);
   - invalid arguments are input_invalid / TASK_STATE_REJECTED;
@@ -97,14 +97,19 @@ def final_task(events):
 
 async def card_of(base):
     async with httpx.AsyncClient(timeout=30) as http:
-        resp = await http.get(f"{base}/.well-known/agent-card.json")
+        # A 1.0 reader says so: without the header a server that also speaks 0.3 (ours, by
+        # default) hands out the 0.3 card, whose 0.3 members a strict 1.0 parse refuses.
+        resp = await http.get(f"{base}/.well-known/agent-card.json", headers={"A2A-Version": "1.0"})
     card = AgentCard()
     json_format.ParseDict(resp.json(), card)  # strict: unknown fields raise
     validate_proto_required_fields(card)
     check(True, "the card passes a2a-sdk's strict ProtoJSON parse and required-field check")
-    last = card.supported_interfaces[-1]
+    # The 1.0 interfaces come first, GRPC last among them; the 0.3 interfaces (served by
+    # default) follow them.
+    v1 = [i for i in card.supported_interfaces if i.protocol_version.startswith("1.")]
+    last = v1[-1]
     check(last.protocol_binding == "GRPC" and last.url.startswith("127.0.0.1:"),
-          f"the card lists GRPC last as host:port ({last.protocol_binding} {last.url})")
+          f"the card lists GRPC last of its 1.0 interfaces, as host:port ({last.protocol_binding} {last.url})")
     ext = [e for e in card.capabilities.extensions if e.uri == EXT]
     params = json_format.MessageToDict(ext[0].params)
     return {s["skill_id"]: s for s in params["skills"]}[SKILL]

@@ -8,34 +8,54 @@
 #   (c) `skillgate gateway` in front of a plain a2a-sdk agent, driven by our client and the SDK's.
 #   (d) signed Agent Cards: the SDK verifies ours and we verify the SDK signer's, per algorithm.
 #   (e) the SDK's gRPC client against `skillgate serve --grpc-listen` (a2a-sdk[grpc]).
-# Creates a venv (INTEROP_VENV, default target/interop-venv), installs interop/requirements.txt,
-# builds `skillgate`, runs every scenario and exits non-zero if any failed.
+#   (f) the `v03` group, with the A2A 0.3 SDK line (a2a-sdk 0.3.26, interop/requirements-v03.txt,
+#       its own venv INTEROP_VENV_V03, default target/interop-venv-v03): its client against
+#       `skillgate serve` (and its webhook, sent 0.3 tasks), the gateway in front of a plain 0.3
+#       agent, our client against a 0.3 agent implementing the extension by hand, and its
+#       signature verifier against the 0.3 card `serve --signing-key` serves; plus the official
+#       @a2a-js/sdk 0.3 client against `skillgate serve` (interop/js03, npm, installed into
+#       target/interop-js03).
+# Usage: interop/run.sh [all|v10|v03] (default all). Creates the venv(s), installs the
+# requirements, builds `skillgate`, runs every scenario of the group and exits non-zero if any
+# failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 VENV=${INTEROP_VENV:-target/interop-venv}
+VENV_V03=${INTEROP_VENV_V03:-target/interop-venv-v03}
 SCENARIO_TIMEOUT=${INTEROP_TIMEOUT:-180}
+GROUP=${1:-all}
+case "$GROUP" in
+    all|v10|v03) ;;
+    *) echo "usage: interop/run.sh [all|v10|v03]" >&2; exit 2 ;;
+esac
 
-echo "== interop: venv $VENV"
-if [ ! -x "$VENV/bin/python" ]; then
-    "$PYTHON" -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r interop/requirements.txt
+# venv DIR REQUIREMENTS: creates DIR if needed and installs the pinned requirements into it.
+venv() {
+    echo "== interop: venv $1"
+    if [ ! -x "$1/bin/python" ]; then
+        "$PYTHON" -m venv "$1"
+    fi
+    "$1/bin/python" -m pip install --quiet --disable-pip-version-check -r "$2"
+}
+[ "$GROUP" = v03 ] || venv "$VENV" interop/requirements.txt
+[ "$GROUP" = v10 ] || venv "$VENV_V03" interop/requirements-v03.txt
 
 echo "== interop: cargo build -p skillgate-cli"
 cargo build --quiet -p skillgate-cli
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
-    | "$VENV/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+    | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 SKILLGATE="$TARGET_DIR/debug/skillgate"
 [ -x "$SKILLGATE" ] || { echo "interop: $SKILLGATE was not built" >&2; exit 2; }
 
 EXAMPLE=examples/interfaces/evaluate_resource_condition
 failed=()
+# run NAME SCRIPT ARGS...: one scenario with the 1.0 venv's python (PY overrides it).
 run() {
     local name=$1; shift
     echo "== interop: $name"
-    if timeout "$SCENARIO_TIMEOUT" "$VENV/bin/python" "$@"; then
+    if timeout "$SCENARIO_TIMEOUT" "${PY:-$VENV/bin/python}" "$@"; then
         echo "== interop: $name PASSED"
     else
         echo "== interop: $name FAILED (exit $?)" >&2
@@ -43,13 +63,29 @@ run() {
     fi
 }
 
-run sdk_client_vs_skillgate interop/sdk_client_vs_skillgate.py "$SKILLGATE"
-run sdk_server_plain interop/sdk_server_plain.py "$SKILLGATE"
-run sdk_server_extension interop/sdk_server_extension.py "$SKILLGATE" \
-    "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
-run gateway_vs_sdk interop/gateway_vs_sdk.py "$SKILLGATE"
-run signing_vs_sdk interop/signing_vs_sdk.py "$SKILLGATE"
-run grpc_vs_sdk interop/grpc_vs_sdk.py "$SKILLGATE"
+if [ "$GROUP" != v03 ]; then
+    run sdk_client_vs_skillgate interop/sdk_client_vs_skillgate.py "$SKILLGATE"
+    run sdk_server_plain interop/sdk_server_plain.py "$SKILLGATE"
+    run sdk_server_extension interop/sdk_server_extension.py "$SKILLGATE" \
+        "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
+    run gateway_vs_sdk interop/gateway_vs_sdk.py "$SKILLGATE"
+    run signing_vs_sdk interop/signing_vs_sdk.py "$SKILLGATE"
+    run grpc_vs_sdk interop/grpc_vs_sdk.py "$SKILLGATE"
+fi
+if [ "$GROUP" != v10 ]; then
+    PY="$VENV_V03/bin/python" run v03_sdk_client_vs_skillgate \
+        interop/v03_sdk_client_vs_skillgate.py "$SKILLGATE"
+    PY="$VENV_V03/bin/python" run v03_gateway_vs_sdk interop/v03_gateway_vs_sdk.py "$SKILLGATE"
+    PY="$VENV_V03/bin/python" run v03_sdk_server_extension interop/v03_sdk_server_extension.py \
+        "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
+    PY="$VENV_V03/bin/python" run v03_signing_vs_sdk interop/v03_signing_vs_sdk.py "$SKILLGATE"
+    # The JS SDK's 0.3 client: its pinned package, installed once into target/.
+    JS03=target/interop-js03
+    mkdir -p "$JS03"
+    cp interop/js03/package.json interop/js03/v03_js_client_vs_skillgate.mjs "$JS03/"
+    [ -d "$JS03/node_modules/@a2a-js/sdk" ] || (cd "$JS03" && npm install --silent --no-audit --no-fund)
+    PY=node run v03_js_client_vs_skillgate "$JS03/v03_js_client_vs_skillgate.mjs" "$SKILLGATE"
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
     echo "interop: FAILED: ${failed[*]}" >&2

@@ -40,6 +40,7 @@ mod tests {
         assert_eq!(Outcome::NoAgent(Fatal::NotA2aAgent).exit_code(), USAGE);
         assert_eq!(Outcome::NoAgent(Fatal::Unauthorized).exit_code(), USAGE);
         assert_eq!(Outcome::NoAgent(Fatal::Untrusted).exit_code(), USAGE);
+        assert_eq!(Outcome::NoAgent(Fatal::NeedsA2a1x).exit_code(), USAGE);
         assert_eq!(client(skillgate_client::Outcome::Finding), INVALID);
         assert_eq!(client(skillgate_client::Outcome::Failure), USAGE);
     }

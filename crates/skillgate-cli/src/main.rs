@@ -194,7 +194,7 @@ fn main() -> ExitCode {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            let message = skillgate_transport::redact_text(&format!("{e:#}"));
+            let message = skillgate_transport::redact_text(&chain_text(&e));
             errln!("skillgate: {message}");
             if json {
                 fail::print(fail::json("usage_error", &message));
@@ -212,9 +212,38 @@ fn main() -> ExitCode {
     }
 }
 
+/// An error and its causes in one line, joined by `: ` as anyhow's `{:#}` does, except that a
+/// cause whose text the line already holds is left out: many errors (thiserror's `{source}`
+/// in the message) print their cause themselves, and `{:#}` then printed it twice, e.g. the
+/// gateway's "upstream agent URL: transport failure ...: transport failure ...".
+fn chain_text(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
+
     use super::*;
+
+    #[test]
+    fn a_cause_the_message_already_shows_is_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let e = anyhow::Error::new(io).context("x.json: cannot read: gone");
+        assert_eq!(super::chain_text(&e), "x.json: cannot read: gone");
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(super::chain_text(&e), "outer: inner");
+    }
 
     /// Every command a user can run has an `Examples:` section in its `--help`.
     #[test]

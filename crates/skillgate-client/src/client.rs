@@ -73,11 +73,12 @@ impl Client {
         obs(
             Step::FetchCard,
             &format!(
-                "card fetched: {:?} from {}; interface {} {}{}",
+                "card fetched: {:?} from {}; interface {} {} (A2A {}){}",
                 target.card.name,
                 target.card_url,
                 target.interface.binding.as_str(),
                 target.interface.url,
+                target.interface.version,
                 if target.interface.tenant.is_empty() {
                     String::new()
                 } else {

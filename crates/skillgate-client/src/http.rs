@@ -72,6 +72,11 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 pub(crate) fn transport_error(step: Step, e: TransportError) -> ClientError {
     match e {
         TransportError::BadUrl(m) | TransportError::Config(m) => ClientError::usage(m),
+        // The agent answered, but not with a 0.3 answer: a protocol failure, like a 1.0
+        // answer of the wrong shape.
+        e @ TransportError::V03Answer { .. } => ClientError::protocol(step, e.to_string()),
+        // Nothing was sent: the operation does not exist in the agent's version.
+        e @ TransportError::Unsupported { .. } => ClientError::usage(e.to_string()),
         other => ClientError::transport(step, other.to_string()),
     }
 }

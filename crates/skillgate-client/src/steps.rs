@@ -128,8 +128,9 @@ pub fn card_url(http: &Http, url: &str) -> Result<Url, ClientError> {
     Ok(card)
 }
 
-/// Step 1: retrieves the Agent Card (bounded, strictly parsed) and selects the first
-/// interface whose binding is JSON-RPC or HTTP+JSON, in the card's order of preference.
+/// Step 1: retrieves the Agent Card (bounded, strictly parsed; an A2A 1.0 card, or a 0.3 card
+/// read into the 1.0 model with 0.3 interfaces) and selects the interface to use (the
+/// transport's [`Interface::select_version`]).
 pub(crate) async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, ClientError> {
     let card_url = card_url(http, url)?;
     let body = http.get_card(&card_url).await?;
@@ -140,8 +141,8 @@ pub(crate) async fn step1_fetch_card(http: &Http, url: &str) -> Result<Target, C
         ));
     }
     let value = parse_body(Step::FetchCard, &body, "the Agent Card")?;
-    let card: AgentCard = serde_json::from_value(value).map_err(|e| {
-        ClientError::protocol(Step::FetchCard, format!("not an A2A 1.0 Agent Card: {e}"))
+    let card = read_card(&value).map_err(|e| {
+        ClientError::protocol(Step::FetchCard, format!("not an A2A Agent Card: {e}"))
     })?;
     let interface = select_interface(http, &card)?;
     let card = match extended_card(http, &card, &interface).await? {
@@ -181,14 +182,24 @@ async fn extended_card(
             )
         })?;
     }
-    Ok(serde_json::from_value(value).ok())
+    Ok(read_card(&value).ok())
 }
 
-/// The interface-selection half of step 1 (the transport's [`Interface::select`]:
-/// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, scheme policy applied).
+/// A card of either version in the 1.0 model (`skillgate_a2a::v03::card::read`: a 0.3 card's
+/// `url`, `preferredTransport` and `additionalInterfaces` become interfaces at version 0.3).
+pub(crate) fn read_card(
+    value: &Value,
+) -> Result<AgentCard, skillgate_a2a::v03::card::CardReadError> {
+    skillgate_a2a::v03::card::read(value).map(|(card, _)| card)
+}
+
+/// The interface-selection half of step 1 (the transport's [`Interface::select_version`]:
+/// the card's first JSON-RPC or HTTP+JSON interface at A2A 1.x, else its 0.3 JSON-RPC one, as
+/// `--a2a-version` allows, scheme policy applied).
 pub(crate) fn select_interface(http: &Http, card: &AgentCard) -> Result<Interface, ClientError> {
     let c = http.config();
-    Interface::select(card, c.binding, c.transport.allow_http).map_err(|e| match e {
+    let t = &c.transport;
+    Interface::select_version(card, c.binding, t.a2a_version, t.allow_http).map_err(|e| match e {
         NoInterface::Refused { .. } => ClientError::transport(Step::FetchCard, e.to_string()),
         other => ClientError::protocol(Step::FetchCard, other.to_string()),
     })

@@ -230,6 +230,7 @@ impl Prober {
                 url: endpoint.clone(),
                 binding,
                 tenant: String::new(),
+                version: skillgate_a2a::version::WireVersion::V1_0,
             },
         )
     }

@@ -69,6 +69,12 @@ pub enum Fatal {
     /// The Agent Card is not signed by a trusted key (`trusted_keys` is set): nothing the
     /// card says is believed, so nothing else is requested.
     Untrusted,
+    /// The agent is an A2A agent, but offers only A2A 0.3 interfaces: the checks are an A2A
+    /// 1.0 profile (1.0 shapes, codes and headers are what they judge), so nothing can be
+    /// judged until it offers a 1.x interface. Not [`Fatal::NotA2aAgent`]: the other
+    /// commands call such an agent fine.
+    #[serde(rename = "needs_a2a_1x")]
+    NeedsA2a1x,
 }
 
 impl Fatal {
@@ -80,6 +86,7 @@ impl Fatal {
             Fatal::NotA2aAgent => "not_a2a_agent",
             Fatal::Unauthorized => "unauthorized",
             Fatal::Untrusted => "card_untrusted",
+            Fatal::NeedsA2a1x => "needs_a2a_1x",
         }
     }
 }
@@ -106,7 +113,11 @@ impl Outcome {
             Outcome::Conformant => 0,
             Outcome::NotConformant => 1,
             Outcome::NoAgent(
-                Fatal::Unreachable | Fatal::NotA2aAgent | Fatal::Unauthorized | Fatal::Untrusted,
+                Fatal::Unreachable
+                | Fatal::NotA2aAgent
+                | Fatal::Unauthorized
+                | Fatal::Untrusted
+                | Fatal::NeedsA2a1x,
             ) => 2,
         }
     }
@@ -249,6 +260,11 @@ impl Report {
                 Some(why) => format!("{why}; nothing else was requested"),
                 None => format!("the Agent Card of {} is not trusted", self.target),
             },
+            Fatal::NeedsA2a1x => format!(
+                "{} offers only A2A 0.3 interfaces; skillgate conformance checks the A2A 1.0 \
+                 profile and needs an A2A 1.x interface (describe and call work over 0.3)",
+                self.target
+            ),
         })
     }
 
@@ -316,6 +332,12 @@ impl Report {
             }
             Some(Fatal::Untrusted) => {
                 let _ = writeln!(out, "result: Agent Card not trusted{code}");
+            }
+            Some(Fatal::NeedsA2a1x) => {
+                let _ = writeln!(
+                    out,
+                    "result: A2A 0.3 only; conformance needs an A2A 1.x interface{code}"
+                );
             }
             None if s.required_failed > 0 => {
                 let _ = writeln!(

@@ -64,7 +64,11 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
         return Ok(run.report);
     };
     let Some((binding, endpoint)) = card::choose_interface(&mut run, &card, options.binding) else {
-        run.report.fatal = Some(Fatal::NotA2aAgent);
+        run.report.fatal = Some(if card::only_v03(&card) {
+            Fatal::NeedsA2a1x
+        } else {
+            Fatal::NotA2aAgent
+        });
         return Ok(run.report);
     };
     let Some(advertised) = extension::extension_checks(&mut run, &card) else {

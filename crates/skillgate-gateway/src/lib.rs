@@ -1,4 +1,4 @@
-//! skillgate-gateway: skillgate in front of an existing A2A 1.0 agent that knows nothing of
+//! skillgate-gateway: skillgate in front of an existing A2A 1.0 or 0.3 agent that knows nothing of
 //! the schema-interface draft (an a2a-sdk agent, say). A `gateway.toml` ([`config`]) maps each
 //! governed skill to an upstream skill and a Skill Interface Document; the gateway serves its
 //! own Agent Card (the upstream's identity, the governed skills, the extension advertisement

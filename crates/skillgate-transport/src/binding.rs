@@ -1,9 +1,10 @@
 //! Which of a card's interfaces is used, and how it is addressed.
 
-use skillgate_a2a::AgentCard;
+use skillgate_a2a::version::WireVersion;
+use skillgate_a2a::{AgentCard, AgentInterface};
 use url::Url;
 
-use crate::{check_scheme, redact_str};
+use crate::{check_scheme, redact_str, VersionChoice};
 
 /// A protocol binding the transport speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,7 +49,7 @@ impl Binding {
     }
 }
 
-/// One interface of an agent: endpoint, binding and tenant.
+/// One interface of an agent: endpoint, binding, tenant and the A2A version it speaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interface {
     /// Endpoint URL (scheme policy already applied).
@@ -57,6 +58,9 @@ pub struct Interface {
     pub binding: Binding,
     /// Tenant to put in every request (empty = none).
     pub tenant: String,
+    /// The dialect every request on this interface is written in (and every answer read in):
+    /// 1.0 as it is, 0.3 translated at the [`crate::Endpoint`] so callers see 1.0 only.
+    pub version: WireVersion,
 }
 
 /// Why no interface of a card can be used.
@@ -78,71 +82,191 @@ pub enum NoInterface {
         /// The policy's reason.
         reason: skillgate_a2a::url_policy::SchemeRefused,
     },
-    /// No interface has a binding the transport speaks at an A2A 1.x version.
-    #[error("the card offers no A2A 1.x {wanted} interface (found: {found})")]
+    /// No interface has a binding the transport speaks at a version it may use.
+    #[error("the card offers no {wanted} interface (found: {found})")]
     None {
-        /// What was looked for (`JSONRPC or HTTP+JSON`, or the one preferred binding).
+        /// What was looked for: the versions allowed and, per version, the bindings
+        /// (`A2A 1.x JSONRPC or HTTP+JSON, or A2A 0.3 JSONRPC`, or the one preferred binding).
         wanted: String,
         /// What the card offers instead, or `none`.
         found: String,
     },
+    /// The agent speaks A2A 0.3 only over bindings whose 0.3 dialect this client does not
+    /// write yet (HTTP+JSON, gRPC): distinct from [`NoInterface::None`] because the agent is
+    /// fine and the gap is ours.
+    #[error(
+        "A2A 0.3 over HTTP+JSON/gRPC is not supported yet; the agent offers {offered} \
+         (this client speaks A2A 0.3 over JSONRPC only)"
+    )]
+    V03BindingNotBuilt {
+        /// The 0.3 interfaces the card names (`HTTP+JSON 0.3, GRPC 0.3`).
+        offered: String,
+    },
+}
+
+/// The `protocolBinding protocolVersion` text an error shows for an interface.
+fn shown_interface(i: &AgentInterface) -> String {
+    if i.protocol_version.is_empty() {
+        i.protocol_binding.clone()
+    } else {
+        format!("{} {}", i.protocol_binding, i.protocol_version)
+    }
+}
+
+/// The version an interface's `protocolVersion` names; an empty one is not taken as 0.3 here
+/// (1.0 requires the member, so its absence says nothing about 0.3).
+fn interface_version(i: &AgentInterface) -> Option<WireVersion> {
+    if i.protocol_version.trim().is_empty() {
+        None
+    } else {
+        WireVersion::parse(&i.protocol_version)
+    }
 }
 
 impl Interface {
-    /// Step 1's interface selection: the first interface, in the card's order of preference,
-    /// whose binding the transport speaks (only `preferred` if given) at protocol version 1.x.
-    /// gRPC is chosen only when `preferred`; its `host:port` URL is read as `http://host:port`
-    /// (plain HTTP/2, so the scheme policy allows it on loopback or with `allow_http`).
-    ///
-    /// The first such interface is the choice: a bad or refused URL there is an error rather
-    /// than a silent fall-back to a later, less preferred interface.
+    /// Step 1's interface selection with every version allowed ([`VersionChoice::Auto`]);
+    /// see [`Interface::select_version`].
     pub fn select(
         card: &AgentCard,
         preferred: Option<Binding>,
         allow_http: bool,
     ) -> Result<Self, NoInterface> {
+        Self::select_version(card, preferred, VersionChoice::Auto, allow_http)
+    }
+
+    /// Step 1's interface selection. First pass (unless `version` is 0.3 only): the first
+    /// interface, in the card's order of preference, whose binding the transport speaks (only
+    /// `preferred` if given) at protocol version 1.x. Second pass (unless `version` is 1.0
+    /// only), when the first found nothing: the card's 0.3 interfaces, JSON-RPC preferred
+    /// whatever the card's order, since only 0.3 JSON-RPC carries files and large integers
+    /// faithfully and it is the one 0.3 dialect written here. gRPC is chosen only when
+    /// `preferred`; its `host:port` URL is read as `http://host:port` (plain HTTP/2, so the
+    /// scheme policy allows it on loopback or with `allow_http`).
+    ///
+    /// The first such interface is the choice: a bad or refused URL there is an error rather
+    /// than a silent fall-back to a later, less preferred interface.
+    pub fn select_version(
+        card: &AgentCard,
+        preferred: Option<Binding>,
+        version: VersionChoice,
+        allow_http: bool,
+    ) -> Result<Self, NoInterface> {
         let mut seen = Vec::new();
-        for i in &card.supported_interfaces {
-            let binding = match Binding::from_card(&i.protocol_binding) {
-                Some(Binding::Grpc) if preferred != Some(Binding::Grpc) => {
-                    seen.push(i.protocol_binding.clone());
-                    continue;
-                }
-                Some(b) if preferred.is_none_or(|p| p == b) => b,
-                _ => {
-                    seen.push(i.protocol_binding.clone());
-                    continue;
-                }
-            };
-            if i.protocol_version.split('.').next() != Some("1") {
-                seen.push(format!("{} {}", i.protocol_binding, i.protocol_version));
-                continue;
+        if version.allows(WireVersion::V1_0) {
+            if let Some(i) = Self::first_v1(card, preferred, &mut seen) {
+                return Self::checked(i, WireVersion::V1_0, allow_http);
             }
-            let url = binding.parse_url(&i.url).map_err(|e| NoInterface::BadUrl {
-                url: redact_str(&i.url),
-                reason: e.to_string(),
-            })?;
-            check_scheme(&url, allow_http).map_err(|reason| NoInterface::Refused {
-                url: crate::redact(&url),
-                reason,
-            })?;
-            return Ok(Self {
-                url,
-                binding,
-                tenant: i.tenant.clone(),
-            });
         }
+        if version.allows(WireVersion::V0_3) {
+            let v03: Vec<&AgentInterface> = card
+                .supported_interfaces
+                .iter()
+                .filter(|i| interface_version(i) == Some(WireVersion::V0_3))
+                .collect();
+            let rpc = v03.iter().find(|i| {
+                Binding::from_card(&i.protocol_binding) == Some(Binding::JsonRpc)
+                    && preferred.is_none_or(|p| p == Binding::JsonRpc)
+            });
+            if let Some(i) = rpc {
+                return Self::checked(i, WireVersion::V0_3, allow_http);
+            }
+            let unbuilt: Vec<String> = v03
+                .iter()
+                .filter(|i| {
+                    Binding::from_card(&i.protocol_binding)
+                        .is_some_and(|b| b != Binding::JsonRpc && preferred.is_none_or(|p| p == b))
+                })
+                .map(|i| shown_interface(i))
+                .collect();
+            if !unbuilt.is_empty() {
+                return Err(NoInterface::V03BindingNotBuilt {
+                    offered: unbuilt.join(", "),
+                });
+            }
+        }
+        let found: Vec<String> = if seen.is_empty() {
+            card.supported_interfaces
+                .iter()
+                .map(shown_interface)
+                .collect()
+        } else {
+            seen
+        };
         Err(NoInterface::None {
-            wanted: match preferred {
-                Some(b) => b.as_str().to_owned(),
-                None => "JSONRPC or HTTP+JSON".to_owned(),
-            },
-            found: if seen.is_empty() {
+            wanted: wanted(preferred, version),
+            found: if found.is_empty() {
                 "none".to_owned()
             } else {
-                seen.join(", ")
+                found.join(", ")
             },
         })
+    }
+
+    /// The first pass of [`Interface::select_version`]: the first 1.x interface of a binding
+    /// the transport may use; what was passed over goes to `seen` for the error text.
+    fn first_v1<'c>(
+        card: &'c AgentCard,
+        preferred: Option<Binding>,
+        seen: &mut Vec<String>,
+    ) -> Option<&'c AgentInterface> {
+        for i in &card.supported_interfaces {
+            let usable = match Binding::from_card(&i.protocol_binding) {
+                Some(Binding::Grpc) => preferred == Some(Binding::Grpc),
+                Some(b) => preferred.is_none_or(|p| p == b),
+                None => false,
+            };
+            if !usable {
+                seen.push(i.protocol_binding.clone());
+                continue;
+            }
+            if interface_version(i) != Some(WireVersion::V1_0) {
+                seen.push(shown_interface(i));
+                continue;
+            }
+            return Some(i);
+        }
+        None
+    }
+
+    /// The chosen card interface as an [`Interface`], its URL parsed and policy-checked.
+    fn checked(
+        i: &AgentInterface,
+        version: WireVersion,
+        allow_http: bool,
+    ) -> Result<Self, NoInterface> {
+        // `from_card` succeeded in the pass that chose `i`; JSON-RPC is only a total fallback.
+        let binding = Binding::from_card(&i.protocol_binding).unwrap_or(Binding::JsonRpc);
+        let url = binding.parse_url(&i.url).map_err(|e| NoInterface::BadUrl {
+            url: redact_str(&i.url),
+            reason: e.to_string(),
+        })?;
+        check_scheme(&url, allow_http).map_err(|reason| NoInterface::Refused {
+            url: crate::redact(&url),
+            reason,
+        })?;
+        Ok(Self {
+            url,
+            binding,
+            tenant: i.tenant.clone(),
+            version,
+        })
+    }
+}
+
+/// What a selection looked for, for [`NoInterface::None`].
+fn wanted(preferred: Option<Binding>, version: VersionChoice) -> String {
+    let v1 = match preferred {
+        Some(b) => format!("A2A 1.x {}", b.as_str()),
+        None => "A2A 1.x JSONRPC or HTTP+JSON".to_owned(),
+    };
+    let v03 = match preferred {
+        Some(b) => format!("A2A 0.3 {}", b.as_str()),
+        None => "A2A 0.3 JSONRPC".to_owned(),
+    };
+    match version {
+        VersionChoice::Auto => format!("{v1}, or {v03}"),
+        VersionChoice::Only(WireVersion::V1_0) => v1,
+        VersionChoice::Only(WireVersion::V0_3) => v03,
     }
 }
 
@@ -207,12 +331,13 @@ mod tests {
     fn old_versions_unknown_bindings_and_refused_urls() {
         let c = card(serde_json::json!([
             {"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-            {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+            {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.2"}
         ]));
         let e = Interface::select(&c, None, false).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "the card offers no A2A 1.x JSONRPC or HTTP+JSON interface (found: GRPC, JSONRPC 0.3)"
+            "the card offers no A2A 1.x JSONRPC or HTTP+JSON, or A2A 0.3 JSONRPC interface \
+             (found: GRPC, JSONRPC 0.2)"
         );
         let c = card(serde_json::json!([
             {"url": "http://example.com/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
@@ -222,5 +347,61 @@ mod tests {
             Err(NoInterface::Refused { .. })
         ));
         assert!(Interface::select(&c, None, true).is_ok());
+    }
+
+    #[test]
+    fn v1_first_then_v03_json_rpc_whatever_its_place() {
+        let both = card(serde_json::json!([
+            {"url": "http://127.0.0.1:1/v03rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+            {"url": "http://127.0.0.1:1/v03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3.0"},
+            {"url": "http://127.0.0.1:1/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ]));
+        let auto = Interface::select(&both, None, false).unwrap();
+        assert_eq!((auto.url.path(), auto.version), ("/v1", WireVersion::V1_0));
+        let only03 =
+            Interface::select_version(&both, None, VersionChoice::Only(WireVersion::V0_3), false)
+                .unwrap();
+        assert_eq!(
+            (only03.url.path(), only03.version, only03.binding),
+            ("/v03", WireVersion::V0_3, Binding::JsonRpc),
+            "0.3 JSON-RPC preferred over the card's first 0.3 interface"
+        );
+        let v03_only_card = card(serde_json::json!([
+            {"url": "http://127.0.0.1:1/v03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+        ]));
+        let e = Interface::select_version(
+            &v03_only_card,
+            None,
+            VersionChoice::Only(WireVersion::V1_0),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the card offers no A2A 1.x JSONRPC or HTTP+JSON interface (found: JSONRPC 0.3)"
+        );
+    }
+
+    #[test]
+    fn v03_rest_or_grpc_alone_is_named_as_not_built() {
+        let c = card(serde_json::json!([
+            {"url": "http://127.0.0.1:1/", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+            {"url": "127.0.0.1:2", "protocolBinding": "GRPC", "protocolVersion": "0.3"}
+        ]));
+        let e = Interface::select(&c, None, false).unwrap_err();
+        assert_eq!(
+            e,
+            NoInterface::V03BindingNotBuilt {
+                offered: "HTTP+JSON 0.3, GRPC 0.3".into()
+            }
+        );
+        assert!(e.to_string().starts_with(
+            "A2A 0.3 over HTTP+JSON/gRPC is not supported yet; the agent offers HTTP+JSON 0.3"
+        ));
+        let g = Interface::select(&c, Some(Binding::Grpc), false).unwrap_err();
+        assert!(
+            matches!(&g, NoInterface::V03BindingNotBuilt { offered } if offered == "GRPC 0.3"),
+            "{g:?}"
+        );
     }
 }

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use skillgate_a2a::version::WireVersion;
+
 use crate::{ExtraHeader, Tracer, Withheld};
 
 /// Default limit on an Agent Card body (1 MiB).
@@ -47,6 +49,57 @@ impl From<&str> for Secret {
     }
 }
 
+/// Which A2A versions a client may speak to an agent (`--a2a-version auto|1.0|0.3`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VersionChoice {
+    /// A 1.x interface if the card offers one, else a 0.3 one.
+    #[default]
+    Auto,
+    /// This version's interfaces only; the card's others are passed over.
+    Only(WireVersion),
+}
+
+impl VersionChoice {
+    /// Whether an interface of `version` may be chosen.
+    pub fn allows(self, version: WireVersion) -> bool {
+        match self {
+            VersionChoice::Auto => true,
+            VersionChoice::Only(v) => v == version,
+        }
+    }
+}
+
+/// Why a `--a2a-version` value is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown A2A version {0:?}: use auto, 1.0 or 0.3")]
+pub struct UnknownVersionChoice(pub String);
+
+impl std::str::FromStr for VersionChoice {
+    type Err = UnknownVersionChoice;
+
+    /// `auto`, or a version [`WireVersion::parse`] reads (`1.0`, `1.1`, `0.3.0`); an empty
+    /// string is refused here although it means 0.3 on the wire: as a flag value it is a typo.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("auto") {
+            return Ok(VersionChoice::Auto);
+        }
+        match (t.is_empty(), WireVersion::parse(t)) {
+            (false, Some(v)) => Ok(VersionChoice::Only(v)),
+            _ => Err(UnknownVersionChoice(s.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for VersionChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VersionChoice::Auto => f.write_str("auto"),
+            VersionChoice::Only(v) => f.write_str(v.as_str()),
+        }
+    }
+}
+
 /// Bounds, policy and credentials of one transport.
 #[derive(Debug, Clone)]
 pub struct TransportConfig {
@@ -87,6 +140,8 @@ pub struct TransportConfig {
     pub withheld: Option<Withheld>,
     /// Told about every request (method, redacted URL, status, time), for `--verbose`.
     pub trace: Option<Tracer>,
+    /// The A2A versions interface selection may choose from (`--a2a-version`).
+    pub a2a_version: VersionChoice,
 }
 
 impl TransportConfig {
@@ -114,6 +169,7 @@ impl Default for TransportConfig {
             credential_origins: Vec::new(),
             withheld: None,
             trace: None,
+            a2a_version: VersionChoice::Auto,
         }
     }
 }
@@ -131,5 +187,22 @@ mod tests {
         let shown = format!("{c:?}");
         assert!(!shown.contains("h4sh"), "{shown}");
         assert!(shown.contains("Secret(***)"), "{shown}");
+    }
+
+    #[test]
+    fn version_choices_read_and_print() {
+        for (text, want) in [
+            ("auto", VersionChoice::Auto),
+            ("1.0", VersionChoice::Only(WireVersion::V1_0)),
+            ("0.3", VersionChoice::Only(WireVersion::V0_3)),
+            ("0.3.0", VersionChoice::Only(WireVersion::V0_3)),
+        ] {
+            let got: VersionChoice = text.parse().unwrap();
+            assert_eq!(got, want, "{text}");
+        }
+        assert_eq!(VersionChoice::Only(WireVersion::V0_3).to_string(), "0.3");
+        for bad in ["", "2.0", "0.2", "latest"] {
+            assert!(bad.parse::<VersionChoice>().is_err(), "{bad:?}");
+        }
     }
 }

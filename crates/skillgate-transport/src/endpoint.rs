@@ -1,12 +1,14 @@
 //! The A2A operations on one interface, put on the wire for its binding.
 //!
-//! JSON-RPC: one `POST` to the interface URL with a fresh string id. HTTP+JSON: the
+//! JSON-RPC: one `POST` to the interface URL with a fresh string id; on an A2A 0.3 interface
+//! the 0.3 method and params, the answer translated to 1.0 (see the `v03` module). HTTP+JSON: the
 //! operation's path under the interface URL (and the tenant, when the card names one):
 //! `POST message:send`, `POST message:stream`, `GET tasks/{id}`, `POST tasks/{id}:cancel`,
 //! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`. gRPC: the `A2AService` method, its answer
 //! handed back in the HTTP+JSON shapes (see the `grpc` module).
 
 use serde::Serialize;
+use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{
     methods, CancelTaskRequest, GetTaskRequest, JsonRpcId, JsonRpcRequest, ListTasksRequest,
     SendMessageRequest, SubscribeToTaskRequest, MEDIA_TYPE_A2A_JSON, MEDIA_TYPE_EVENT_STREAM,
@@ -82,6 +84,22 @@ impl Endpoint {
         Ok(url)
     }
 
+    /// Refuses an interface whose dialect this endpoint does not write: 0.3 over HTTP+JSON or
+    /// gRPC. Selection never yields one ([`Interface::select_version`] answers
+    /// `V03BindingNotBuilt`), but an embedder may build an [`Interface`] by hand, and sending
+    /// 1.0 requests to it would be read by the agent as something else.
+    fn dialect_written(&self) -> Result<(), TransportError> {
+        let i = &self.interface;
+        if i.version == WireVersion::V0_3 && i.binding != Binding::JsonRpc {
+            return Err(TransportError::Config(format!(
+                "A2A 0.3 over {} is not supported yet (interface {})",
+                i.binding.as_str(),
+                crate::redact(&i.url)
+            )));
+        }
+        Ok(())
+    }
+
     fn grpc(&self) -> crate::grpc::Grpc<'_> {
         crate::grpc::Grpc {
             transport: &self.transport,
@@ -104,17 +122,21 @@ impl Endpoint {
     /// Opens one operation; the caller reads the reply whole or as a stream.
     async fn open<P: Serialize>(
         &self,
-        method: &str,
+        method: &'static str,
         params: P,
         rest: (Verb, &[&str]),
         accept: &str,
         activate: bool,
     ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        self.dialect_written()?;
         let t = &self.transport;
         match self.interface.binding {
             Binding::Grpc => {
                 let open = self.grpc().open(method, &params, activate).await?;
                 Ok((None, open))
+            }
+            Binding::JsonRpc if self.interface.version == WireVersion::V0_3 => {
+                self.open_v03(method, &params, accept, activate).await
             }
             Binding::JsonRpc => {
                 let (id, body) = self.rpc(method, params)?;
@@ -144,14 +166,51 @@ impl Endpoint {
         }
     }
 
+    /// Opens one operation on a 0.3 JSON-RPC interface. An event stream is translated event
+    /// by event as it is read; any other answer is read whole now (within the limit) and
+    /// translated, so a 0.3 error before streaming reaches the caller as the 1.0 error body.
+    /// A non-2xx answer is handed back as it came: the caller reports the HTTP status.
+    async fn open_v03<P: Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+        accept: &str,
+        activate: bool,
+    ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        let id = JsonRpcId::String(fresh_id("req"));
+        let (body, kind) = crate::v03::request(method, params, &id)?;
+        let t = &self.transport;
+        let open = t
+            .post_as(
+                WireVersion::V0_3,
+                &self.interface.url,
+                MEDIA_TYPE_JSON,
+                accept,
+                activate,
+                body,
+            )
+            .await?;
+        if open.is_event_stream() && open.status.is_success() {
+            return Ok((Some(id), open.into_v03_events()));
+        }
+        let mut reply = open.rest().await?;
+        if reply.status.is_success() {
+            reply.bytes = crate::v03::translate_body(kind, &reply.bytes, &reply.url)?;
+            reply.content_type = MEDIA_TYPE_JSON.to_owned();
+        }
+        let limit = t.config().response_limit;
+        Ok((Some(id), Streaming::from_reply(reply, limit)))
+    }
+
     async fn unary<P: Serialize>(
         &self,
-        method: &str,
+        method: &'static str,
         params: P,
         rest: (Verb, &[&str]),
         accept: &str,
         activate: bool,
     ) -> Result<Sent, TransportError> {
+        self.dialect_written()?;
         if self.interface.binding == Binding::Grpc {
             return self.grpc().unary(method, &params, activate).await;
         }
@@ -212,8 +271,15 @@ impl Endpoint {
     /// `ListTasks`. HTTP+JSON puts the request's members in the query string of `GET tasks`
     /// (the tenant in the path).
     pub async fn list_tasks(&self, request: &ListTasksRequest) -> Result<Sent, TransportError> {
+        self.dialect_written()?;
         match self.interface.binding {
             Binding::Grpc => self.grpc().unary(methods::LIST_TASKS, request, true).await,
+            Binding::JsonRpc if self.interface.version == WireVersion::V0_3 => {
+                Err(TransportError::Unsupported {
+                    operation: methods::LIST_TASKS,
+                    version: WireVersion::V0_3,
+                })
+            }
             Binding::JsonRpc => {
                 let rest = (Verb::Get, &["tasks"][..]);
                 self.unary(

@@ -48,6 +48,28 @@ pub enum TransportError {
         /// Why no signature verified.
         reason: String,
     },
+    /// An A2A 0.3 agent answered with something that is not a 0.3 answer to the request
+    /// (not JSON, not a JSON-RPC envelope, a `result` of the wrong `kind` or shape), so it has
+    /// no 1.0 form to hand back.
+    #[error("the A2A 0.3 agent's answer cannot be read ({url}): {reason}")]
+    V03Answer {
+        /// The redacted URL.
+        url: String,
+        /// What was wrong, with the member's path when the translation names one.
+        reason: String,
+    },
+    /// The operation has no form in the interface's A2A version (`ListTasks` on 0.3
+    /// JSON-RPC): refused here, before anything is sent.
+    #[error(
+        "{operation} has no A2A {version} JSON-RPC form and the interface in use speaks A2A \
+         {version}; nothing was sent"
+    )]
+    Unsupported {
+        /// The 1.0 method name.
+        operation: &'static str,
+        /// The interface's version.
+        version: skillgate_a2a::version::WireVersion,
+    },
     /// Anything else reqwest reported while sending or reading.
     #[error("{reason} ({url})")]
     Http {
@@ -82,6 +104,8 @@ impl TransportError {
             TransportError::Redirect { .. } => "redirect_refused",
             TransportError::TooLarge { .. } => "too_large",
             TransportError::Untrusted { .. } => "card_untrusted",
+            TransportError::V03Answer { .. } => "bad_v03_answer",
+            TransportError::Unsupported { .. } => "unsupported_operation",
             TransportError::Http { .. } => "http_failed",
         }
     }

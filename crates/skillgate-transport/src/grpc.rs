@@ -185,9 +185,12 @@ impl Grpc<'_> {
     /// The service parameters of every request (the HTTP headers the transport would send,
     /// `A2A-Version`, `A2A-Extensions`, `Authorization`, `--header`s) as metadata.
     fn request<M>(&self, msg: M, activate: bool) -> tonic::Request<M> {
-        let mut headers = self
-            .transport
-            .headers(MEDIA_TYPE_JSON, activate, &self.interface.url);
+        let mut headers = self.transport.headers(
+            MEDIA_TYPE_JSON,
+            activate,
+            skillgate_a2a::version::WireVersion::V1_0,
+            &self.interface.url,
+        );
         headers.remove(reqwest::header::ACCEPT);
         tonic::Request::from_parts(
             MetadataMap::from_headers(headers),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION};
+use skillgate_a2a::version::WireVersion;
 use url::Url;
 
 use crate::origin::Scope;
@@ -54,8 +55,11 @@ enum Source {
     /// A gRPC server stream, each message re-framed as one server-sent event of its
     /// ProtoJSON form, so every reader decodes both bindings the same way.
     Grpc(crate::grpc::EventSource),
-    /// A body known whole (a gRPC refusal before streaming), handed out once.
+    /// A body known whole (a gRPC refusal before streaming, a translated 0.3 answer),
+    /// handed out once.
     Whole(Option<Vec<u8>>),
+    /// An A2A 0.3 event stream, each event translated to its 1.0 form as it arrives.
+    V03(crate::v03::V03Events),
 }
 
 impl std::fmt::Debug for Streaming {
@@ -84,6 +88,7 @@ impl Streaming {
             },
             Source::Grpc(events) => events.next_event(&self.url).await?,
             Source::Whole(body) => body.take(),
+            Source::V03(events) => events.next_chunk(&self.url).await?,
         };
         if let Some(c) = &next {
             self.read = self.read.saturating_add(c.len());
@@ -128,6 +133,32 @@ impl Streaming {
             parser: SseParser::default(),
             finished: false,
         }
+    }
+
+    /// A reply known whole, handed out as the body of an open response.
+    pub(crate) fn from_reply(reply: Reply, limit: usize) -> Self {
+        Streaming {
+            status: reply.status,
+            content_type: reply.content_type,
+            extensions: reply.extensions,
+            url: reply.url,
+            source: Source::Whole(Some(reply.bytes)),
+            limit,
+            read: 0,
+            parser: SseParser::default(),
+            finished: false,
+        }
+    }
+
+    /// This open HTTP event stream, read from now on as a 0.3 stream translated to 1.0
+    /// events. Any other source is left as it is (only HTTP carries 0.3 JSON-RPC).
+    pub(crate) fn into_v03_events(mut self) -> Self {
+        let source = std::mem::replace(&mut self.source, Source::Whole(None));
+        self.source = match source {
+            Source::Http(response) => Source::V03(crate::v03::V03Events::new(response, self.limit)),
+            other => other,
+        };
+        self
     }
 
     /// The next batch of server-sent events (never empty), or `None` at the end of the stream.
@@ -180,6 +211,8 @@ struct Outgoing {
     accept: String,
     content_type: Option<String>,
     activate: bool,
+    /// The dialect the request is written in, which picks the version and extension headers.
+    version: WireVersion,
     body: Option<Vec<u8>>,
 }
 
@@ -192,7 +225,7 @@ impl std::fmt::Debug for Transport {
 /// reqwest's own `Display` is generic ("error sending request"); the source chain holds the
 /// actual reason (the redirect policy's message, the connection error, ...). The URL is taken
 /// out of the error and shown redacted.
-fn reqwest_error(e: reqwest::Error) -> TransportError {
+pub(crate) fn reqwest_error(e: reqwest::Error) -> TransportError {
     let url = e.url().map(redact).unwrap_or_default();
     let timeout = e.is_timeout();
     let is_redirect = e.is_redirect();
@@ -252,6 +285,7 @@ impl Outgoing {
             accept: accept.to_owned(),
             content_type: None,
             activate,
+            version: WireVersion::V1_0,
             body: None,
         }
     }
@@ -330,22 +364,41 @@ impl Transport {
         crate::parse_url(s, self.config.allow_http)
     }
 
-    /// The headers of a request to `url`: the token and the extra headers only when `url` is
-    /// on one of the credential origins.
-    pub(crate) fn headers(&self, accept: &str, activate: bool, url: &Url) -> HeaderMap {
+    /// The headers of a request to `url` in the `version` dialect: the token and the extra
+    /// headers only when `url` is on one of the credential origins. A 0.3 request says
+    /// `A2A-Version: 0.3` (a pure 0.3 server ignores it, a 1.x server with 0.3 compatibility
+    /// needs it) and activates the extension under both header names, since 0.3 servers read
+    /// `X-A2A-Extensions` and newer ones `A2A-Extensions`.
+    pub(crate) fn headers(
+        &self,
+        accept: &str,
+        activate: bool,
+        version: WireVersion,
+        url: &Url,
+    ) -> HeaderMap {
         let mut h = HeaderMap::new();
         if let Ok(v) = HeaderValue::from_str(accept) {
             h.insert(ACCEPT, v);
         }
+        let version_text = match version {
+            WireVersion::V1_0 => skillgate_a2a::PROTOCOL_VERSION,
+            WireVersion::V0_3 => WireVersion::V0_3.as_str(),
+        };
         h.insert(
             skillgate_a2a::A2A_VERSION_HEADER,
-            HeaderValue::from_static(skillgate_a2a::PROTOCOL_VERSION),
+            HeaderValue::from_static(version_text),
         );
         if activate {
             h.insert(
                 skillgate_a2a::A2A_EXTENSIONS_HEADER,
                 HeaderValue::from_static(skillgate_core::wire::EXTENSION_URI),
             );
+            if version == WireVersion::V0_3 {
+                h.insert(
+                    skillgate_a2a::A2A_EXTENSIONS_HEADER_V03,
+                    HeaderValue::from_static(skillgate_core::wire::EXTENSION_URI),
+                );
+            }
         }
         if !self.config.has_credentials() || !self.scope.admits(url) {
             return h;
@@ -380,7 +433,7 @@ impl Transport {
                     url: redact(&out.url),
                 });
             }
-            let mut headers = self.headers(&out.accept, out.activate, &out.url);
+            let mut headers = self.headers(&out.accept, out.activate, out.version, &out.url);
             if let Some(v) = out
                 .content_type
                 .as_deref()
@@ -439,6 +492,7 @@ impl Transport {
         limit: usize,
     ) -> Result<Streaming, TransportError> {
         let url = out.url.clone();
+        let version = out.version;
         check_scheme(&url, self.config.allow_http)
             .map_err(|e| TransportError::Refused(e.to_string()))?;
         let started = Instant::now();
@@ -464,10 +518,19 @@ impl Transport {
                 });
             }
         }
+        let mut extensions = header_text(response.headers(), skillgate_a2a::A2A_EXTENSIONS_HEADER);
+        if version == WireVersion::V0_3 {
+            // A 0.3 server echoes activation under the 0.3 name; both count.
+            let v03 = header_text(response.headers(), skillgate_a2a::A2A_EXTENSIONS_HEADER_V03);
+            extensions = match (extensions, v03) {
+                (Some(a), Some(b)) => Some(format!("{a},{b}")),
+                (a, b) => a.or(b),
+            };
+        }
         Ok(Streaming {
             status: response.status(),
             content_type: content_type(response.headers()),
-            extensions: header_text(response.headers(), skillgate_a2a::A2A_EXTENSIONS_HEADER),
+            extensions,
             url: final_url,
             source: Source::Http(response),
             limit,
@@ -481,7 +544,12 @@ impl Transport {
     /// `trusted_keys`, a card (a successful JSON answer) must carry a signature one of them
     /// verifies, else it is refused here, before any caller reads it.
     pub async fn get_card(&self, url: &Url) -> Result<Reply, TransportError> {
-        let out = Outgoing::get(url, skillgate_a2a::MEDIA_TYPE_JSON, false);
+        let mut out = Outgoing::get(url, skillgate_a2a::MEDIA_TYPE_JSON, false);
+        if self.config.a2a_version == crate::VersionChoice::Only(WireVersion::V0_3) {
+            // A server of both versions picks the card by this header: a 0.3-only caller
+            // reads (and a linter lints) the card 0.3 readers get.
+            out.version = WireVersion::V0_3;
+        }
         let reply = self
             .open("GET", out, self.config.card_limit)
             .await?
@@ -519,12 +587,27 @@ impl Transport {
         activate: bool,
         body: Vec<u8>,
     ) -> Result<Streaming, TransportError> {
+        self.post_as(WireVersion::V1_0, url, content_type, accept, activate, body)
+            .await
+    }
+
+    /// `POST` in the `version` dialect (its headers, see [`Transport::headers`]).
+    pub(crate) async fn post_as(
+        &self,
+        version: WireVersion,
+        url: &Url,
+        content_type: &str,
+        accept: &str,
+        activate: bool,
+        body: Vec<u8>,
+    ) -> Result<Streaming, TransportError> {
         let out = Outgoing {
             method: reqwest::Method::POST,
             url: url.clone(),
             accept: accept.to_owned(),
             content_type: Some(content_type.to_owned()),
             activate,
+            version,
             body: Some(body),
         };
         self.open("POST", out, self.config.response_limit).await

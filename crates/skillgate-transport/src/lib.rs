@@ -1,4 +1,5 @@
-//! The one A2A 1.0 client transport of skillgate.
+//! The one A2A client transport of skillgate: A2A 1.0 on every binding, and A2A 0.3 over
+//! JSON-RPC with its answers handed back in the 1.0 shapes (see [`Interface::version`]).
 //!
 //! The validated client, the conformance checker and `card lint URL` all talk to agents
 //! through this crate, so they share one policy: which interface of a card is used
@@ -65,10 +66,12 @@ mod id;
 mod origin;
 mod sse;
 mod urls;
+mod v03;
 
 pub use binding::{Binding, Interface, NoInterface};
 pub use config::{
-    Secret, TransportConfig, DEFAULT_CARD_LIMIT, DEFAULT_RESPONSE_LIMIT, MAX_REDIRECTS,
+    Secret, TransportConfig, UnknownVersionChoice, VersionChoice, DEFAULT_CARD_LIMIT,
+    DEFAULT_RESPONSE_LIMIT, MAX_REDIRECTS,
 };
 pub use endpoint::{Endpoint, Sent};
 pub use error::TransportError;

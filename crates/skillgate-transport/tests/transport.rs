@@ -189,6 +189,7 @@ async fn headers_token_and_activation() {
         url: url(&format!("{base}/rpc")),
         binding: Binding::JsonRpc,
         tenant: String::new(),
+        version: skillgate_a2a::version::WireVersion::V1_0,
     };
     let sent = Endpoint::new(t, iface)
         .send_message(&request(), true)
@@ -223,6 +224,7 @@ async fn rest_operations_go_to_their_paths_under_the_tenant() {
         url: url(&format!("{base}/rest/")),
         binding: Binding::HttpJson,
         tenant: "t1".into(),
+        version: skillgate_a2a::version::WireVersion::V1_0,
     };
     let e = Endpoint::new(transport(TransportConfig::default()), iface);
     e.send_message(&request(), false).await.unwrap();
@@ -350,6 +352,7 @@ async fn credentials_do_not_follow_a_card_or_a_redirect_to_another_origin() {
         url: url(&format!("{other}/rpc")),
         binding: Binding::JsonRpc,
         tenant: String::new(),
+        version: skillgate_a2a::version::WireVersion::V1_0,
     };
     Endpoint::new(t, iface)
         .send_message(&request(), true)

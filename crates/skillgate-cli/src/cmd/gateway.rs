@@ -1,4 +1,4 @@
-//! `skillgate gateway`: serve a governed front for an existing A2A 1.0 agent (see
+//! `skillgate gateway`: serve a governed front for an existing A2A 1.0 or 0.3 agent (see
 //! `skillgate_gateway`).
 
 use anyhow::Context;
@@ -16,7 +16,7 @@ use super::serve::{run_server, Served, ServerFlags};
 /// Arguments of `gateway`. No `Debug`: it holds the upstream token.
 #[derive(Args)]
 pub struct GatewayArgs {
-    /// The upstream A2A 1.0 agent: its base URL or Agent Card URL (https, or http to a
+    /// The upstream A2A 1.0 or 0.3 agent: its base URL or Agent Card URL (https, or http to a
     /// loopback host unless --upstream-allow-http).
     #[arg(long, value_name = "URL")]
     pub upstream: String,
@@ -48,6 +48,16 @@ pub struct GatewayArgs {
     /// every refresh.
     #[arg(long, value_name = "JWKS.json")]
     pub upstream_trust_jwks: Option<PathBuf>,
+    /// Which A2A version to speak to the upstream: auto (an A2A 1.x interface if its card
+    /// offers one, else A2A 0.3 over JSON-RPC), 1.0 or 0.3. The gateway's own callers get
+    /// the versions of --a2a-versions whatever the upstream speaks.
+    #[arg(
+        long,
+        value_name = "auto|1.0|0.3",
+        default_value = "auto",
+        value_parser = super::net::parse_a2a_version
+    )]
+    pub upstream_a2a_version: skillgate_transport::VersionChoice,
     #[command(flatten)]
     pub server: ServerFlags,
 }
@@ -108,6 +118,7 @@ impl GatewayArgs {
                          (allow with --upstream-allow-credentials-to)"
                     )
                 })),
+                a2a_version: self.upstream_a2a_version,
                 ..d
             }),
         })

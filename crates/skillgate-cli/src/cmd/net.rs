@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use skillgate_transport::{
-    origin_of, Binding, ExtraHeader, HeaderError, Secret, Tracer, TransportConfig, Withheld,
+    origin_of, Binding, ExtraHeader, HeaderError, Secret, Tracer, TransportConfig, VersionChoice,
+    Withheld,
 };
 
 use super::io::read_input;
 
 /// `--token`, `--allow-http`, `--cacert`, `--timeout`, `--header`, `--allow-credentials-to`,
-/// `--verbose`, `--quiet`. No `Debug`: it holds the token (and header values may be
+/// `--a2a-version`, `--verbose`, `--quiet`. No `Debug`: it holds the token (and header values may be
 /// credentials too).
 #[derive(Args, Clone)]
 pub struct NetArgs {
@@ -51,6 +52,22 @@ pub struct NetArgs {
     /// signed card is refused before anything else is requested.
     #[arg(long, value_name = "JWKS.json")]
     trust_jwks: Option<PathBuf>,
+    /// Which A2A version to speak to the agent: auto (an A2A 1.x interface if its card offers
+    /// one, else A2A 0.3 over JSON-RPC), 1.0 or 0.3 (that version's interfaces only). The
+    /// conformance checker always needs a 1.x interface.
+    #[arg(
+        long,
+        value_name = "auto|1.0|0.3",
+        default_value = "auto",
+        value_parser = parse_a2a_version
+    )]
+    a2a_version: VersionChoice,
+}
+
+/// A `--a2a-version` (or `--upstream-a2a-version`) value.
+pub fn parse_a2a_version(s: &str) -> Result<VersionChoice, String> {
+    s.parse()
+        .map_err(|e: skillgate_transport::UnknownVersionChoice| e.to_string())
 }
 
 /// `--binding`: which of the card's bindings to use.
@@ -148,6 +165,7 @@ impl NetArgs {
                 )
             })),
             trace,
+            a2a_version: self.a2a_version,
             ..defaults
         })
     }

@@ -212,5 +212,11 @@ fn start_up_refuses_an_unknown_upstream_skill_and_an_unreachable_upstream() {
     std::thread::sleep(Duration::from_millis(100));
     let out = args(&up.base);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("upstream agent"), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("upstream agent"), "{e}");
+    assert_eq!(
+        e.matches("not reachable").count(),
+        1,
+        "the reason is said once: {e}"
+    );
 }

@@ -26,6 +26,7 @@ mod secrets;
 mod serve;
 mod signing;
 mod store;
+mod v03_client;
 
 use skillgate_testkit::cli::Bin;
 

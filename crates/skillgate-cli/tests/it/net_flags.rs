@@ -153,7 +153,8 @@ fn binding_chooses_the_interface_of_describe_call_and_skills() {
     let o = run(&["describe", &fake.base, SKILL, "--binding", "http-json"]);
     assert_eq!(code(&o), 2);
     assert!(
-        stderr(&o).contains("no A2A 1.x HTTP+JSON interface"),
+        stderr(&o)
+            .contains("no A2A 1.x HTTP+JSON, or A2A 0.3 HTTP+JSON interface (found: JSONRPC)"),
         "{}",
         stderr(&o)
     );

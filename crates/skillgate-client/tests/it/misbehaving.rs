@@ -416,7 +416,7 @@ const CASES: &[Case] = &[
         misbehave: |f| {
             f.state.lock().unwrap().interfaces = Some(
                 json!([{"url": "http://127.0.0.1:1/", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                       {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]),
+                       {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.2"}]),
             )
         },
         mode: Mode::Sync,

@@ -48,9 +48,16 @@ pub(crate) async fn fetch_card(run: &mut Run, url: &Url) -> Option<a2a::AgentCar
         Ok(v) => v,
         Err(e) => return fail(run, ev, format!("not strict JSON: {e}")),
     };
-    let card: a2a::AgentCard = match serde_json::from_value(v) {
-        Ok(c) => c,
-        Err(e) => return fail(run, ev, format!("not an A2A 1.0 AgentCard: {e}")),
+    // Either version is read (a 0.3 card into the 1.0 model with 0.3 interfaces), so a
+    // 0.3-only agent is told apart from something that is no A2A agent at all.
+    let card = match a2a::v03::card::read(&v) {
+        Ok((c, form)) => {
+            if form == a2a::v03::card::CardForm::V0_3 {
+                ev.push("an A2A 0.3 card (url, no supportedInterfaces)".into());
+            }
+            c
+        }
+        Err(e) => return fail(run, ev, format!("not an A2A AgentCard: {e}")),
     };
     if card.supported_interfaces.is_empty() {
         return fail(
@@ -123,4 +130,17 @@ pub(crate) fn choose_interface(
     });
     run.push(cat::CARD_INTERFACE, None, Verdict::Fail, ev);
     None
+}
+
+/// Whether the card's only A2A interfaces are 0.3 ones: the run then stops with
+/// [`crate::report::Fatal::NeedsA2a1x`] rather than calling the agent no A2A agent.
+pub(crate) fn only_v03(card: &a2a::AgentCard) -> bool {
+    let v1 = |i: &a2a::AgentInterface| {
+        a2a::version::WireVersion::parse(&i.protocol_version)
+            == Some(a2a::version::WireVersion::V1_0)
+    };
+    card.supported_interfaces
+        .iter()
+        .any(a2a::v03::card::is_v03_interface)
+        && !card.supported_interfaces.iter().any(v1)
 }

@@ -89,8 +89,8 @@ pub(super) fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
                 .and_then(|v| v.as_str())
                 .unwrap_or("")
                 .to_string(),
-            // One endpoint serving two protocol versions is listed once per version (A2A 1.0
-            // section 8.2); that is not a duplicate.
+            // One URL may serve a binding at two versions (JSON-RPC 1.0 and 0.3 methods on
+            // the same endpoint, as `skillgate serve` does): two interfaces, not a duplicate.
             got.get("protocolVersion")
                 .and_then(|v| v.as_str())
                 .unwrap_or("")
@@ -105,7 +105,9 @@ pub(super) fn interfaces(ctx: &mut Ctx, ifaces: &[Value]) {
             ctx.report(
                 &rules::A2A_IF_004,
                 base,
-                format!("same url, binding, version and tenant as /supportedInterfaces/{first}"),
+                format!(
+                    "same url, binding, protocolVersion and tenant as /supportedInterfaces/{first}"
+                ),
             );
         } else {
             seen.insert(key, i);

@@ -1,0 +1,187 @@
+//! The client commands against an A2A 0.3 agent: `skillgate serve` itself,
+//! narrowed with `--a2a-versions 0.3` (a real server on an ephemeral loopback port whose card
+//! lists 0.3 interfaces only), so every exchange below goes over 0.3 JSON-RPC.
+
+use std::process::{Child, Stdio};
+
+use serde_json::Value;
+use skillgate_testkit::cli::{code, stderr, stdout, stdout_json};
+
+use super::skillgate;
+
+const SKILL: &str = "evaluate_resource_condition";
+const ARGS: &str = r#"{"resource_id":"lo","condition":{"metric":"rx_bytes_per_second","operator":"gte","threshold":0,"unit":"bytes_per_second"},"window_ms":200}"#;
+
+fn serve_v03() -> (Child, String) {
+    skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--a2a-versions",
+            "0.3",
+        ],
+        Stdio::null(),
+    )
+}
+
+fn last_json(out: &std::process::Output) -> Value {
+    let text = stdout(out);
+    serde_json::from_str(text.trim().lines().last().unwrap_or("null")).unwrap_or(Value::Null)
+}
+
+#[test]
+fn describe_call_stream_and_skills_work_over_a2a_0_3() {
+    let (child, url) = serve_v03();
+
+    let describe = skillgate().run(&["describe", &url, SKILL, "-v"]);
+    assert_eq!(
+        code(&describe),
+        0,
+        "{}{}",
+        stdout(&describe),
+        stderr(&describe)
+    );
+    assert!(
+        stdout(&describe).contains("interface JSONRPC http://127.0.0.1:")
+            && stdout(&describe).contains("(A2A 0.3)"),
+        "{}",
+        stdout(&describe)
+    );
+
+    for stream in [false, true] {
+        let mut a = vec!["call", &url, SKILL, "--args", ARGS, "--format", "json"];
+        if stream {
+            a.push("--stream");
+        }
+        let call = skillgate().run(&a);
+        let v = last_json(&call);
+        assert_eq!(code(&call), 0, "stream {stream}: {v} {}", stderr(&call));
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["state"], "TASK_STATE_COMPLETED", "{v}");
+    }
+
+    // Refused before anything is delegated: the client's own input check, unchanged over 0.3.
+    let bad = skillgate().run(&[
+        "call",
+        &url,
+        SKILL,
+        "--args",
+        r#"{"resource_id":"lo"}"#,
+        "--format",
+        "json",
+    ]);
+    let v = stdout_json(&bad);
+    assert_eq!(code(&bad), 1, "{v}");
+    assert_eq!(v["code"], "input_invalid", "{v}");
+
+    let skills = skillgate().run(&["skills", &url, "--format", "json"]);
+    assert_eq!(code(&skills), 0, "{}", stderr(&skills));
+    assert!(stdout(&skills).contains(SKILL), "{}", stdout(&skills));
+
+    // Only 1.0 is asked for: the card offers none, and the error names what it offers.
+    let only10 = skillgate().run(&["describe", &url, SKILL, "--a2a-version", "1.0"]);
+    assert_eq!(code(&only10), 2);
+    assert!(
+        stderr(&only10).contains("no A2A 1.x JSONRPC or HTTP+JSON interface (found: JSONRPC 0.3"),
+        "{}",
+        stderr(&only10)
+    );
+    skillgate_testkit::cli::stop(child);
+}
+
+#[test]
+fn the_gate_refuses_bad_input_sent_over_a2a_0_3() {
+    let (child, url) = serve_v03();
+    let described = skillgate().run(&["describe", &url, SKILL, "--format", "json"]);
+    let d = stdout_json(&described);
+    let digest = d["interface_digest"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let version = d["skill_version"].as_str().unwrap_or_default().to_owned();
+    assert!(digest.starts_with("sha256:"), "{d}");
+    // A plain send carries whatever it is given: the agent's gate, not the client, refuses it.
+    let request = serde_json::json!({
+        "skill": SKILL, "skill_version": version, "interface_digest": digest,
+        "arguments": {"resource_id": "lo"}
+    });
+    let sent = skillgate().run(&[
+        "send",
+        &url,
+        "--data",
+        &request.to_string(),
+        "--format",
+        "json",
+    ]);
+    let text = stdout(&sent);
+    assert!(
+        text.contains("input_invalid") && text.contains("TASK_STATE_REJECTED"),
+        "exit {:?}: {text} {}",
+        sent.status.code(),
+        stderr(&sent)
+    );
+    skillgate_testkit::cli::stop(child);
+}
+
+#[test]
+fn conformance_and_card_lint_on_an_a2a_0_3_agent() {
+    let (child, url) = serve_v03();
+    let conf = skillgate().run(&["conformance", &url, "--format", "json"]);
+    assert_eq!(code(&conf), 2, "{}", stdout(&conf));
+    let v = stdout_json(&conf);
+    assert_eq!(v["fatal"], "needs_a2a_1x", "{v}");
+    let text = skillgate().run(&["conformance", &url]);
+    assert!(
+        stdout(&text).contains("A2A 0.3 only; conformance needs an A2A 1.x interface"),
+        "{}",
+        stdout(&text)
+    );
+
+    let lint = skillgate().run(&["card", "lint", &url, "--deep"]);
+    assert!(
+        matches!(code(&lint), 0 | 1),
+        "{}{}",
+        stdout(&lint),
+        stderr(&lint)
+    );
+    assert!(
+        !stdout(&lint).contains("SI-DEEP-001"),
+        "the deep lint reached describe_skill over 0.3: {}",
+        stdout(&lint)
+    );
+    skillgate_testkit::cli::stop(child);
+}
+
+#[test]
+fn a_chain_mixes_an_a2a_0_3_and_an_a2a_1_0_agent() {
+    let (v03, v03_url) = serve_v03();
+    let (v10, v10_url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--a2a-versions",
+            "1.0",
+        ],
+        Stdio::null(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.json");
+    let steps = serde_json::json!({"steps": [
+        {"name": "collect", "agent": v03_url, "skill": "collect_interface_counters",
+         "arguments": {"interface": "lo", "window_ms": 200}},
+        {"name": "assess", "agent": v10_url, "skill": "assess_interface_health", "from": "collect"}
+    ]});
+    std::fs::write(&plan, steps.to_string()).unwrap();
+    let out = skillgate().run(&["chain", plan.to_str().unwrap(), "--format", "json"]);
+    let v = last_json(&out);
+    assert_eq!(code(&out), 0, "{v} {}", stderr(&out));
+    assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v}");
+    skillgate_testkit::cli::stop(v03);
+    skillgate_testkit::cli::stop(v10);
+}

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Our client against an a2a-sdk **0.3.26** agent that implements the schema-interface extension
+by hand (the A2A 0.3 line CrewAI, Strands and ADK ship), over A2A 0.3 JSON-RPC.
+
+The agent serves one of our documents (DOCUMENT, checked with `skillgate interface check`; its
+digest computed with `skillgate digest`, never re-implemented here), advertises it in its 0.3
+card's `capabilities.extensions` params, answers describe_skill, enforces the interface
+selection, and returns the skill's output and supporting record as data-part artifacts. Then:
+  - `skillgate describe` reads the 0.3 card, picks its JSON-RPC interface at 0.3 and checks the
+    digest three ways;
+  - `skillgate call` (blocking and streaming) succeeds with the validated output and record;
+  - every request activated the extension under both header names (`X-A2A-Extensions`, which
+    0.3 servers read, and `A2A-Extensions`) and said `A2A-Version: 0.3`;
+  - arguments our client refuses are never sent;
+  - `skillgate skills` and `skillgate card lint URL` read the 0.3 card;
+  - `skillgate conformance` stops with `needs_a2a_1x` (a 1.0 profile), exit 2.
+Usage: v03_sdk_server_extension.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD
+       (run with the a2a-sdk 0.3.26 venv's python)
+"""
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import uvicorn
+from a2a.server.agent_execution import AgentExecutor
+from a2a.server.apps import A2AStarletteApplication
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentSkill,
+    DataPart,
+    Part,
+)
+from a2a.utils import new_task
+
+EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
+
+CHECKS = []
+FAILURES = []
+
+
+def check(cond, what):
+    """Records one expectation; a failed one is printed and counted, and the run goes on."""
+    CHECKS.append(what)
+    if cond:
+        print(f"  ok: {what}")
+    else:
+        FAILURES.append(what)
+        print(f"  FAIL: {what}")
+
+
+def skillgate(binary, *args, timeout=60):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def result_json(text):
+    for candidate in (text, (text.strip().splitlines() or [""])[-1]):
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    return None
+
+
+class HeaderLog:
+    """ASGI middleware: records the headers of every JSON-RPC POST."""
+
+    def __init__(self, app):
+        self.app = app
+        self.posts = []
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST":
+            self.posts.append({k.decode().lower(): v.decode() for k, v in scope.get("headers", [])})
+        return await self.app(scope, receive, send)
+
+
+class HandWrittenExtension(AgentExecutor):
+    """describe_skill plus one domain skill, following the skillgate wire profile, in 0.3 types."""
+
+    def __init__(self, document, digest, output, record):
+        self.document = document
+        self.digest = digest
+        self.skill = document["skill_id"]
+        self.output = output
+        self.record = record
+        self.requests = []
+
+    async def execute(self, context, event_queue):
+        task = context.current_task or new_task(context.message)
+        if context.current_task is None:
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        parts = context.message.parts
+        request = parts[0].root.data if len(parts) == 1 and isinstance(parts[0].root, DataPart) else None
+        self.requests.append(request)
+
+        def data(body):
+            return [Part(root=DataPart(data=body))]
+
+        async def error(state, code, message, details=None):
+            body = {"code": code, "message": message}
+            if details:
+                body["details"] = details
+            msg = updater.new_agent_message(parts=data(body))
+            await (updater.reject(msg) if state == "rejected" else updater.failed(msg))
+
+        if not isinstance(request, dict) or "skill" not in request:
+            return await error("rejected", "input_invalid", "expected one data part with a request object")
+        if request["skill"] == "describe_skill":
+            wanted = (request.get("arguments") or {}).get("skill_id")
+            if wanted != self.skill:
+                return await error("failed", "interface_unavailable", "no such skill")
+            body = {"interface_digest": self.digest, "skill_interface": self.document}
+            await updater.add_artifact(data(body), name="describe_skill")
+            return await updater.complete()
+        if request["skill"] != self.skill:
+            return await error("failed", "interface_unavailable", "no such skill")
+        if (request.get("skill_version") != self.document["skill_version"]
+                or request.get("interface_digest") != self.digest):
+            return await error("rejected", "interface_mismatch", "not the active interface")
+        args = request.get("arguments")
+        schema = self.document["input_schema"]["resolution"]["schema"]
+        missing = [k for k in schema.get("required", []) if not isinstance(args, dict) or k not in args]
+        if missing:
+            details = [{"instance_path": f"/{k}", "keyword": "required"} for k in missing]
+            return await error("rejected", "input_invalid", "arguments do not match", details)
+        await updater.start_work()
+        record_id = self.output["supporting_record_refs"][0]
+        await updater.add_artifact(data(self.record), artifact_id=record_id, name="resource-observation")
+        await updater.add_artifact(data(self.output), name=self.skill)
+        await updater.complete()
+
+    async def cancel(self, context, event_queue):
+        raise NotImplementedError
+
+
+def serve(executor, document, digest):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    skill = document["skill_id"]
+    card = AgentCard(
+        name="hand-written extension agent (0.3)",
+        description="An a2a-sdk 0.3 agent implementing the schema-interface extension by hand",
+        version="1.0.0", url=f"{base}/", preferred_transport="JSONRPC", protocol_version="0.3.0",
+        capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
+            uri=EXT, description="Schema interfaces for skills (describe_skill)",
+            params={"interface_version": "1.0", "skills": [
+                {"skill_id": skill, "skill_version": document["skill_version"], "interface_digest": digest}]},
+        )]),
+        default_input_modes=["application/json"], default_output_modes=["application/json"],
+        skills=[
+            AgentSkill(id="describe_skill", name="Describe skill", description="Returns a skill's interface",
+                       tags=["meta"]),
+            AgentSkill(id=skill, name="Evaluate resource condition", description="Appendix B", tags=["netops"]),
+        ],
+    )
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore())
+    log = HeaderLog(A2AStarletteApplication(agent_card=card, http_handler=handler).build())
+    server = uvicorn.Server(uvicorn.Config(log, log_level="warning", lifespan="off"))
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise SystemExit("the a2a-sdk 0.3 server did not start")
+        time.sleep(0.05)
+    return server, base, log
+
+
+def main(binary, doc_path, input_path, output_path, record_path):
+    code, out, err = skillgate(binary, "interface", "check", doc_path)
+    check(code == 0, f"skillgate interface check accepts the document ({out.strip() or err.strip()})")
+    code, digest, err = skillgate(binary, "digest", doc_path)
+    digest = digest.strip()
+    check(code == 0 and digest.startswith("sha256:"), f"skillgate digest gives {digest}")
+    with open(doc_path) as f:
+        document = json.load(f)
+    with open(output_path) as f:
+        output = json.load(f)
+    with open(record_path) as f:
+        record = json.load(f)
+    skill = document["skill_id"]
+
+    executor = HandWrittenExtension(document, digest, output, record)
+    server, base, log = serve(executor, document, digest)
+    try:
+        code, out, err = skillgate(binary, "describe", base, skill)
+        check(code == 0, f"skillgate describe succeeds against the 0.3 agent ({err.strip()[:300]})")
+        check("interface JSONRPC" in out and "(A2A 0.3)" in out,
+              "describe chose the card's JSON-RPC interface at A2A 0.3")
+        check(digest in out, "skillgate describe reports the advertised digest")
+
+        for extra in ([], ["--stream"]):
+            code, out, err = skillgate(binary, "call", base, skill, "--args", f"@{input_path}",
+                                       "--format", "json", *extra)
+            label = "call" + (" --stream" if extra else "")
+            check(code == 0, f"skillgate {label} succeeds ({(out + err).strip()[:400]})")
+            text = json.dumps(result_json(out) or {})
+            check(output["result"] in text and "observation-7" in text,
+                  f"skillgate {label} prints the validated output and record reference")
+
+        def domain_count():
+            return len([r for r in executor.requests if r and r.get("skill") == skill])
+
+        sent = domain_count()
+        code, out, err = skillgate(binary, "call", base, skill, "--args", "{}", "--format", "json")
+        res = result_json(out) or {}
+        # (describe_skill is asked again: each `skillgate` process has its own memory cache.)
+        check(code == 1 and res.get("code") == "input_invalid" and domain_count() == sent,
+              f"arguments our client refuses are never sent (exit {code}, {res.get('code')})")
+
+        domain = [r for r in executor.requests if r and r.get("skill") == skill]
+        check(len(domain) == 2, f"two domain requests were delegated ({len(domain)})")
+        check(all(r.get("interface_digest") == digest and r.get("skill_version") == document["skill_version"]
+                  for r in domain), "each names the advertised skill_version and interface_digest")
+        check(log.posts and all(h.get("x-a2a-extensions") == EXT and h.get("a2a-extensions") == EXT
+                                for h in log.posts),
+              f"every request activated the extension under both header names ({len(log.posts)} requests)")
+        check(log.posts and all(h.get("a2a-version") == "0.3" for h in log.posts),
+              "every request said A2A-Version: 0.3")
+
+        code, out, err = skillgate(binary, "skills", base)
+        check(code == 0 and skill in out, f"skillgate skills reads the 0.3 card (exit {code})")
+        code, out, err = skillgate(binary, "card", "lint", base)
+        check(code in (0, 1) and "0.3" in (out + err), f"skillgate card lint URL lints the 0.3 card (exit {code})")
+
+        code, out, err = skillgate(binary, "conformance", base, "--format", "json")
+        report = result_json(out) or {}
+        check(code == 2 and report.get("fatal") == "needs_a2a_1x",
+              f"skillgate conformance says it needs an A2A 1.x interface (exit {code}, {report.get('fatal')})")
+    finally:
+        server.should_exit = True
+    passed = len(CHECKS) - len(FAILURES)
+    print(f"v03_sdk_server_extension: {passed} of {len(CHECKS)} checks passed")
+    if FAILURES:
+        for f in FAILURES:
+            print(f"  failed: {f}")
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 6:
+        raise SystemExit("usage: v03_sdk_server_extension.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD")
+    main(*sys.argv[1:])
