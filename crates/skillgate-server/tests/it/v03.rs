@@ -261,7 +261,12 @@ async fn a_0_3_request_without_an_id_is_answered_like_a2a_sdk_0_3_does() {
     let (_, v) = post(&s, no_id("message/send", params), &[]).await;
     assert_eq!(v["result"]["status"]["state"], "completed", "{v}");
     assert!(v["id"].is_null(), "{v}");
-    let (_, v) = post(&s, no_id("GetTask", json!({"id": "x"})), &[("A2A-Version", "1.0")]).await;
+    let (_, v) = post(
+        &s,
+        no_id("GetTask", json!({"id": "x"})),
+        &[("A2A-Version", "1.0")],
+    )
+    .await;
     assert_eq!(v["error"]["code"], -32600, "{v}");
     s.shutdown().await;
 }
