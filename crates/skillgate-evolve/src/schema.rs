@@ -91,7 +91,8 @@ fn compare(
             // A proof beats the walk's suspicion: the keyword changes are real, but no value
             // crosses the line in the direction that hurts.
             for f in &mut findings {
-                if f.class >= Class::PossiblyBreaking {
+                // EVO-SCHEMA-029 is about meaning, not values: the proof does not reach it.
+                if f.class >= Class::PossiblyBreaking && f.rule != "EVO-SCHEMA-029" {
                     f.class = Class::Compatible;
                     f.reason
                         .push_str(" (the schema algebra proves no caller or consumer is affected)");

@@ -88,6 +88,21 @@ const HANDLED: &[&str] = &[
     "definitions",
 ];
 
+/// Keywords JSON Schema 2020-12 defines that the walk does not compare itself.
+const DEFINED_ELSEWHERE: &[&str] = &[
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
 /// The whole comparison of two schemas; see the module documentation.
 pub(crate) struct Walk<'a> {
     old_root: &'a Value,
@@ -264,12 +279,22 @@ impl<'a> Walk<'a> {
                 }
             } else if !HANDLED.contains(k) && a != b {
                 let at = |p: Option<&str>, v: Option<&Value>| v.and(p).map(|p| child(p, k));
+                // A keyword the dialect does not define validates nothing, but it may mean
+                // something to a consumer (a unit, a scale): no proof about values covers it.
+                let (rule, what) = if DEFINED_ELSEWHERE.contains(k) {
+                    ("EVO-SCHEMA-025", "is not judged by the walk")
+                } else {
+                    (
+                        "EVO-SCHEMA-029",
+                        "is not defined by JSON Schema 2020-12; its meaning is unknown",
+                    )
+                };
                 self.record(
-                    "EVO-SCHEMA-025",
+                    rule,
                     Effect::Unknown,
                     at(po, a).as_deref(),
                     at(pn, b).as_deref(),
-                    format!("keyword {k} changed and is not judged by the walk"),
+                    format!("keyword {k} changed and {what}"),
                 );
             }
         }
