@@ -27,6 +27,7 @@
 //! ```
 
 pub mod algebra;
+mod card;
 mod document;
 mod finding;
 mod keywords;
@@ -37,6 +38,7 @@ mod schema;
 mod walk;
 
 pub use algebra::Decision;
+pub use card::{diff_cards, CardReport, SkillChange, SkillEntry};
 pub use document::{carries, diff, diff_values, DiffError, Report};
 pub use finding::{Bump, Class, Effect, Finding, Side};
 pub use schema::{compare_schema, compare_schema_structural, inclusion, Inclusion, SchemaDiff};

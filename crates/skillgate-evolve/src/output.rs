@@ -142,11 +142,19 @@ pub fn to_text(r: &Report) -> String {
     } else {
         "does NOT carry it"
     };
-    let _ = writeln!(
-        out,
-        "{} {} -> {}: {} bump required; {} {verdict}",
-        r.skill_id, r.old_version, r.new_version, r.required, r.new_version
-    );
+    let _ = if r.required == crate::Bump::None {
+        writeln!(
+            out,
+            "{} {}: identical documents (same digest), no bump needed",
+            r.skill_id, r.old_version
+        )
+    } else {
+        writeln!(
+            out,
+            "{} {} -> {}: {} bump required; {} {verdict}",
+            r.skill_id, r.old_version, r.new_version, r.required, r.new_version
+        )
+    };
     let mut sorted: Vec<&Finding> = r.findings.iter().collect();
     sorted.sort_by_key(|f| std::cmp::Reverse(f.class));
     for f in sorted {
@@ -345,4 +353,101 @@ pub fn to_sarif<'a>(r: &'a Report, old_uri: &'a str, new_uri: &'a str) -> SarifL
             results,
         }],
     }
+}
+
+/// One skill of the card diff as JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct JsonCardSkill<'a> {
+    /// The skill id.
+    pub skill_id: &'a str,
+    /// `added`, `removed`, `reversioned` or `unchanged`.
+    pub change: &'static str,
+    /// OLD's advertised version.
+    pub old_version: Option<&'a str>,
+    /// NEW's advertised version.
+    pub new_version: Option<&'a str>,
+    /// OLD's advertised digest.
+    pub old_digest: Option<String>,
+    /// NEW's advertised digest.
+    pub new_digest: Option<String>,
+    /// The interface diff (as `interface diff --format json` prints it) when both documents
+    /// were given.
+    pub interface: Option<JsonReport<'a>>,
+    /// Why this skill fails the diff.
+    pub problem: Option<&'a str>,
+}
+
+/// The card diff as JSON: `{"ok", "skills": [...]}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct JsonCardReport<'a> {
+    /// False when any skill has a problem (exit 1).
+    pub ok: bool,
+    /// Every skill of either card.
+    pub skills: Vec<JsonCardSkill<'a>>,
+}
+
+fn change_name(c: &crate::SkillChange) -> &'static str {
+    match c {
+        crate::SkillChange::Added => "added",
+        crate::SkillChange::Removed => "removed",
+        crate::SkillChange::Reversioned => "reversioned",
+        crate::SkillChange::Unchanged => "unchanged",
+    }
+}
+
+/// The card diff as JSON, borrowing from `r`.
+pub fn card_to_json(r: &crate::CardReport) -> JsonCardReport<'_> {
+    JsonCardReport {
+        ok: !r.has_problems(),
+        skills: r
+            .skills
+            .iter()
+            .map(|s| JsonCardSkill {
+                skill_id: &s.skill_id,
+                change: change_name(&s.change),
+                old_version: s.old.as_ref().map(|(v, _)| v.as_str()),
+                new_version: s.new.as_ref().map(|(v, _)| v.as_str()),
+                old_digest: s.old.as_ref().map(|(_, d)| d.to_string()),
+                new_digest: s.new.as_ref().map(|(_, d)| d.to_string()),
+                interface: s.interface.as_ref().map(to_json),
+                problem: s.problem.as_deref(),
+            })
+            .collect(),
+    }
+}
+
+/// The card diff as text: one line per skill, the interface verdict indented below it.
+pub fn card_to_text(r: &crate::CardReport) -> String {
+    let mut out = String::new();
+    for s in &r.skills {
+        let v = |x: &Option<(String, skillgate_core::Digest)>| {
+            x.as_ref().map_or("-".to_owned(), |(v, _)| v.clone())
+        };
+        let _ = writeln!(
+            out,
+            "{:<11} {} ({} -> {})",
+            change_name(&s.change),
+            s.skill_id,
+            v(&s.old),
+            v(&s.new)
+        );
+        if let Some(p) = &s.problem {
+            let _ = writeln!(out, "  problem: {p}");
+        }
+        match &s.interface {
+            Some(i) => {
+                for line in to_text(i).lines() {
+                    let _ = writeln!(out, "  {line}");
+                }
+            }
+            None if s.change == crate::SkillChange::Reversioned => {
+                let _ = writeln!(
+                    out,
+                    "  interface verdict: not at hand (give both documents with --interface)"
+                );
+            }
+            None => {}
+        }
+    }
+    out
 }

@@ -32,6 +32,11 @@ pub enum InterfaceCommand {
     /// Decide whether UPSTREAM's output feeds DOWNSTREAM's input by direct composition
     /// (exit 0 composable, 1 not, 2 unreadable).
     Compose(ComposeArgs),
+    /// Compare two versions of one skill's document: every change classified for callers
+    /// (input) and consumers (output, records), the Major.Minor bump it needs, and whether
+    /// NEW's version carries it (exit 0 it does, 1 it does not or a document is invalid, 2
+    /// unreadable). Rules: docs/interface-diff.md.
+    Diff(super::evolve::DiffArgs),
     /// Print a complete, valid Skill Interface Document (digests computed) assembled from
     /// schema files (exit 0, or 1 with the findings).
     New(super::authoring::NewArgs),
@@ -82,6 +87,7 @@ impl InterfaceCommand {
             InterfaceCommand::Check(a) => a.format,
             InterfaceCommand::Compose(a) => a.format,
             InterfaceCommand::Validate(a) => a.format(),
+            InterfaceCommand::Diff(a) => return a.json(),
             InterfaceCommand::New(_) | InterfaceCommand::Fix(_) => Format::Text,
         };
         f == Format::Json
@@ -97,6 +103,7 @@ pub fn run(cmd: InterfaceCommand) -> Result<u8> {
     match cmd {
         InterfaceCommand::Check(a) => check(a),
         InterfaceCommand::Compose(a) => compose(a),
+        InterfaceCommand::Diff(a) => super::evolve::interface_diff(a),
         InterfaceCommand::New(a) => super::authoring::new(a),
         InterfaceCommand::Validate(a) => super::authoring::validate(a),
         InterfaceCommand::Fix(a) => super::authoring::fix(a),
