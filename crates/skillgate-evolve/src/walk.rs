@@ -498,13 +498,21 @@ fn as_map(v: &Value) -> &serde_json::Map<String, Value> {
 }
 
 /// Whether a `$ref` (or another reference keyword) appears anywhere in `v`. Data keywords are
-/// searched too: a false positive only costs a deeper walk.
+/// searched too, and a value nested deeper than the walk goes counts as having one: a false
+/// positive only costs a deeper walk, and the search must not recurse without bound.
 fn contains_reference(v: &Value) -> bool {
-    match v {
-        Value::Object(m) => m.iter().any(|(k, v)| {
-            matches!(k.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef") || contains_reference(v)
-        }),
-        Value::Array(a) => a.iter().any(contains_reference),
-        _ => false,
+    fn search(v: &Value, depth: usize) -> bool {
+        if depth > 4 * MAX_DEPTH {
+            return true;
+        }
+        match v {
+            Value::Object(m) => m.iter().any(|(k, v)| {
+                matches!(k.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef")
+                    || search(v, depth + 1)
+            }),
+            Value::Array(a) => a.iter().any(|v| search(v, depth + 1)),
+            _ => false,
+        }
     }
+    search(v, 0)
 }
