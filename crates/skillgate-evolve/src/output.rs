@@ -196,10 +196,10 @@ pub struct SarifRun<'a> {
     pub results: Vec<SarifResult<'a>>,
 }
 
-/// `tool`.
+/// The run's `tool`: SARIF puts the producer's identity and rules under its `driver`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SarifTool {
-    /// `driver`.
+    /// The component that produced the results (there are no extensions).
     pub driver: SarifDriver,
 }
 
@@ -261,22 +261,23 @@ pub struct SarifLocation<'a> {
     pub logical_locations: Vec<SarifLogical<'a>>,
 }
 
-/// `physicalLocation`.
+/// A SARIF `physicalLocation`: the file only, no region (a finding is located by its JSON
+/// Pointer, which has no line in a reformatted document).
 #[derive(Debug, Clone, Serialize)]
 pub struct SarifPhysical<'a> {
-    /// `artifactLocation`.
+    /// Which file.
     #[serde(rename = "artifactLocation")]
     pub artifact_location: SarifArtifact<'a>,
 }
 
-/// `artifactLocation`.
+/// A SARIF `artifactLocation`: the file as a URI reference (relative paths stay relative).
 #[derive(Debug, Clone, Serialize)]
 pub struct SarifArtifact<'a> {
     /// The file's URI reference, as the caller gave it.
     pub uri: &'a str,
 }
 
-/// `logicalLocation`.
+/// A SARIF `logicalLocation` carrying the finding's JSON Pointer as its fully qualified name.
 #[derive(Debug, Clone, Serialize)]
 pub struct SarifLogical<'a> {
     /// The JSON Pointer.
