@@ -174,7 +174,12 @@ impl<'a> Walk<'a> {
     ) -> Effect {
         let saved = std::mem::take(&mut self.changes);
         let neg = std::mem::replace(&mut self.neg, false);
+        // The memo of compared `$ref` targets is keyed by polarity, and in here the polarity
+        // is reset: a target compared in here must neither be skipped because it was compared
+        // outside (under the other polarity, perhaps) nor mark itself compared for outside.
+        let done = std::mem::take(&mut self.done);
         self.compare(o, n, po, pn);
+        self.done = done;
         self.neg = neg;
         let inner = std::mem::replace(&mut self.changes, saved);
         inner
@@ -515,4 +520,29 @@ fn contains_reference(v: &Value) -> bool {
         }
     }
     search(v, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// One `$defs` entry reached under `not` (through a removed property) and positively: the
+    /// positive use must still be reported after the negated one was compared.
+    #[test]
+    fn a_reference_met_under_both_polarities_is_judged_under_both() {
+        let defs = |min: u64| json!({"X": {"type": "string", "minLength": min}});
+        let schema = |min: u64, with_b: bool| {
+            let mut props = json!({"a": {"$ref": "#/$defs/X"}});
+            if with_b {
+                props["b"] = json!({"$ref": "#/$defs/X"});
+            }
+            // The positive use is the root's own `$ref`, compared after `not`.
+            json!({"$defs": defs(min), "not": {"properties": props, "additionalProperties": {"$ref": "#/$defs/X"}},
+                   "$ref": "#/$defs/X"})
+        };
+        let changes = Walk::run(&schema(0, true), &schema(1, false));
+        let effects: Vec<Effect> = changes.iter().map(|c| c.effect).collect();
+        assert!(effects.contains(&Effect::Narrows), "{changes:#?}");
+    }
 }
