@@ -64,6 +64,8 @@ fn leaf_schema() -> impl Strategy<Value = Value> {
         Just(json!(false)),
         Just(json!({})),
         Just(json!({"description": "annotated"})),
+        // Every generated document has a root `$defs/d` (see `document`).
+        Just(json!({"$ref": "#/$defs/d"})),
         (0u64..3).prop_map(|n| json!({"minItems": n, "uniqueItems": true})),
         (0u64..3).prop_map(|n| json!({"maxProperties": n})),
     ]
@@ -95,8 +97,20 @@ fn schema() -> impl Strategy<Value = Value> {
             prop::collection::vec(inner.clone(), 1..3).prop_map(|v| json!({"oneOf": v})),
             inner.clone().prop_map(|v| json!({"not": v})),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| json!({"if": a, "then": b})),
-            inner.prop_map(|v| json!({"$defs": {"d": v}, "$ref": "#/$defs/d"})),
         ]
+    })
+}
+
+/// A whole schema: a root `$defs/d` (a leaf, so it cannot refer to itself) beside the
+/// generated schema, so `{"$ref": "#/$defs/d"}` leaves resolve and an edit of `$defs` changes
+/// what every reference reads.
+fn document() -> impl Strategy<Value = Value> {
+    (leaf_schema(), schema()).prop_map(|(d, s)| match s {
+        Value::Object(mut m) => {
+            m.insert("$defs".into(), json!({"d": d}));
+            Value::Object(m)
+        }
+        other => json!({"$defs": {"d": d}, "allOf": [other]}),
     })
 }
 
@@ -235,8 +249,8 @@ fn run_property(structural: bool) {
         json!({"a": "a", "b": 2, "c": true}),
     ];
     let strategy = (
-        schema(),
-        schema(),
+        document(),
+        document(),
         prop::collection::vec(0u8..3, 1..6),
         prop::collection::vec(instance(), 0..24),
     );
