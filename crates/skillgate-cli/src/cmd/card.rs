@@ -24,6 +24,11 @@ pub enum CardCommand {
     /// Verify an Agent Card's signatures against your JWK set: exit 0 and the key that
     /// verified, or exit 1 and why no signature did.
     Verify(super::signing::VerifyArgs),
+    /// Compare two Agent Cards of one agent: skills added, removed and re-versioned, each
+    /// re-versioned skill with its interface verdict when both documents are given with
+    /// --interface (exit 0 no problem, 1 a skill removed, re-published under the same
+    /// version or without the bump it needs, 2 unreadable).
+    Diff(super::evolve::CardDiffArgs),
 }
 
 impl CardCommand {
@@ -33,6 +38,7 @@ impl CardCommand {
             CardCommand::Lint(a) => matches!(a.format, Format::Json),
             CardCommand::Verify(a) => a.format == super::signing::VerifyFormat::Json,
             CardCommand::Sign(_) => false,
+            CardCommand::Diff(a) => a.json(),
         }
     }
 }
@@ -91,6 +97,7 @@ pub fn run(cmd: CardCommand) -> Result<u8> {
         CardCommand::Lint(args) => lint(args),
         CardCommand::Sign(args) => super::signing::sign(args),
         CardCommand::Verify(args) => super::signing::verify_card(args),
+        CardCommand::Diff(args) => super::evolve::card_diff(args),
     }
 }
 
@@ -110,7 +117,7 @@ fn read_local(input: &str) -> Result<Vec<u8>> {
 
 /// The artifact URI for SARIF: the URL, `stdin`, an absolute path as a `file:` URL, or a
 /// relative path as a relative URI reference (percent-encoded, `/`-separated).
-fn artifact_uri(input: &str) -> String {
+pub(crate) fn artifact_uri(input: &str) -> String {
     if input == "-" {
         return "stdin".to_string();
     }

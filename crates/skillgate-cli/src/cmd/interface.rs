@@ -7,6 +7,8 @@ use serde_json::{json, Value};
 use skillgate_core::compose::direct_composition;
 use skillgate_core::document::{validate_document, Expectations, Finding, ValidatedDocument};
 use skillgate_core::{digest, Digest};
+use skillgate_evolve::output::json_finding;
+use skillgate_evolve::{inclusion, Finding as Change, Inclusion};
 
 use super::io::read_json;
 use crate::exit;
@@ -32,6 +34,11 @@ pub enum InterfaceCommand {
     /// Decide whether UPSTREAM's output feeds DOWNSTREAM's input by direct composition
     /// (exit 0 composable, 1 not, 2 unreadable).
     Compose(ComposeArgs),
+    /// Compare two versions of one skill's document: every change classified for callers
+    /// (input) and consumers (output, records), the Major.Minor bump it needs, and whether
+    /// NEW's version carries it (exit 0 it does, 1 it does not or a document is invalid, 2
+    /// unreadable). Rules: docs/interface-diff.md.
+    Diff(super::evolve::DiffArgs),
     /// Print a complete, valid Skill Interface Document (digests computed) assembled from
     /// schema files (exit 0, or 1 with the findings).
     New(super::authoring::NewArgs),
@@ -82,6 +89,7 @@ impl InterfaceCommand {
             InterfaceCommand::Check(a) => a.format,
             InterfaceCommand::Compose(a) => a.format,
             InterfaceCommand::Validate(a) => a.format(),
+            InterfaceCommand::Diff(a) => return a.json(),
             InterfaceCommand::New(_) | InterfaceCommand::Fix(_) => Format::Text,
         };
         f == Format::Json
@@ -97,6 +105,7 @@ pub fn run(cmd: InterfaceCommand) -> Result<u8> {
     match cmd {
         InterfaceCommand::Check(a) => check(a),
         InterfaceCommand::Compose(a) => compose(a),
+        InterfaceCommand::Diff(a) => super::evolve::interface_diff(a),
         InterfaceCommand::New(a) => super::authoring::new(a),
         InterfaceCommand::Validate(a) => super::authoring::validate(a),
         InterfaceCommand::Fix(a) => super::authoring::fix(a),
@@ -198,12 +207,18 @@ fn compose(a: ComposeArgs) -> Result<u8> {
         }
     };
     let result = direct_composition(&up.document().output_schema, &down.document().input_schema);
+    // The profile extension beside the draft's verdict: never changes it or the exit code.
+    let included = inclusion(
+        &up.document().output_schema.resolution.schema,
+        &down.document().input_schema.resolution.schema,
+    );
     match a.format {
         Format::Json => {
             let mut out = json!({
                 "composable": result.is_ok(),
                 "upstream": side(&up),
                 "downstream": side(&down),
+                "inclusion": inclusion_json(&included),
             });
             if let Err(e) = &result {
                 out["field"] = json!(e.field.as_str());
@@ -228,9 +243,55 @@ fn compose(a: ComposeArgs) -> Result<u8> {
             }
         },
     }
+    if a.format == Format::Text {
+        inclusion_text(&included);
+    }
     Ok(if result.is_ok() {
         exit::OK
     } else {
         exit::INVALID
     })
+}
+
+/// What `inclusion` means, said once for both formats: it is this profile's reading, not the
+/// draft's composition rule.
+const INCLUSION_NOTE: &str = "profile extension, not the draft's rule: whether every value the \
+    upstream output schema accepts, the downstream input schema accepts";
+
+fn inclusion_parts(i: &Inclusion) -> (&'static str, &[Change]) {
+    match i {
+        Inclusion::Included => ("included", &[]),
+        Inclusion::NotIncluded { findings } => ("not_included", findings),
+        Inclusion::Undecided { findings } => ("undecided", findings),
+    }
+}
+
+fn inclusion_json(i: &Inclusion) -> Value {
+    let (result, findings) = inclusion_parts(i);
+    json!({
+        "extension": "skillgate-inclusion",
+        "note": INCLUSION_NOTE,
+        "result": result,
+        "findings": findings.iter().map(json_finding).collect::<Vec<_>>(),
+    })
+}
+
+fn inclusion_text(i: &Inclusion) {
+    let (result, findings) = inclusion_parts(i);
+    let said = match result {
+        "included" => {
+            "upstream output is included in downstream input (a chain works without transformation)"
+        }
+        "not_included" => "upstream output is NOT included in downstream input",
+        _ => "inclusion of upstream output in downstream input is undecided",
+    };
+    outln!("inclusion (profile extension, not the draft's rule): {said}");
+    for f in findings {
+        let at = f
+            .new_pointer
+            .as_deref()
+            .or(f.old_pointer.as_deref())
+            .unwrap_or("");
+        outln!("  {} {at}: {}", f.rule, f.reason);
+    }
 }

@@ -7,6 +7,7 @@ pub mod client;
 pub mod conformance;
 pub mod demo;
 pub mod docs;
+pub mod evolve;
 pub mod examples;
 pub mod gateway;
 pub mod init;

@@ -211,6 +211,7 @@ fn compose_names_the_differing_field() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["composable"], true);
+    assert_eq!(v["inclusion"]["result"], "included");
 
     down["input_schema"]["version"] = serde_json::json!("1.1");
     let down_p = tmp(&scratch, "down2.json", &down.to_string());
@@ -226,6 +227,27 @@ fn compose_names_the_differing_field() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["composable"], false);
     assert_eq!(v["field"], "version");
+    // The draft says no (the version differs); the profile extension says how far apart the
+    // two schemas are: not at all.
+    assert_eq!(v["inclusion"]["extension"], "skillgate-inclusion");
+    assert_eq!(v["inclusion"]["result"], "included");
+
+    // A downstream input that refuses part of the upstream output: not included, and why.
+    down["input_schema"] = up["input_schema"].clone();
+    let down_p = tmp(&scratch, "down3.json", &down.to_string());
+    let out = run(&[
+        "interface",
+        "compose",
+        up_p.to_str().unwrap(),
+        down_p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("profile extension, not the draft's rule"),
+        "{text}"
+    );
+    assert!(text.contains("NOT included"), "{text}");
 }
 
 #[test]

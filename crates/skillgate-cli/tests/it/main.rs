@@ -16,6 +16,7 @@ mod core_cli;
 mod credential_origins;
 mod declarative;
 mod doc_links;
+mod evolve_cli;
 mod gateway;
 mod inspect_cli;
 mod logs;
