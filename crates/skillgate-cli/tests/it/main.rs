@@ -19,6 +19,7 @@ mod doc_links;
 mod gateway;
 mod inspect_cli;
 mod logs;
+mod mcp;
 mod messages;
 mod net_flags;
 mod pipes;
