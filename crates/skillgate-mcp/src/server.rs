@@ -1,16 +1,17 @@
 //! [`SkillServer`]: the `rmcp` server handler. `tools/list` resolves every governed skill of
 //! the agent's card through the client (steps 1 to 6); `tools/call` runs steps 1 to 11 for one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
     Tool,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 use skillgate_client::{skills, Client, ClientError, Mode, Step};
 use skillgate_core::digest::Digest;
@@ -39,12 +40,16 @@ struct Inner {
 /// The MCP server in front of one A2A agent. Cheap to clone: the Streamable HTTP transport
 /// makes one per session, and they share the client and its interface cache.
 #[derive(Clone)]
-pub struct SkillServer(Arc<Inner>);
+pub struct SkillServer {
+    inner: Arc<Inner>,
+    /// How often a session's card is re-read for `tools/list_changed` (`None`: never).
+    refresh: Option<Duration>,
+}
 
 impl std::fmt::Debug for SkillServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SkillServer")
-            .field("url", &self.0.url)
+            .field("url", &self.inner.url)
             .finish_non_exhaustive()
     }
 }
@@ -57,18 +62,71 @@ impl SkillServer {
     /// A server for the agent at `url` (base URL or Agent Card URL), calling it through
     /// `client` (whose configuration carries the token, trusted keys, binding and bounds).
     pub fn new(client: Client, url: impl Into<String>) -> Self {
-        Self(Arc::new(Inner {
-            client,
-            url: url.into(),
-            listed: Mutex::new(HashMap::new()),
-        }))
+        Self {
+            inner: Arc::new(Inner {
+                client,
+                url: url.into(),
+                listed: Mutex::new(HashMap::new()),
+            }),
+            refresh: None,
+        }
+    }
+
+    /// The same server, re-reading the card every `every` in each session that began with
+    /// `initialize` and sending `notifications/tools/list_changed` when the advertised skills
+    /// or digests changed. Sessions of MCP 2026-07-28 have no `initialize` and get none.
+    pub fn with_refresh(mut self, every: Duration) -> Self {
+        self.refresh = Some(every);
+        self
+    }
+
+    /// What the card advertises now: each governed skill's interface digest, by id. Only
+    /// the card is read (no describe_skill): a change here is what makes a list stale.
+    pub async fn advertised(&self) -> Result<BTreeMap<String, String>, ClientError> {
+        let target = self
+            .inner
+            .client
+            .fetch_target(&self.inner.url, &mut quiet)
+            .await?;
+        Ok(skills(&target.card)
+            .into_iter()
+            .filter_map(|s| s.interface_digest.map(|d| (s.id, d)))
+            .collect())
+    }
+
+    /// Re-reads the card every `every` and tells `peer` when the advertisement changed, until
+    /// the session's transport closes. A card that cannot be read is logged and skipped: the
+    /// next call reports the failure to the host anyway.
+    async fn watch(self, peer: Peer<RoleServer>, every: Duration) {
+        let mut last = self.advertised().await.ok();
+        while !peer.is_transport_closed() {
+            tokio::time::sleep(every).await;
+            let now = match self.advertised().await {
+                Ok(now) => now,
+                Err(e) => {
+                    tracing::warn!("card re-read failed: {e}");
+                    continue;
+                }
+            };
+            if last.as_ref() != Some(&now) {
+                last = Some(now);
+                tracing::info!("the card's governed skills changed: tools/list_changed sent");
+                if peer.notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+        }
     }
 
     /// The tools: one per advertised governed skill whose interface passes steps 1 to 6. A
     /// skill that fails is left out and the reason logged (warning); only a card that cannot
     /// be fetched (step 1) fails the whole list.
     pub async fn tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let target = self.0.client.fetch_target(&self.0.url, &mut quiet).await?;
+        let target = self
+            .inner
+            .client
+            .fetch_target(&self.inner.url, &mut quiet)
+            .await?;
         let mut tools = Vec::new();
         let mut listed = HashMap::new();
         for skill in skills(&target.card) {
@@ -77,7 +135,7 @@ impl SkillServer {
                 continue;
             }
             let resolved = match self
-                .0
+                .inner
                 .client
                 .resolve_target(target.clone(), &skill.id, &mut quiet)
                 .await
@@ -96,7 +154,7 @@ impl SkillServer {
                 Err(e) => tracing::warn!(skill = %skill.id, "not listed: {e}"),
             }
         }
-        if let Ok(mut l) = self.0.listed.lock() {
+        if let Ok(mut l) = self.inner.listed.lock() {
             *l = listed;
         }
         Ok(tools)
@@ -106,18 +164,28 @@ impl SkillServer {
     /// same digest), the digest compared with the one listed, then steps 7 to 11. Every
     /// failure is a tool result with `isError: true`.
     pub async fn call(&self, name: &str, arguments: Value) -> CallToolResult {
-        let resolved = match self.0.client.resolve(&self.0.url, name, &mut quiet).await {
+        let resolved = match self
+            .inner
+            .client
+            .resolve(&self.inner.url, name, &mut quiet)
+            .await
+        {
             Ok(r) => r,
             Err(e) => return failure_result(&e),
         };
-        let listed = self.0.listed.lock().ok().and_then(|l| l.get(name).cloned());
+        let listed = self
+            .inner
+            .listed
+            .lock()
+            .ok()
+            .and_then(|l| l.get(name).cloned());
         if let Some(listed) = listed {
             if listed != resolved.selection.interface_digest {
                 return changed_result(name, &listed, &resolved.selection.interface_digest);
             }
         }
         match self
-            .0
+            .inner
             .client
             .invoke(&resolved, &arguments, Mode::Sync, &mut quiet)
             .await
@@ -160,13 +228,19 @@ fn list_error(e: &ClientError) -> ErrorData {
 
 impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let tools = ServerCapabilities::builder().enable_tools();
+        let capabilities = if self.refresh.is_some() {
+            tools.enable_tool_list_changed().build()
+        } else {
+            tools.build()
+        };
+        let mut info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillgate", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
                 "Governed A2A skills of the agent at {}: each tool's input is validated \
                  against its Skill Interface Document before anything is sent, and its output \
                  after; a refusal comes back as isError with the draft's error code.",
-                self.0.url
+                self.inner.url
             ));
         info.protocol_version = PROTOCOL_VERSIONS[0].clone();
         info
@@ -174,6 +248,14 @@ impl ServerHandler for SkillServer {
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
         std::borrow::Cow::Owned(PROTOCOL_VERSIONS.to_vec())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // One watcher per session: each has its own peer to notify. 2026-07-28 sessions have
+        // no initialize (and list_changed there needs subscriptions/listen): none for them.
+        if let Some(every) = self.refresh {
+            tokio::spawn(self.clone().watch(context.peer, every));
+        }
     }
 
     async fn list_tools(
@@ -193,7 +275,7 @@ impl ServerHandler for SkillServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let known = self
-            .0
+            .inner
             .listed
             .lock()
             .map(|l| l.is_empty() || l.contains_key(request.name.as_ref()))

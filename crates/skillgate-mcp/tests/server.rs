@@ -32,7 +32,7 @@ fn args(v: Value) -> JsonObject {
     }
 }
 
-async fn call(c: &RunningService<RoleClient, ()>, name: &str, a: Value) -> CallToolResult {
+async fn call(c: &rmcp::Peer<RoleClient>, name: &str, a: Value) -> CallToolResult {
     c.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args(a)))
         .await
         .unwrap()
@@ -189,4 +189,53 @@ fn a_listener_off_loopback_is_refused() {
         ))
         .unwrap_err();
     assert!(e.to_string().contains("not a loopback"), "{e}");
+}
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Watcher(std::sync::Arc<tokio::sync::Notify>);
+
+impl rmcp::ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.notify_one();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_card_sends_tools_list_changed() {
+    let agent = FakeAgent::start();
+    let client = Client::new(ClientConfig::default()).unwrap();
+    let server = SkillServer::new(client, agent.base.as_str())
+        .with_refresh(std::time::Duration::from_millis(100));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let watcher = Watcher::default();
+    let c = watcher.clone().serve(client_io).await.unwrap();
+    assert!(c
+        .peer_info()
+        .unwrap()
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|t| t.list_changed)
+        .unwrap_or(false));
+    c.list_all_tools().await.unwrap();
+    let newer = fake::document(fake::SKILL, "1.1").value().clone();
+    agent.set_document(fake::SKILL, newer, true);
+    tokio::time::timeout(std::time::Duration::from_secs(10), watcher.0.notified())
+        .await
+        .expect("tools/list_changed within 10 s");
+    // Listed again, the new interface is callable.
+    let tools = c.list_all_tools().await.unwrap();
+    assert_eq!(
+        tools[0].meta.as_ref().unwrap().0["skillgate/skill_version"],
+        "1.1"
+    );
+    let r = call(&c, fake::SKILL, json!({"metric": "rx", "threshold": 1.0})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    c.cancel().await.unwrap();
 }

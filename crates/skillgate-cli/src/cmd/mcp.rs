@@ -5,6 +5,7 @@
 //! its logs (skills left out and why, cancelled calls) go to stderr.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
@@ -25,11 +26,26 @@ pub struct McpArgs {
     /// printed on stdout as `listening on http://ADDR/mcp`.
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
+    /// Re-read the agent's card this often (e.g. 60s) and send the host
+    /// notifications/tools/list_changed when its governed skills or their digests change
+    /// (sessions that began with initialize, i.e. MCP 2025-11-25 and 2025-06-18). Default: never.
+    #[arg(long, value_name = "DURATION", value_parser = parse_refresh)]
+    refresh: Option<Duration>,
     /// Use this binding of the card (default: the card's first supported interface).
     #[arg(long, value_enum)]
     binding: Option<BindingArg>,
     #[command(flatten)]
     net: NetArgs,
+}
+
+/// A refresh interval: a humantime duration of at least one second (a shorter one would poll
+/// the agent's card faster than any host re-lists).
+fn parse_refresh(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{s:?}: {e} (e.g. 60s, 5m)"))?;
+    if d < Duration::from_secs(1) {
+        return Err(format!("{s:?} is under one second"));
+    }
+    Ok(d)
 }
 
 /// Logs on stderr (stdout may be the MCP channel): `RUST_LOG` if set, else this crate's
@@ -58,7 +74,10 @@ pub fn run(a: McpArgs) -> anyhow::Result<u8> {
         ..ClientConfig::from_transport(transport)
     };
     let client = Client::new(config).context("cannot set up the A2A client")?;
-    let server = SkillServer::new(client, a.url.clone());
+    let mut server = SkillServer::new(client, a.url.clone());
+    if let Some(every) = a.refresh {
+        server = server.with_refresh(every);
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -105,6 +105,17 @@ fn mcp_listens_on_loopback_only() {
 }
 
 #[test]
+fn mcp_refuses_a_refresh_under_a_second() {
+    let out = skillgate().run(&["mcp", "http://127.0.0.1:9", "--refresh", "10ms"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("under one second"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn mcp_help_shows_a_desktop_host_config() {
     let out = skillgate().run(&["mcp", "--help"]);
     assert_eq!(code(&out), 0);
