@@ -15,21 +15,29 @@
 #       signature verifier against the 0.3 card `serve --signing-key` serves; plus the official
 #       @a2a-js/sdk 0.3 client against `skillgate serve` (interop/js03, npm, installed into
 #       target/interop-js03).
-# Usage: interop/run.sh [all|v10|v03] (default all). Creates the venv(s), installs the
-# requirements, builds `skillgate`, runs every scenario of the group and exits non-zero if any
-# failed.
+#   (g) the `mcp` group: the official MCP Python SDK (mcp 2.3.0) as the client of `skillgate mcp`
+#       over stdio and Streamable HTTP, in front of `skillgate serve` (its own venv
+#       INTEROP_MCP_VENV, default target/interop-venv-mcp, interop/requirements-mcp.txt).
+# Usage: interop/run.sh [GROUP ...] with groups v10 (a)-(e), v03 (f), mcp (g); no group (or
+# `all`) runs every one. Creates each group's venv, installs its pinned requirements, builds
+# `skillgate`, runs every scenario of the groups and exits non-zero if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 VENV=${INTEROP_VENV:-target/interop-venv}
 VENV_V03=${INTEROP_VENV_V03:-target/interop-venv-v03}
+MCP_VENV=${INTEROP_MCP_VENV:-target/interop-venv-mcp}
 SCENARIO_TIMEOUT=${INTEROP_TIMEOUT:-180}
-GROUP=${1:-all}
-case "$GROUP" in
-    all|v10|v03) ;;
-    *) echo "usage: interop/run.sh [all|v10|v03]" >&2; exit 2 ;;
-esac
+GROUPS_WANTED=" ${*:-all} "
+[[ "$GROUPS_WANTED" == " all " ]] && GROUPS_WANTED=" v10 v03 mcp "
+for g in $GROUPS_WANTED; do
+    case "$g" in
+        v10|v03|mcp) ;;
+        *) echo "usage: interop/run.sh [all|v10|v03|mcp ...]" >&2; exit 2 ;;
+    esac
+done
+want() { [[ "$GROUPS_WANTED" == *" $1 "* ]]; }
 
 # venv DIR REQUIREMENTS: creates DIR if needed and installs the pinned requirements into it.
 venv() {
@@ -39,8 +47,9 @@ venv() {
     fi
     "$1/bin/python" -m pip install --quiet --disable-pip-version-check -r "$2"
 }
-[ "$GROUP" = v03 ] || venv "$VENV" interop/requirements.txt
-[ "$GROUP" = v10 ] || venv "$VENV_V03" interop/requirements-v03.txt
+if want v10; then venv "$VENV" interop/requirements.txt; fi
+if want v03; then venv "$VENV_V03" interop/requirements-v03.txt; fi
+if want mcp; then venv "$MCP_VENV" interop/requirements-mcp.txt; fi
 
 echo "== interop: cargo build -p skillgate-cli"
 cargo build --quiet -p skillgate-cli
@@ -51,11 +60,11 @@ SKILLGATE="$TARGET_DIR/debug/skillgate"
 
 EXAMPLE=examples/interfaces/evaluate_resource_condition
 failed=()
-# run NAME SCRIPT ARGS...: one scenario with the 1.0 venv's python (PY overrides it).
+# run NAME SCRIPT ARGS...: one scenario, run by $PY (the group's python, or node).
 run() {
     local name=$1; shift
     echo "== interop: $name"
-    if timeout "$SCENARIO_TIMEOUT" "${PY:-$VENV/bin/python}" "$@"; then
+    if timeout "$SCENARIO_TIMEOUT" "$PY" "$@"; then
         echo "== interop: $name PASSED"
     else
         echo "== interop: $name FAILED (exit $?)" >&2
@@ -63,7 +72,8 @@ run() {
     fi
 }
 
-if [ "$GROUP" != v03 ]; then
+if want v10; then
+    PY="$VENV/bin/python"
     run sdk_client_vs_skillgate interop/sdk_client_vs_skillgate.py "$SKILLGATE"
     run sdk_server_plain interop/sdk_server_plain.py "$SKILLGATE"
     run sdk_server_extension interop/sdk_server_extension.py "$SKILLGATE" \
@@ -72,19 +82,24 @@ if [ "$GROUP" != v03 ]; then
     run signing_vs_sdk interop/signing_vs_sdk.py "$SKILLGATE"
     run grpc_vs_sdk interop/grpc_vs_sdk.py "$SKILLGATE"
 fi
-if [ "$GROUP" != v10 ]; then
-    PY="$VENV_V03/bin/python" run v03_sdk_client_vs_skillgate \
-        interop/v03_sdk_client_vs_skillgate.py "$SKILLGATE"
-    PY="$VENV_V03/bin/python" run v03_gateway_vs_sdk interop/v03_gateway_vs_sdk.py "$SKILLGATE"
-    PY="$VENV_V03/bin/python" run v03_sdk_server_extension interop/v03_sdk_server_extension.py \
+if want v03; then
+    PY="$VENV_V03/bin/python"
+    run v03_sdk_client_vs_skillgate interop/v03_sdk_client_vs_skillgate.py "$SKILLGATE"
+    run v03_gateway_vs_sdk interop/v03_gateway_vs_sdk.py "$SKILLGATE"
+    run v03_sdk_server_extension interop/v03_sdk_server_extension.py \
         "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
-    PY="$VENV_V03/bin/python" run v03_signing_vs_sdk interop/v03_signing_vs_sdk.py "$SKILLGATE"
+    run v03_signing_vs_sdk interop/v03_signing_vs_sdk.py "$SKILLGATE"
     # The JS SDK's 0.3 client: its pinned package, installed once into target/.
     JS03=target/interop-js03
     mkdir -p "$JS03"
     cp interop/js03/package.json interop/js03/v03_js_client_vs_skillgate.mjs "$JS03/"
     [ -d "$JS03/node_modules/@a2a-js/sdk" ] || (cd "$JS03" && npm install --silent --no-audit --no-fund)
     PY=node run v03_js_client_vs_skillgate "$JS03/v03_js_client_vs_skillgate.mjs" "$SKILLGATE"
+fi
+
+if want mcp; then
+    PY="$MCP_VENV/bin/python"
+    run mcp_client_vs_skillgate interop/mcp_client_vs_skillgate.py "$SKILLGATE"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -80,6 +80,10 @@ enum Command {
     /// Serve the web console for any A2A agent on loopback: its card with lint findings,
     /// validated skill documents, conformance, calls and tasks.
     Inspect(cmd::inspect::InspectArgs),
+    /// Serve an agent's governed skills as MCP tools (stdio, or Streamable HTTP with --listen):
+    /// each tool's interface checked three ways, input validated before anything is sent,
+    /// output validated, refusals as isError with the draft's code.
+    Mcp(cmd::mcp::McpArgs),
     /// Probe an agent for the schema-interface draft: every check with an id, verdict and evidence.
     Conformance(cmd::conformance::ConformanceArgs),
     /// List an agent's skills: id, version, interface digest, modes, tags.
@@ -183,6 +187,7 @@ fn main() -> ExitCode {
         Command::Init(a) => cmd::init::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),
         Command::Inspect(a) => cmd::inspect::run(a),
+        Command::Mcp(a) => cmd::mcp::run(a),
         Command::Store(c) => cmd::store::run(c),
         Command::Skills(a) => cmd::agent::skills(a),
         Command::Task(c) => cmd::task::run(c),

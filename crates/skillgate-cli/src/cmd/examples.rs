@@ -26,6 +26,7 @@ pub const EXAMPLES: &[(&[&str], &str)] = &[
     (&["init"], "skillgate init myagent && skillgate serve --config myagent/agent.toml"),
     (&["store", "migrate"], "skillgate store migrate --store postgres://postgres@127.0.0.1/skillgate"),
     (&["inspect"], "skillgate inspect http://127.0.0.1:7420\n  skillgate inspect https://agent.example --token-file token --listen 127.0.0.1:7430"),
+    (&["mcp"], "skillgate mcp http://127.0.0.1:7420\n  skillgate mcp http://127.0.0.1:7420 --listen 127.0.0.1:7430\n  SKILLGATE_TOKEN=... skillgate mcp https://agent.example --trust-jwks jwks.json --timeout 60\n  # A desktop host starts it over stdio; its config (claude_desktop_config.json):\n  # {\"mcpServers\": {\"netops\": {\"command\": \"skillgate\",\n  #   \"args\": [\"mcp\", \"http://127.0.0.1:7420\"], \"env\": {\"SKILLGATE_TOKEN\": \"...\"}}}}"),
     (&["conformance"], "skillgate conformance http://127.0.0.1:7420\n  skillgate conformance http://127.0.0.1:7420 --binding http-json --format json | jq .summary"),
     (&["skills"], "skillgate skills http://127.0.0.1:7420\n  skillgate skills http://127.0.0.1:7420 --format json | jq -r '.skills[].id'"),
     (&["task", "get"], "skillgate task get http://127.0.0.1:7420 TASK_ID\n  skillgate task get http://127.0.0.1:7420 TASK_ID --format json | jq -r .task.status.state"),

@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod interface;
 pub mod io;
 pub mod jcs;
+pub mod mcp;
 pub mod net;
 pub mod serve;
 pub mod signing;

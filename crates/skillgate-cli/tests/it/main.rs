@@ -20,6 +20,7 @@ mod evolve_cli;
 mod gateway;
 mod inspect_cli;
 mod logs;
+mod mcp;
 mod messages;
 mod net_flags;
 mod pipes;
