@@ -9,5 +9,6 @@
 mod bench;
 mod common;
 mod conformance;
+mod group;
 mod postgres;
 mod sqlite;
