@@ -1,12 +1,14 @@
-//! Group commit (SQLite): a write's caller resumes only once the transaction
+//! Group commit (SQLite and PostgreSQL): a write's caller resumes only once the transaction
 //! carrying it has committed, its event leaves only then, writes queued meanwhile share the
 //! next transaction, and a refused write in a shared transaction refuses only itself.
 //! Commits are held with the store's own hook (`hold_commits`), not by slowing a database.
 
-use crate::common::{limits, next, row};
+use crate::common::{limits, next, row, PgDb};
 use crate::postgres::status_event;
 use skillgate_a2a::types::TaskState;
-use skillgate_store::{now_ms, CommitHold, CommitStats, SqliteStore, StoreError, TaskStore};
+use skillgate_store::{
+    now_ms, CommitHold, CommitStats, PostgresStore, SqliteStore, StoreError, TaskStore,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -37,6 +39,19 @@ async fn sqlite() -> Held {
         reads_while_held: false,
         _keep: Box::new(dir),
     }
+}
+
+async fn postgres() -> Option<Held> {
+    let db = PgDb::create().await?;
+    let s = Arc::new(PostgresStore::open(&db.url, limits()).await.unwrap());
+    let (h, st) = (s.clone(), s.clone());
+    Some(Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: true,
+        _keep: Box::new(db),
+    })
 }
 
 async fn within<T>(f: impl std::future::Future<Output = T>) -> T {
@@ -116,6 +131,12 @@ async fn sqlite_caller_resumes_only_after_its_batch_commits() {
     caller_resumes_after_commit(sqlite().await, true).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_caller_resumes_only_after_its_batch_commits() {
+    let Some(h) = postgres().await else { return };
+    caller_resumes_after_commit(h, false).await;
+}
+
 async fn refusals_stay_in_their_write(h: Held) {
     let s = h.store.clone();
     let t0 = now_ms();
@@ -184,6 +205,12 @@ async fn sqlite_refused_writes_do_not_break_their_batch() {
     refusals_stay_in_their_write(sqlite().await).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_refused_writes_do_not_break_their_batch() {
+    let Some(h) = postgres().await else { return };
+    refusals_stay_in_their_write(h).await;
+}
+
 /// Many concurrent writers share transactions: far fewer commits than writes (the point of
 /// group commit), and every write is there afterwards.
 async fn concurrent_writes_share_commits(h: Held) {
@@ -219,4 +246,10 @@ async fn concurrent_writes_share_commits(h: Held) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_concurrent_writes_share_commits() {
     concurrent_writes_share_commits(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_concurrent_writes_share_commits() {
+    let Some(h) = postgres().await else { return };
+    concurrent_writes_share_commits(h).await;
 }
