@@ -23,3 +23,4 @@ mod store_bounds;
 mod streaming;
 mod tck_schema;
 mod v03;
+mod writes;
