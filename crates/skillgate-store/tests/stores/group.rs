@@ -253,3 +253,30 @@ async fn postgres_concurrent_writes_share_commits() {
     let Some(h) = postgres().await else { return };
     concurrent_writes_share_commits(h).await;
 }
+
+/// Lease renewal never waits for a writer lane: with a batch holding a running task's row
+/// (commit held), renewing that task and another returns at once instead of queueing behind
+/// the batch (or deadlocking with it, as the load bench saw), and renews the free one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_lease_renewal_skips_rows_a_batch_holds() {
+    let Some(h) = postgres().await else { return };
+    let s = h.store.clone();
+    let t0 = now_ms();
+    let busy = row("busy", "c", None, TaskState::Working, t0);
+    let free = row("free", "c", None, TaskState::Working, t0);
+    s.create(&busy).await.unwrap();
+    s.create(&free).await.unwrap();
+    let hold = (h.hold)();
+    let store = s.clone();
+    let write = next(&busy, TaskState::Working, t0 + 1);
+    let parked = tokio::spawn(async move { store.update(&write, &[]).await });
+    within(hold.parked()).await;
+    let ids = vec!["busy".to_string(), "free".to_string()];
+    tokio::time::timeout(Duration::from_secs(2), s.renew_leases(&ids))
+        .await
+        .expect("renewal does not wait for the held batch")
+        .unwrap();
+    drop(hold);
+    within(parked).await.unwrap().unwrap();
+    assert_eq!(s.get("busy").await.unwrap().unwrap().version, 2);
+}
