@@ -165,6 +165,10 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
     local kind=$1 out err
     out=$OUT/server.$kind.out
     err=$OUT/server.$kind.err
+    # Emptied here, not by the server's redirection: the background shell may open them after
+    # wait_listening has read the previous run's "listening on" line (seen under load).
+    : >"$out"
+    : >"$err"
     case $kind in
         memory) STORE_DESC="memory" ;;
         sqlite)

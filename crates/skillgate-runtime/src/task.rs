@@ -176,6 +176,29 @@ impl TaskHandle {
         Ok(Self::from_row(store.clone(), metrics, row, task))
     }
 
+    /// Stores a task that is already terminal (created and finished in one write) and returns
+    /// its handle, counting its creation and its end. `None`, with nothing written, when its
+    /// JSON would take more than half the per-task budget: [`TaskHandle::create`] then keeps
+    /// only a note of the request, which a finished task would have to decide differently.
+    pub(crate) async fn create_finished(
+        store: &Arc<dyn TaskStore>,
+        metrics: &Metrics,
+        task: Task,
+        owner: Option<String>,
+        flags: Flags,
+    ) -> Result<Option<Arc<Self>>, StoreError> {
+        let row = TaskRow::new(&task, owner, flags);
+        if row.body.len() as u64 > store.limits().max_task_bytes / 2 {
+            return Ok(None);
+        }
+        store.create(&row).await?;
+        metrics.task_created();
+        if task.status.state.is_terminal() {
+            metrics.task_ended(task.status.state);
+        }
+        Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
+    }
+
     /// A handle over a row already read from the store.
     pub(crate) fn of_row(
         store: &Arc<dyn TaskStore>,

@@ -50,6 +50,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod group;
 mod hub;
 mod memory;
 #[cfg(feature = "postgres")]
@@ -60,6 +62,8 @@ mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use group::{CommitHold, CommitStats};
 pub use hub::{EventHub, HubEvent, Subscription};
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]

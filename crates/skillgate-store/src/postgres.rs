@@ -1,6 +1,9 @@
 //! The PostgreSQL store: any number of replicas acting as one agent.
 //!
-//! Every write is one short transaction. Versioned updates make concurrent writers safe; the
+//! Creates and updates go through the store's writer lanes ([`crate::group`]): each lane
+//! commits every write queued while its previous commit was flushing in one transaction, and
+//! sends the batch's notifications with one statement (see `batch`). Other writes are one
+//! short transaction each. Versioned updates make concurrent writers safe; the
 //! per-caller limit is exact (creates of one owner are serialized by a transaction-scoped
 //! advisory lock on the owner); the byte budget is enforced against a counter kept by triggers
 //! in `skillgate_usage`, split into 16 rows (one per backend, `pg_backend_pid() % 16`) so
@@ -9,7 +12,7 @@
 //! once they commit); the next create or purge evicts back under it.
 //!
 //! Events: an accepted update sends one `pg_notify('skillgate_task_events', payload)` per event
-//! in its own transaction, so the notifications go out exactly when (and only if) the update
+//! in its batch's transaction, so the notifications go out exactly when (and only if) the update
 //! commits, in commit order (and, within one update, in the order of its events). Every replica (this one included) LISTENs on a dedicated connection and
 //! publishes what it receives to its [`EventHub`]. If that connection drops, notifications sent
 //! meanwhile are lost; after reconnecting, the listener publishes [`HubEvent::Resync`] with the
@@ -20,17 +23,17 @@
 //!
 //! Leases use each replica's clock: keep replica clocks within a fraction of `lease_ttl`.
 
+mod batch;
+
+use crate::group::{CommitHold, CommitStats, Queue, Write};
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::sql::query::Statements;
 use crate::sql::{
-    decode_push, decode_row, encode_push, notify_payload, parse_payload, scrub, to_i64, to_u64,
-    COLUMNS, DELETE_BATCH, RUNNING_STATES,
+    decode_push, decode_row, encode_push, parse_payload, scrub, to_u64, COLUMNS, DELETE_BATCH,
+    RUNNING_STATES,
 };
-use crate::{
-    expected_version, redact, versioned_events, PushRegistration, StoreError, TaskStore,
-    SCHEMA_VERSION,
-};
+use crate::{redact, PushRegistration, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
 use skillgate_a2a::{StreamResponse, TaskState};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
@@ -46,10 +49,77 @@ type Stmt = Statements<Postgres>;
 /// The notification channel of task events.
 pub(crate) const CHANNEL: &str = "skillgate_task_events";
 
-/// Connections per replica for queries (the listener has its own).
-/// Commits wait for their flush to disk; more connections let PostgreSQL flush several commits
-/// at once.
+/// Connections per replica for queries and writer lanes (the listener has its own), unless
+/// the URL says `pool_size=N`.
 const POOL_SIZE: u32 = 16;
+
+/// Writer lanes per replica, unless the URL says `writers=N`: with two, one lane executes its
+/// batch while the other's commit is flushing.
+const WRITERS: usize = 2;
+
+/// The URL parameters this store reads itself (and removes before the driver sees the URL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Tuning {
+    pool_size: u32,
+    writers: usize,
+}
+
+/// Splits `pool_size` and `writers` off a PostgreSQL URL: the URL for the driver and the
+/// tuning, refusing values that are not positive numbers (or writers that would leave no
+/// connection for reads).
+fn tuning(url: &str) -> Result<(String, Tuning), StoreError> {
+    let mut t = Tuning {
+        pool_size: POOL_SIZE,
+        writers: WRITERS,
+    };
+    let Ok(mut u) = url::Url::parse(url) else {
+        // The driver reports what is wrong with it.
+        return Ok((url.to_string(), t));
+    };
+    if u.query().is_none() {
+        return Ok((url.to_string(), t));
+    }
+    let bad = |k: &str, v: &str| {
+        StoreError::InvalidUrl(format!(
+            "{}: {k}={v:?} must be a positive number",
+            redact(url)
+        ))
+    };
+    let mut rest = Vec::new();
+    for (k, v) in u.query_pairs() {
+        match k.as_ref() {
+            "pool_size" => {
+                t.pool_size = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad(&k, &v))?;
+            }
+            "writers" => {
+                t.writers = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad(&k, &v))?;
+            }
+            _ => rest.push((k.into_owned(), v.into_owned())),
+        }
+    }
+    if u32::try_from(t.writers).map_or(true, |w| w >= t.pool_size) {
+        return Err(StoreError::InvalidUrl(format!(
+            "{}: writers={} needs pool_size above it (now {}): reads need a connection too",
+            redact(url),
+            t.writers,
+            t.pool_size
+        )));
+    }
+    if rest.is_empty() {
+        u.set_query(None);
+    } else {
+        u.query_pairs_mut().clear().extend_pairs(rest);
+    }
+    Ok((u.to_string(), t))
+}
 
 /// How long a query waits for a free pooled connection.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -151,6 +221,7 @@ const MIGRATIONS: &[&[&str]] = &[
 /// Tasks in a PostgreSQL database shared by replicas.
 pub struct PostgresStore {
     pool: PgPool,
+    writes: Queue,
     url: String,
     hub: Arc<EventHub>,
     limits: StoreLimits,
@@ -242,14 +313,21 @@ impl PostgresStore {
     /// of every replica. Fails with a message naming the URL (password redacted) when the
     /// server is unreachable, and with [`StoreError::SchemaTooNew`] if a newer skillgate
     /// migrated it.
+    ///
+    /// Two URL parameters are the store's own: `pool_size=N` (connections per replica for
+    /// queries and writers, default 16) and `writers=N` (writer lanes, default 2, fewer than
+    /// `pool_size`).
     pub async fn open(url: &str, limits: StoreLimits) -> Result<Self, StoreError> {
+        let shown_url = url;
+        let (driver_url, tune) = tuning(url)?;
+        let url = driver_url.as_str();
         let (opts, mut conn) = connect(url).await?;
         let migrated = migrate(&mut conn).await;
         let _ = conn.close().await;
         migrated?;
-        let shown = redact(url);
+        let shown = redact(shown_url);
         let pool = PgPoolOptions::new()
-            .max_connections(POOL_SIZE)
+            .max_connections(tune.pool_size)
             // No ping before every query: a dead connection fails its query, which reports it.
             .test_before_acquire(false)
             .acquire_timeout(ACQUIRE_TIMEOUT)
@@ -281,14 +359,37 @@ impl PostgresStore {
             hub.clone(),
             shutdown.clone(),
         ));
+        let replica = uuid::Uuid::new_v4().to_string();
+        let writes = Queue::start(
+            (0..tune.writers)
+                .map(|_| batch::Writer {
+                    pool: pool.clone(),
+                    limits: limits.clone(),
+                    replica: replica.clone(),
+                })
+                .collect(),
+        );
         Ok(Self {
             pool,
+            writes,
             url: shown,
             hub,
             limits,
-            replica: uuid::Uuid::new_v4().to_string(),
+            replica,
             shutdown,
         })
+    }
+
+    /// Stops this store's commits right before COMMIT until the returned hold is dropped: a
+    /// test hook showing that a write's caller resumes only once its batch is durable.
+    pub fn hold_commits(&self) -> CommitHold {
+        self.writes.hold()
+    }
+
+    /// Transactions and writes the writers committed so far (`writes / batches` is how many
+    /// writes shared one commit).
+    pub fn commit_stats(&self) -> CommitStats {
+        self.writes.stats()
     }
 }
 
@@ -401,21 +502,21 @@ async fn exists(db: impl PgExecutor<'_>, id: &str) -> Result<bool, sqlx::Error> 
         .is_some())
 }
 
-/// Deletes the oldest finished tasks (never `keep`, never rows another transaction holds)
+/// Deletes the oldest finished tasks (never those in `keep`, never rows another transaction holds)
 /// until `extra` more bytes fit in `budget`. Returns whether they fit, the bytes then held and
 /// how many tasks were deleted.
 async fn make_room(
     conn: &mut PgConnection,
     extra: i64,
     budget: i64,
-    keep: Option<&str>,
+    keep: &[&str],
 ) -> Result<(bool, i64, u64), sqlx::Error> {
     let mut used = used(&mut *conn).await?;
     let mut deleted = 0u64;
     while used.saturating_add(extra) > budget {
         let victims: Vec<(String, i64)> = sqlx::query_as(
             "SELECT id, size FROM tasks
-             WHERE finished_ms IS NOT NULL AND id IS DISTINCT FROM $1
+             WHERE finished_ms IS NOT NULL AND id <> ALL($1)
              ORDER BY finished_ms, id LIMIT $2 FOR UPDATE SKIP LOCKED",
         )
         .bind(keep)
@@ -466,55 +567,7 @@ impl TaskStore for PostgresStore {
     }
 
     async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        // No lock around the per-caller count: creates of one caller that are in flight at the
-        // same moment (at most one per pooled connection and replica) may each see the count
-        // below the limit. A lock held until commit made every anonymous create wait for the
-        // previous one's flush to disk (the bench's worst bottleneck); the limit exists to stop
-        // one caller filling the store, which an overshoot of a few tasks does not defeat.
-        if exists(&mut *tx, &row.id).await? {
-            return Err(StoreError::Conflict(row.id.clone()));
-        }
-        if row.finished_ms.is_none() {
-            let held: i64 =
-                match &row.owner {
-                    Some(o) => {
-                        sqlx::query_scalar(
-                            "SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND owner = $1",
-                        )
-                        .bind(o)
-                        .fetch_one(&mut *tx)
-                        .await?
-                    }
-                    None => sqlx::query_scalar(
-                        "SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND owner IS NULL",
-                    )
-                    .fetch_one(&mut *tx)
-                    .await?,
-                };
-            let held = usize::try_from(held).unwrap_or(usize::MAX);
-            if held >= self.limits.max_running_per_caller {
-                return Err(StoreError::CallerLimit(held));
-            }
-        }
-        let size = to_i64(row.size());
-        let (fits, used, _) = make_room(&mut tx, size, self.limits.budget(), None).await?;
-        if !fits {
-            // The transaction rolls back: the evictions are undone for a refused task.
-            return Err(StoreError::Full {
-                used: to_u64(used),
-                budget: self.limits.max_bytes,
-            });
-        }
-        let done = Stmt::insert(row, &self.replica, &self.limits)
-            .build()
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::Conflict(row.id.clone()));
-        }
-        tx.commit().await?;
-        Ok(())
+        self.writes.submit(Write::Create(row.clone())).await
     }
 
     async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
@@ -523,33 +576,9 @@ impl TaskStore for PostgresStore {
     }
 
     async fn update(&self, row: &TaskRow, events: &[StreamResponse]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let expected = expected_version(row, events.len());
-        let done = Stmt::update(row, expected, &self.replica, &self.limits)
-            .build()
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(if exists(&mut *tx, &row.id).await? {
-                StoreError::Conflict(row.id.clone())
-            } else {
-                StoreError::NotFound(row.id.clone())
-            });
-        }
-        // A growing task may push finished ones out; it is never refused here (the runtime
-        // keeps each task within its own budget).
-        make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
-        // Sent at commit, in this order, to every replica's listener (this one's included).
-        // Each payload names its own version, so none is folded into another as a duplicate.
-        for (version, ev) in versioned_events(row, events) {
-            sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(CHANNEL)
-                .bind(notify_payload(&row.id, version, Some(ev)))
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        self.writes
+            .submit(Write::Update(row.clone(), events.to_vec()))
+            .await
     }
 
     async fn list(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
@@ -579,9 +608,15 @@ impl TaskStore for PostgresStore {
         if ids.is_empty() {
             return Ok(());
         }
+        // Rows a writer lane holds are skipped, not waited for: the lane's batch locks its
+        // rows in its own order, so waiting could deadlock with it (PostgreSQL then aborts one
+        // side after `deadlock_timeout`, 1 s, seen in the load bench), and the lane's write
+        // of a running task sets its lease anyway.
         sqlx::query(&format!(
             "UPDATE tasks SET lease_until_ms = $1
-             WHERE id = ANY($2) AND lease_owner = $3 AND state IN {RUNNING_STATES}"
+             WHERE id IN (SELECT id FROM tasks
+                 WHERE id = ANY($2) AND lease_owner = $3 AND state IN {RUNNING_STATES}
+                 FOR UPDATE SKIP LOCKED)"
         ))
         .bind(now_ms().saturating_add(self.limits.lease_ms()))
         .bind(ids)
@@ -706,12 +741,50 @@ impl TaskStore for PostgresStore {
             }
         }
         let mut tx = self.pool.begin().await?;
-        let (_, _, evicted) = make_room(&mut tx, 0, self.limits.budget(), None).await?;
+        let (_, _, evicted) = make_room(&mut tx, 0, self.limits.budget(), &[]).await?;
         tx.commit().await?;
         Ok(deleted + evicted)
     }
 
     async fn used_bytes(&self) -> Result<u64, StoreError> {
         Ok(to_u64(used(&self.pool).await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuning_is_read_from_the_url_and_removed() {
+        let (u, t) = tuning("postgres://u:pw@h/db?pool_size=32&sslmode=disable&writers=4").unwrap();
+        assert_eq!(u, "postgres://u:pw@h/db?sslmode=disable");
+        assert_eq!(
+            t,
+            Tuning {
+                pool_size: 32,
+                writers: 4
+            }
+        );
+        let (u, t) = tuning("postgres://h/db?writers=1").unwrap();
+        assert_eq!(
+            (u.as_str(), t.pool_size, t.writers),
+            ("postgres://h/db", 16, 1)
+        );
+        let (u, t) = tuning("postgres://h/db").unwrap();
+        assert_eq!(
+            (u.as_str(), t.pool_size, t.writers),
+            ("postgres://h/db", 16, 2)
+        );
+        for bad in [
+            "pool_size=0",
+            "pool_size=x",
+            "writers=-1",
+            "pool_size=2&writers=2",
+        ] {
+            let e = tuning(&format!("postgres://u:secret@h/db?{bad}")).unwrap_err();
+            assert!(matches!(e, StoreError::InvalidUrl(_)), "{bad}: {e}");
+            assert!(!e.to_string().contains("secret"), "{e}");
+        }
     }
 }

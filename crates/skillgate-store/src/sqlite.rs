@@ -7,11 +7,15 @@
 //! behind an async mutex is all an exclusive file allows anyway, and it serializes every write,
 //! which keeps the byte accounting and the per-caller count exact, like the memory store.
 //!
-//! Durability: `synchronous=NORMAL` in WAL mode writes each commit to the WAL before `COMMIT`
-//! returns (fsync happens at checkpoints), so a committed task survives a crash of the process
-//! (`kill -9`) but possibly not a power loss or kernel crash, which may lose the last commits
-//! (never corrupt the file). That is the usual trade for an agent's task state; `FULL` would
-//! fsync on every update.
+//! Writes: creates and updates go through the store's writer task ([`crate::group`]), which
+//! commits every write queued while the previous commit was flushing in one transaction; reads
+//! and the rare writes (push configs, purges) take the connection between batches.
+//!
+//! Durability: `synchronous=FULL` in WAL mode syncs the WAL to disk before `COMMIT` returns,
+//! so a write whose caller resumed survives a crash of the process (`kill -9`), of the kernel
+//! or of the power. Group commit pays that sync once per batch rather than once per write,
+//! which is what made `FULL` affordable (it used to be `NORMAL`, which could lose the last
+//! commits on a power loss).
 //!
 //! Leases: since no other process can use the file, every running task found at open belongs to
 //! a process that died; open marks their leases expired, and [`TaskStore::stale`] returns every
@@ -19,15 +23,16 @@
 //! process's own running tasks never go stale (renewal is a no-op, as the trait says for
 //! single-process stores).
 
-use crate::hub::{EventHub, HubEvent};
+mod batch;
+
+use crate::group::{CommitHold, CommitStats, Queue, Write};
+use crate::hub::EventHub;
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
 use crate::sql::query::Statements;
 use crate::sql::{
-    decode_push, decode_row, encode_push, to_i64, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES,
+    decode_push, decode_row, encode_push, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES,
 };
-use crate::{
-    expected_version, versioned_events, PushRegistration, StoreError, TaskStore, SCHEMA_VERSION,
-};
+use crate::{PushRegistration, StoreError, TaskStore, SCHEMA_VERSION};
 use async_trait::async_trait;
 use skillgate_a2a::StreamResponse;
 use sqlx::sqlite::{
@@ -100,7 +105,9 @@ const MIGRATIONS: &[&[&str]] = &[
 
 /// Tasks in a SQLite file owned by this process.
 pub struct SqliteStore {
-    conn: Mutex<SqliteConnection>,
+    /// Shared with the writer task, which takes it for each batch.
+    conn: Arc<Mutex<SqliteConnection>>,
+    writes: Queue,
     path: PathBuf,
     hub: Arc<EventHub>,
     limits: StoreLimits,
@@ -153,7 +160,7 @@ async fn connect(path: &Path) -> Result<(SqliteConnection, PathBuf, i64, i64), S
         // exclusive lock is taken at first access (sqlx issues locking_mode first).
         .locking_mode(SqliteLockingMode::Exclusive)
         .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Normal)
+        .synchronous(SqliteSynchronous::Full)
         .busy_timeout(LOCK_WAIT)
         .foreign_keys(false);
     let mut conn = SqliteConnection::connect_with(&opts)
@@ -238,13 +245,36 @@ impl SqliteStore {
         ))
         .execute(&mut conn)
         .await?;
+        let conn = Arc::new(Mutex::new(conn));
+        let hub = EventHub::new();
+        let replica = uuid::Uuid::new_v4().to_string();
+        // One writer: there is one connection, so a second lane would only wait for it.
+        let writes = Queue::start(vec![batch::Writer {
+            conn: conn.clone(),
+            hub: hub.clone(),
+            limits: limits.clone(),
+            replica: replica.clone(),
+        }]);
         Ok(Self {
-            conn: Mutex::new(conn),
+            conn,
+            writes,
             path,
-            hub: EventHub::new(),
+            hub,
             limits,
-            replica: uuid::Uuid::new_v4().to_string(),
+            replica,
         })
+    }
+
+    /// Stops this store's commits right before COMMIT until the returned hold is dropped: a
+    /// test hook showing that a write's caller resumes only once its batch is durable.
+    pub fn hold_commits(&self) -> CommitHold {
+        self.writes.hold()
+    }
+
+    /// Transactions and writes the writer committed so far (`writes / batches` is how many
+    /// writes shared one sync to disk).
+    pub fn commit_stats(&self) -> CommitStats {
+        self.writes.stats()
     }
 }
 
@@ -263,31 +293,33 @@ async fn exists(conn: &mut SqliteConnection, id: &str) -> Result<bool, sqlx::Err
         .is_some())
 }
 
-/// Deletes the oldest finished tasks (never `keep`) until `extra` more bytes fit in `budget`.
-/// Returns whether they fit, the bytes then held, and how many tasks were deleted.
+/// Deletes the oldest finished tasks (never those in `keep`) until `extra` more bytes fit in
+/// `budget`. Returns whether they fit, the bytes then held, and how many tasks were deleted.
 async fn make_room(
     conn: &mut SqliteConnection,
     extra: i64,
     budget: i64,
-    keep: Option<&str>,
+    keep: &[&str],
 ) -> Result<(bool, i64, u64), sqlx::Error> {
     let mut used = used(conn).await?;
     let mut deleted = 0u64;
     while used.saturating_add(extra) > budget {
+        // `keep` is filtered here rather than in SQL (no list binding in SQLite); fetching
+        // that many more rows keeps a full batch of candidates.
         let victims: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT id, size FROM tasks WHERE finished_ms IS NOT NULL AND id IS NOT ?
+            "SELECT id, size FROM tasks WHERE finished_ms IS NOT NULL
              ORDER BY finished_ms, id LIMIT ?",
         )
-        .bind(keep)
-        .bind(DELETE_BATCH)
+        .bind(DELETE_BATCH.saturating_add(i64::try_from(keep.len()).unwrap_or(i64::MAX)))
         .fetch_all(&mut *conn)
         .await?;
-        if victims.is_empty() {
-            return Ok((false, used, deleted));
-        }
+        let mut progressed = false;
         for (id, size) in victims {
             if used.saturating_add(extra) <= budget {
                 break;
+            }
+            if keep.contains(&id.as_str()) {
+                continue;
             }
             sqlx::query("DELETE FROM tasks WHERE id = ?")
                 .bind(&id)
@@ -295,6 +327,10 @@ async fn make_room(
                 .await?;
             used -= size;
             deleted += 1;
+            progressed = true;
+        }
+        if !progressed {
+            return Ok((false, used, deleted));
         }
     }
     Ok((true, used, deleted))
@@ -319,42 +355,7 @@ impl TaskStore for SqliteStore {
     }
 
     async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {
-        let mut conn = self.conn.lock().await;
-        let mut tx = conn.begin().await?;
-        if exists(&mut tx, &row.id).await? {
-            return Err(StoreError::Conflict(row.id.clone()));
-        }
-        if row.finished_ms.is_none() {
-            let held: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND owner IS ?",
-            )
-            .bind(&row.owner)
-            .fetch_one(&mut *tx)
-            .await?;
-            let held = usize::try_from(held).unwrap_or(usize::MAX);
-            if held >= self.limits.max_running_per_caller {
-                return Err(StoreError::CallerLimit(held));
-            }
-        }
-        let size = to_i64(row.size());
-        let (fits, used, _) = make_room(&mut tx, size, self.limits.budget(), None).await?;
-        if !fits {
-            // Dropping the transaction rolls the evictions back: nothing is lost for a
-            // task that is refused anyway.
-            return Err(StoreError::Full {
-                used: to_u64(used),
-                budget: self.limits.max_bytes,
-            });
-        }
-        let done = Stmt::insert(row, &self.replica, &self.limits)
-            .build()
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::Conflict(row.id.clone()));
-        }
-        tx.commit().await?;
-        Ok(())
+        self.writes.submit(Write::Create(row.clone())).await
     }
 
     async fn get(&self, id: &str) -> Result<Option<TaskRow>, StoreError> {
@@ -364,40 +365,9 @@ impl TaskStore for SqliteStore {
     }
 
     async fn update(&self, row: &TaskRow, events: &[StreamResponse]) -> Result<(), StoreError> {
-        let mut conn = self.conn.lock().await;
-        let mut tx = conn.begin().await?;
-        let done = Stmt::update(
-            row,
-            expected_version(row, events.len()),
-            &self.replica,
-            &self.limits,
-        )
-        .build()
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(if exists(&mut tx, &row.id).await? {
-                StoreError::Conflict(row.id.clone())
-            } else {
-                StoreError::NotFound(row.id.clone())
-            });
-        }
-        // A growing task may push finished ones out; it is never refused here (the
-        // runtime keeps each task within its own budget).
-        make_room(&mut tx, 0, self.limits.budget(), Some(&row.id)).await?;
-        tx.commit().await?;
-        // Published while the connection is held, so writes publish in commit order.
-        for (version, ev) in versioned_events(row, events) {
-            self.hub.publish(
-                &row.id,
-                HubEvent::Event {
-                    version,
-                    event: ev.clone(),
-                },
-            );
-        }
-        drop(conn);
-        Ok(())
+        self.writes
+            .submit(Write::Update(row.clone(), events.to_vec()))
+            .await
     }
 
     async fn list(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
@@ -538,7 +508,7 @@ impl TaskStore for SqliteStore {
         }
         let mut conn = self.conn.lock().await;
         let mut tx = conn.begin().await?;
-        let (_, _, evicted) = make_room(&mut tx, 0, self.limits.budget(), None).await?;
+        let (_, _, evicted) = make_room(&mut tx, 0, self.limits.budget(), &[]).await?;
         tx.commit().await?;
         Ok(deleted + evicted)
     }

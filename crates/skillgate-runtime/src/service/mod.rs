@@ -250,7 +250,7 @@ impl A2aService {
         req: SendMessageRequest,
         ctx: &RequestContext,
     ) -> Result<SendMessageResponse, ServiceError> {
-        let (cfg, turn) = self.begin_turn(req, ctx).await?;
+        let (cfg, turn) = self.begin_turn(req, ctx, true).await?;
         let (entry, work, attached) = match turn {
             Turn::Answered(answer) => return Ok(*answer),
             Turn::Started {

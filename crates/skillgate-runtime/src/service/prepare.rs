@@ -1,6 +1,7 @@
 //! Turning a `SendMessage` into work: message checks, the follow-up turn of an interrupted
 //! task, the plain-handler route, and a new task for a schema-governed request.
 
+use super::run::{settle, Outcome};
 use super::{
     agent_message, new_id, store_error, A2aService, Job, Prepared, RequestContext, ServiceError,
 };
@@ -16,10 +17,15 @@ use skillgate_store::Flags;
 use std::sync::Arc;
 
 impl A2aService {
+    /// Reads a `SendMessage` into a prepared turn. With `settle`, a skill request whose end is
+    /// known at once (describe_skill, a refusal before any skill) is stored finished, in one
+    /// write, and its job is [`Job::Settled`]: the caller asked for the finished task and
+    /// nobody else can know the new task's id yet, so nobody misses a state in between.
     pub(super) async fn prepare(
         &self,
         req: SendMessageRequest,
         ctx: &RequestContext,
+        settle: bool,
     ) -> Result<Prepared, ServiceError> {
         let mut m = req.message;
         let invalid = |s: &str| Err(ServiceError::new(A2aError::InvalidParams, s));
@@ -114,8 +120,55 @@ impl A2aService {
             cancelable,
             ..Flags::default()
         };
+        if settle {
+            if let Some(outcome) = Outcome::of(&job) {
+                let task = self.new_task_value(&mut m, context_id.clone());
+                if let Some(entry) = self.new_settled_task(task, outcome, flags, ctx).await? {
+                    return Ok(Prepared::Task {
+                        entry,
+                        job: Job::Settled,
+                    });
+                }
+                // Too large to settle at once: the usual way, whose budget rules it keeps.
+            }
+        }
         let entry = self.new_task(&mut m, context_id, flags, ctx).await?;
         Ok(Prepared::Task { entry, job })
+    }
+
+    /// Stores a new task already ended as `outcome` says (one write instead of two), counting
+    /// the gate's refusal like [`super::run`] would; `None` when the finished task would take
+    /// more than half the per-task budget, which the two-write path handles by its own rules.
+    async fn new_settled_task(
+        &self,
+        mut task: Task,
+        outcome: Outcome,
+        flags: Flags,
+        ctx: &RequestContext,
+    ) -> Result<Option<Arc<TaskHandle>>, ServiceError> {
+        let counted = settle(&mut task, outcome);
+        let id = task.id.clone();
+        let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
+        let m = &self.0.metrics;
+        let Some(handle) = TaskHandle::create_finished(&self.0.store, m, task, owner, flags)
+            .await
+            .map_err(store_error)?
+        else {
+            return Ok(None);
+        };
+        if let Some((phase, code)) = counted {
+            m.gate(phase, code);
+        }
+        tracing::Span::current().record("task_id", tracing::field::display(id.as_str()));
+        // The line `run` writes at a task's end, for a task that never ran: a failure at
+        // `info`, anything else at `debug`.
+        let (state, code) = (handle.state().await, counted.map(|(_, c)| c));
+        if state == TaskState::Failed {
+            tracing::info!(task_id = %id, state = %state, code, duration_ms = 0, "task ended");
+        } else {
+            tracing::debug!(task_id = %id, state = %state, code, duration_ms = 0, "task ended");
+        }
+        Ok(Some(handle))
     }
 
     /// A follow-up message (it names a task): takes the task's next turn, or says why not.
@@ -159,12 +212,25 @@ impl A2aService {
         flags: Flags,
         ctx: &RequestContext,
     ) -> Result<Arc<TaskHandle>, ServiceError> {
+        let task = self.new_task_value(m, context_id);
+        let id = task.id.clone();
+        let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
+        let handle = TaskHandle::create(&self.0.store, &self.0.metrics, task, owner, flags)
+            .await
+            .map_err(store_error)?;
+        tracing::Span::current().record("task_id", tracing::field::display(id.as_str()));
+        Ok(handle)
+    }
+
+    /// A new submitted task (not stored) whose history is the request message, which gets the
+    /// task's id and context id.
+    fn new_task_value(&self, m: &mut Message, context_id: String) -> Task {
         self.start_maintenance();
         let id = new_id();
         m.task_id = id.clone();
         m.context_id = context_id.clone();
-        let task = Task {
-            id: id.clone(),
+        Task {
+            id,
             context_id,
             status: TaskStatus {
                 state: TaskState::Submitted,
@@ -174,12 +240,6 @@ impl A2aService {
             artifacts: Vec::new(),
             history: vec![m.clone()],
             metadata: None,
-        };
-        let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
-        let handle = TaskHandle::create(&self.0.store, &self.0.metrics, task, owner, flags)
-            .await
-            .map_err(store_error)?;
-        tracing::Span::current().record("task_id", tracing::field::display(id.as_str()));
-        Ok(handle)
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! checked before any artifact is published. A finished task's artifacts and its COMPLETED
 //! status are written together, in one versioned write.
 
-use super::{agent_message, error_part, refusal_code, A2aService, Job, RequestContext};
+use super::{agent_message, error_part, new_id, refusal_code, A2aService, Job, RequestContext};
 use crate::agent::{Agent, HostedSkill};
 use crate::auth::Caller;
 use crate::gate::{describe_args_invalid, Phase, Rejection, RESULT_ARTIFACT_ID};
@@ -11,7 +11,7 @@ use crate::metrics::{GatePhase, Metrics};
 use crate::skill::SkillContext;
 use crate::task::{Refused, TaskHandle};
 use serde_json::Value;
-use skillgate_a2a::{Artifact, Part, TaskState};
+use skillgate_a2a::{Artifact, Message, Part, Role, Task, TaskState, TaskStatus};
 use skillgate_core::wire::{names, ErrorObject};
 use skillgate_core::ErrorCode;
 use std::sync::atomic::AtomicU64;
@@ -116,33 +116,82 @@ async fn log_end(entry: &TaskHandle, started: Instant) {
     }
 }
 
+/// How a task that needs no handler ends: describe_skill's answer, or a refusal decided
+/// before any skill ran. Known as soon as the request is read, so a blocking request can store
+/// its task finished, in one write ([`settle`]).
+pub(super) enum Outcome {
+    /// COMPLETED with these artifacts.
+    Complete(Vec<Artifact>),
+    /// Ended by this refusal.
+    Refuse(Rejection),
+}
+
+impl Outcome {
+    /// The outcome of a job that needs no handler; `None` for a domain skill (or nothing).
+    pub(super) fn of(job: &Job) -> Option<Self> {
+        match job {
+            Job::Describe(agent, args) => Some(describe_outcome(agent, args)),
+            Job::Refuse(r) => Some(Outcome::Refuse(r.clone())),
+            Job::Domain(..) | Job::Settled => None,
+        }
+    }
+}
+
+/// Ends `task` (not yet stored) as `outcome` says, exactly as [`complete`] and [`refuse`]
+/// would through its handle: artifacts applied as replacements, then the terminal status with
+/// the refusal's error object. Returns the gate phase and code to count once it is stored.
+pub(super) fn settle(task: &mut Task, outcome: Outcome) -> Option<(GatePhase, &'static str)> {
+    let (artifacts, state, message, counted) = match outcome {
+        Outcome::Complete(artifacts) => (artifacts, TaskState::Completed, None, None),
+        Outcome::Refuse(r) => {
+            let phase = match r.phase {
+                Phase::Admission => GatePhase::Admission,
+                Phase::Processing => GatePhase::Processing,
+            };
+            let message = Message {
+                message_id: new_id(),
+                context_id: task.context_id.clone(),
+                task_id: task.id.clone(),
+                role: Role::Agent,
+                parts: vec![error_part(&r.error)],
+                ..Default::default()
+            };
+            let counted = Some((phase, r.error.code.as_str()));
+            (Vec::new(), r.task_state(), Some(message), counted)
+        }
+    };
+    for artifact in artifacts {
+        task.apply_artifact_update(artifact, false);
+    }
+    task.status = TaskStatus {
+        state,
+        message,
+        timestamp: Some(skillgate_a2a::timestamp::now_rfc3339()),
+    };
+    counted
+}
+
 /// `describe_skill`: the precomputed document artifact of a skill `agent` serves.
 async fn describe(m: &Metrics, agent: &Agent, entry: &TaskHandle, args: &Value) {
+    match describe_outcome(agent, args) {
+        Outcome::Complete(artifacts) => complete(m, entry, artifacts).await,
+        Outcome::Refuse(r) => refuse(m, entry, r).await,
+    }
+}
+
+/// What `describe_skill` with `args` answers on `agent`.
+fn describe_outcome(agent: &Agent, args: &Value) -> Outcome {
     let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
-        return refuse(
-            m,
-            entry,
-            Rejection::admission(describe_args_invalid(
-                "describe_skill arguments must be an object with a string skill_id",
-            )),
-        )
-        .await;
+        return Outcome::Refuse(Rejection::admission(describe_args_invalid(
+            "describe_skill arguments must be an object with a string skill_id",
+        )));
     };
     match agent.0.skills.get(id) {
-        Some(h) => complete(m, entry, vec![h.describe_artifact.clone()]).await,
-        None => {
-            refuse(
-                m,
-                entry,
-                Rejection::admission(ErrorObject::new(
-                    ErrorCode::InterfaceUnavailable,
-                    format!(
-                    "no Skill Interface Document for skill {id:?}: it is not served by this agent"
-                ),
-                )),
-            )
-            .await
-        }
+        Some(h) => Outcome::Complete(vec![h.describe_artifact.clone()]),
+        None => Outcome::Refuse(Rejection::admission(ErrorObject::new(
+            ErrorCode::InterfaceUnavailable,
+            format!("no Skill Interface Document for skill {id:?}: it is not served by this agent"),
+        ))),
     }
 }
 

@@ -19,7 +19,7 @@ impl A2aService {
         req: SendMessageRequest,
         ctx: &RequestContext,
     ) -> Result<EventStream, ServiceError> {
-        let (cfg, turn) = self.begin_turn(req, ctx).await?;
+        let (cfg, turn) = self.begin_turn(req, ctx, false).await?;
         let (entry, work, attached) = match turn {
             Turn::Answered(answer) => {
                 let (tx, rx) = mpsc::channel(1);

@@ -34,11 +34,14 @@ pub(super) enum Work {
 }
 
 impl A2aService {
-    /// The shared start of a send: checks, push config, the prepared turn.
+    /// The shared start of a send: checks, push config, the prepared turn. `blocking` is a
+    /// `SendMessage` (one answer): with no push config its short tasks may be stored finished
+    /// in one write (a stream or a webhook wants every state, so they get every write).
     pub(super) async fn begin_turn(
         &self,
         req: SendMessageRequest,
         ctx: &RequestContext,
+        blocking: bool,
     ) -> Result<(SendMessageConfiguration, Turn), ServiceError> {
         let cfg = req.configuration.clone().unwrap_or_default();
         check_history_length(cfg.history_length)?;
@@ -49,7 +52,8 @@ impl A2aService {
                 ctx,
             )
             .await?;
-        let turn = match self.prepare(req, ctx).await? {
+        let settle = blocking && push.is_none();
+        let turn = match self.prepare(req, ctx, settle).await? {
             Prepared::Plain {
                 message,
                 context_id,

@@ -24,3 +24,4 @@ mod store_bounds;
 mod streaming;
 mod tck_schema;
 mod v03;
+mod writes;

@@ -9,5 +9,7 @@
 mod bench;
 mod common;
 mod conformance;
+mod crash;
+mod group;
 mod postgres;
 mod sqlite;

@@ -1,0 +1,75 @@
+//! How many store writes a task costs, read from the stored version (1 after the create, one
+//! more per write without events): a blocking describe_skill, or a request refused before any
+//! skill runs, is stored finished in one write; a streamed one, one with a push config and a
+//! domain skill keep every state.
+
+use crate::common::*;
+use serde_json::{json, Value};
+use skillgate_runtime::store_api::{MemoryStore, StoreLimits, TaskStore};
+use skillgate_runtime::*;
+use std::sync::Arc;
+
+async fn version_of(store: &MemoryStore, task: &Value) -> (i64, String) {
+    let id = task["id"].as_str().unwrap();
+    let row = store.get(id).await.unwrap().unwrap();
+    (row.version, format!("{:?}", row.state))
+}
+
+#[tokio::test]
+async fn blocking_short_tasks_are_written_once() {
+    let store = Arc::new(MemoryStore::new(StoreLimits::memory()));
+    let config = ServerConfig {
+        store: Some(store.clone() as Arc<dyn TaskStore>),
+        ..Default::default()
+    };
+    let s = Server::start(agent(), config).await;
+    let card = s.card().await;
+
+    let describe = json!({"skill": "describe_skill", "arguments": {"skill_id": "slow"}});
+    let v = s.rpc("SendMessage", msg(describe.clone())).await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{v}");
+    assert_eq!(t["artifacts"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(version_of(&store, t).await, (1, "Completed".into()));
+    // What a reader gets back is what the answer said.
+    let got = s.rpc("GetTask", json!({"id": t["id"]})).await;
+    assert_eq!(got["result"], *t);
+
+    // Refused before any skill: one write too, with the same error object as before.
+    let unserved = json!({"skill": "describe_skill", "arguments": {"skill_id": "nope"}});
+    let v = s.rpc("SendMessage", msg(unserved)).await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_FAILED", "{v}");
+    assert!(v.to_string().contains("interface_unavailable"), "{v}");
+    assert_eq!(version_of(&store, t).await, (1, "Failed".into()));
+
+    // A domain skill: created, WORKING, finished.
+    let v = s
+        .rpc("SendMessage", msg(request(&card, "slow", json!({"ms": 0}))))
+        .await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{v}");
+    assert_eq!(version_of(&store, t).await, (3, "Completed".into()));
+
+    // A stream wants every state: its describe_skill is created, then finished.
+    let body = json!({"jsonrpc": "2.0", "id": "s", "method": "SendStreamingMessage",
+        "params": msg(describe)});
+    let (status, _, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 200);
+    let events = sse_events(&text);
+    assert_eq!(
+        events[0]["result"]["task"]["status"]["state"], "TASK_STATE_SUBMITTED",
+        "{text}"
+    );
+    let streamed = &events[0]["result"]["task"];
+    let (version, state) = version_of(&store, streamed).await;
+    assert!(version > 1, "{version}");
+    assert_eq!(state, "Completed");
+    s.shutdown().await;
+}

@@ -1,0 +1,282 @@
+//! Group commit (SQLite and PostgreSQL): a write's caller resumes only once the transaction
+//! carrying it has committed, its event leaves only then, writes queued meanwhile share the
+//! next transaction, and a refused write in a shared transaction refuses only itself.
+//! Commits are held with the store's own hook (`hold_commits`), not by slowing a database.
+
+use crate::common::{limits, next, row, PgDb};
+use crate::postgres::status_event;
+use skillgate_a2a::types::TaskState;
+use skillgate_store::{
+    now_ms, CommitHold, CommitStats, PostgresStore, SqliteStore, StoreError, TaskStore,
+};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// A store under test with its hook and counters (the trait object has neither).
+struct Held {
+    store: Arc<dyn TaskStore>,
+    hold: Box<dyn Fn() -> CommitHold + Send + Sync>,
+    stats: Box<dyn Fn() -> CommitStats + Send + Sync>,
+    /// Whether reads run while a commit is held (PostgreSQL: other connections; SQLite: the
+    /// one connection is the writer's until it commits).
+    reads_while_held: bool,
+    _keep: Box<dyn std::any::Any + Send>,
+}
+
+async fn sqlite() -> Held {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(
+        SqliteStore::open(&dir.path().join("tasks.db"), limits())
+            .await
+            .unwrap(),
+    );
+    let (h, st) = (s.clone(), s.clone());
+    Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: false,
+        _keep: Box::new(dir),
+    }
+}
+
+async fn postgres() -> Option<Held> {
+    let db = PgDb::create().await?;
+    let s = Arc::new(PostgresStore::open(&db.url, limits()).await.unwrap());
+    let (h, st) = (s.clone(), s.clone());
+    Some(Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: true,
+        _keep: Box::new(db),
+    })
+}
+
+async fn within<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), f)
+        .await
+        .expect("within 10 s")
+}
+
+/// Lets spawned writers reach the queue (and shows they stay parked there).
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(150)).await;
+}
+
+async fn caller_resumes_after_commit(h: Held, one_lane: bool) {
+    let s = h.store.clone();
+    let t0 = now_ms();
+    let a = row("a", "c", None, TaskState::Working, t0);
+    s.create(&a).await.unwrap();
+    let mut sub = s.hub().subscribe("a");
+    let before = (h.stats)();
+
+    let hold = (h.hold)();
+    let a2 = next(&a, TaskState::Completed, t0 + 1);
+    let ev = status_event(&a2, 1);
+    let (store, w, e) = (s.clone(), a2.clone(), ev.clone());
+    let first: JoinHandle<_> = tokio::spawn(async move { store.update(&w, &[e]).await });
+    within(hold.parked()).await;
+    settle().await;
+    assert!(!first.is_finished(), "resumed before its commit");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), sub.recv())
+            .await
+            .is_err(),
+        "event published before its commit"
+    );
+    if h.reads_while_held {
+        let seen = s.get("a").await.unwrap().unwrap();
+        assert_eq!(seen.version, 1, "uncommitted write visible");
+    }
+    // Queued while the first batch is held: all of them go in the next transaction.
+    let mut queued = Vec::new();
+    for i in 0..10 {
+        let store = s.clone();
+        let r = row(&format!("b{i}"), "c", None, TaskState::Completed, t0);
+        queued.push(tokio::spawn(async move { store.create(&r).await }));
+    }
+    settle().await;
+    assert!(queued.iter().all(|q| !q.is_finished()));
+    drop(hold);
+
+    within(first).await.unwrap().unwrap();
+    for q in queued {
+        within(q).await.unwrap().unwrap();
+    }
+    match within(sub.recv()).await.unwrap() {
+        skillgate_store::HubEvent::Event { version, event } => {
+            assert_eq!((version, event), (2, ev));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(s.get("a").await.unwrap().unwrap(), a2);
+    let after = (h.stats)();
+    assert_eq!(after.writes - before.writes, 11);
+    if one_lane {
+        assert_eq!(after.batches - before.batches, 2, "{before:?} -> {after:?}");
+    } else {
+        // Two lanes: each may commit a first write alone before the rest of its queue.
+        assert!(
+            after.batches - before.batches <= 4,
+            "{before:?} -> {after:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_caller_resumes_only_after_its_batch_commits() {
+    caller_resumes_after_commit(sqlite().await, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_caller_resumes_only_after_its_batch_commits() {
+    let Some(h) = postgres().await else { return };
+    caller_resumes_after_commit(h, false).await;
+}
+
+async fn refusals_stay_in_their_write(h: Held) {
+    let s = h.store.clone();
+    let t0 = now_ms();
+    let t1 = row("t1", "c", None, TaskState::Working, t0);
+    let taken = row("taken", "c", None, TaskState::Working, t0);
+    s.create(&t1).await.unwrap();
+    s.create(&taken).await.unwrap();
+
+    let hold = (h.hold)();
+    // Parks the writer (every lane that gets a write) so the rest queue behind it.
+    let parker = {
+        let store = s.clone();
+        let r = row("parker", "c", None, TaskState::Working, t0);
+        tokio::spawn(async move { store.create(&r).await })
+    };
+    within(hold.parked()).await;
+    let winner = next(&t1, TaskState::Completed, t0 + 1);
+    let loser = next(&t1, TaskState::Canceled, t0 + 2);
+    let mut spawned = Vec::new();
+    // In this order, each one queued before the next.
+    for w in [
+        Write::Update(winner.clone()),
+        Write::Update(loser),
+        Write::Create(taken.clone()),
+        Write::Create(row("fresh", "c", None, TaskState::Working, t0)),
+        Write::Update(next(
+            &row("ghost", "c", None, TaskState::Working, t0),
+            TaskState::Working,
+            t0,
+        )),
+    ] {
+        let store = s.clone();
+        spawned.push(tokio::spawn(async move {
+            match w {
+                Write::Create(r) => store.create(&r).await,
+                Write::Update(r) => store.update(&r, &[]).await,
+            }
+        }));
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    settle().await;
+    drop(hold);
+    within(parker).await.unwrap().unwrap();
+    let mut out = Vec::new();
+    for j in spawned {
+        out.push(within(j).await.unwrap());
+    }
+    assert!(out[0].is_ok(), "{out:?}");
+    assert!(matches!(out[1], Err(StoreError::Conflict(_))), "{out:?}");
+    assert!(matches!(out[2], Err(StoreError::Conflict(_))), "{out:?}");
+    assert!(out[3].is_ok(), "{out:?}");
+    assert!(matches!(out[4], Err(StoreError::NotFound(_))), "{out:?}");
+    assert_eq!(s.get("t1").await.unwrap().unwrap(), winner);
+    assert_eq!(s.get("taken").await.unwrap().unwrap(), taken);
+    assert!(s.get("fresh").await.unwrap().is_some());
+    assert!(s.get("ghost").await.unwrap().is_none());
+}
+
+enum Write {
+    Create(skillgate_store::TaskRow),
+    Update(skillgate_store::TaskRow),
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_refused_writes_do_not_break_their_batch() {
+    refusals_stay_in_their_write(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_refused_writes_do_not_break_their_batch() {
+    let Some(h) = postgres().await else { return };
+    refusals_stay_in_their_write(h).await;
+}
+
+/// Many concurrent writers share transactions: far fewer commits than writes (the point of
+/// group commit), and every write is there afterwards.
+async fn concurrent_writes_share_commits(h: Held) {
+    let s = h.store.clone();
+    let before = (h.stats)();
+    let t0 = now_ms();
+    let mut joins = Vec::new();
+    for i in 0..64 {
+        let store = s.clone();
+        joins.push(tokio::spawn(async move {
+            let r = row(&format!("w{i}"), "c", None, TaskState::Working, t0);
+            store.create(&r).await?;
+            let mut cur = r;
+            for k in 1..4 {
+                cur = next(&cur, TaskState::Working, t0 + k);
+                store.update(&cur, &[]).await?;
+            }
+            Ok::<_, StoreError>(cur)
+        }));
+    }
+    for j in joins {
+        let last = within(j).await.unwrap().unwrap();
+        assert_eq!(s.get(&last.id).await.unwrap().unwrap(), last);
+    }
+    let after = (h.stats)();
+    assert_eq!(after.writes - before.writes, 256);
+    assert!(
+        after.batches - before.batches < 256,
+        "no write shared a commit: {before:?} -> {after:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_concurrent_writes_share_commits() {
+    concurrent_writes_share_commits(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_concurrent_writes_share_commits() {
+    let Some(h) = postgres().await else { return };
+    concurrent_writes_share_commits(h).await;
+}
+
+/// Lease renewal never waits for a writer lane: with a batch holding a running task's row
+/// (commit held), renewing that task and another returns at once instead of queueing behind
+/// the batch (or deadlocking with it, as the load bench saw), and renews the free one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_lease_renewal_skips_rows_a_batch_holds() {
+    let Some(h) = postgres().await else { return };
+    let s = h.store.clone();
+    let t0 = now_ms();
+    let busy = row("busy", "c", None, TaskState::Working, t0);
+    let free = row("free", "c", None, TaskState::Working, t0);
+    s.create(&busy).await.unwrap();
+    s.create(&free).await.unwrap();
+    let hold = (h.hold)();
+    let store = s.clone();
+    let write = next(&busy, TaskState::Working, t0 + 1);
+    let parked = tokio::spawn(async move { store.update(&write, &[]).await });
+    within(hold.parked()).await;
+    let ids = vec!["busy".to_string(), "free".to_string()];
+    tokio::time::timeout(Duration::from_secs(2), s.renew_leases(&ids))
+        .await
+        .expect("renewal does not wait for the held batch")
+        .unwrap();
+    drop(hold);
+    within(parked).await.unwrap().unwrap();
+    assert_eq!(s.get("busy").await.unwrap().unwrap().version, 2);
+}
