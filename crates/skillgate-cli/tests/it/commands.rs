@@ -371,6 +371,7 @@ const COMMANDS: &[&[&str]] = &[
     &["task", "cancel"],
     &["task", "subscribe"],
     &["send"],
+    &["mcp"],
     &["completions"],
     &["man"],
 ];
