@@ -146,7 +146,8 @@ impl Cache {
                 Some((modified, e.path()))
             })
             .collect();
-        files.sort_by(|a, b| b.0.cmp(&a.0));
+        // Newest first: the entry written last is the version this user ran last.
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
         files.into_iter().find_map(|(_, path)| {
             let (stored, doc) = load_file(&path)?;
             (stored.same_skill(key) && stored.interface_digest != key.interface_digest)
