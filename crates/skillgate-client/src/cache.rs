@@ -115,8 +115,7 @@ impl Cache {
 
     fn load(&self, key: &CacheKey) -> Option<ValidatedDocument> {
         let path = self.dir.as_ref()?.join(key.file_name());
-        let (stored, doc) = load_file(&path)?;
-        (&stored == key).then_some(doc)
+        load_file(&path, |stored| stored == key)
     }
 
     /// The document cached for the same agent, interface and skill under another digest (the
@@ -149,9 +148,9 @@ impl Cache {
         // Newest first: the entry written last is the version this user ran last.
         files.sort_by_key(|f| std::cmp::Reverse(f.0));
         files.into_iter().find_map(|(_, path)| {
-            let (stored, doc) = load_file(&path)?;
-            (stored.same_skill(key) && stored.interface_digest != key.interface_digest)
-                .then_some(doc)
+            load_file(&path, |stored| {
+                stored.same_skill(key) && stored.interface_digest != key.interface_digest
+            })
         })
     }
 
@@ -196,9 +195,13 @@ fn version_order(v: &str) -> Option<(usize, String, usize, String)> {
     ))
 }
 
-/// Reads one cache file back: its key and its document, never trusted as stored (the digest
-/// is recomputed and the document fully validated against the key it names).
-fn load_file(path: &std::path::Path) -> Option<(CacheKey, ValidatedDocument)> {
+/// Reads one cache file back when its key is `wanted`: its document, never trusted as stored
+/// (the digest is recomputed and the document fully validated against the key it names). The
+/// key is looked at first, so a file for another skill costs no validation.
+fn load_file(
+    path: &std::path::Path,
+    wanted: impl FnOnce(&CacheKey) -> bool,
+) -> Option<ValidatedDocument> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .ok()?
@@ -210,9 +213,10 @@ fn load_file(path: &std::path::Path) -> Option<(CacheKey, ValidatedDocument)> {
     }
     let value = jcs::parse_strict(&bytes).ok()?;
     let stored: CacheKey = serde_json::from_value(value.get("key")?.clone()).ok()?;
-    let doc = ValidatedDocument::from_value(value.get("skill_interface")?, &stored.expectations()?)
-        .ok()?;
-    Some((stored, doc))
+    if !wanted(&stored) {
+        return None;
+    }
+    ValidatedDocument::from_value(value.get("skill_interface")?, &stored.expectations()?).ok()
 }
 
 /// Why [`Cache::put`] could not write an entry to disk. The entry is remembered in memory

@@ -13,7 +13,10 @@
 //!
 //! The upstream card is re-read every `refresh` ([`Refresh`]): a governed skill that
 //! changed upstream (or vanished) is reported on stderr and refused (`execution_failed`)
-//! until the gateway is reloaded ([`GatewaySource`], SIGHUP), never served silently.
+//! until the gateway is reloaded ([`GatewaySource`], SIGHUP), never served silently. When
+//! the upstream implements the draft, a new advertised version or digest is a change too,
+//! and the report carries skillgate-evolve's verdict on the new document against the one
+//! read at build time (docs/design.md, D236).
 
 pub mod config;
 pub mod upstream;
@@ -248,8 +251,9 @@ impl Watch {
         self.refresh
     }
 
-    /// Re-reads the upstream card once; every governed skill whose card entry changed (or
-    /// that vanished) is marked and refused from now on. Returns one line per new finding.
+    /// Re-reads the upstream card once; every governed skill whose card entry or advertised
+    /// interface (version, digest) changed, or that vanished, is marked and refused from now
+    /// on. Returns one line per new finding, with the interface verdict when there is one.
     pub async fn check(&self) -> Vec<String> {
         let target = match self.upstream.card(&self.client).await {
             Ok(t) => t,

@@ -912,3 +912,40 @@ async fn a_redeployed_skill_is_reported_as_a_compatible_minor_update() {
         .get("update")
         .is_none());
 }
+
+/// The same across processes: a new client reads the older document from the cache
+/// directory (validated again) and reports the breaking change with its bump.
+#[tokio::test]
+async fn a_redeployed_skill_is_compared_with_the_document_on_disk() {
+    let scratch = tempfile::tempdir().unwrap();
+    let config = ClientConfig {
+        cache_dir: Some(scratch.path().join("cache")),
+        ..ClientConfig::default()
+    };
+    let fake = FakeAgent::start();
+    call_with(&Client::new(config.clone()).unwrap(), &fake, Mode::Sync)
+        .await
+        .unwrap();
+    let mut input = fake::threshold_input();
+    input["required"] = json!(["metric"]);
+    input["properties"]["metric"]["enum"] = json!(["rx"]);
+    fake.set_document(
+        SKILL,
+        fake::document_with_input("2.0", input).value().clone(),
+        true,
+    );
+    let r = Client::new(config)
+        .unwrap()
+        .resolve(&fake.base, SKILL, &mut |_, _| {})
+        .await
+        .unwrap();
+    let update = r.update.expect("the 1.0 entry on disk is compared");
+    assert_eq!(update.old_version, "1.0");
+    assert_eq!(update.required, skillgate_evolve::Bump::Major);
+    let verdict = update.verdict();
+    assert!(
+        verdict.starts_with("breaking for callers (EVO-SCHEMA-003")
+            && verdict.ends_with("major bump needed, 2.0 carries it"),
+        "{verdict}"
+    );
+}
