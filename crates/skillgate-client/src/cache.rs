@@ -11,12 +11,14 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use skillgate_core::document::{Expectations, ValidatedDocument};
-use skillgate_core::{jcs, Digest};
+use skillgate_core::{jcs, Digest, Version};
 
 use crate::steps::{Selection, Target};
 
 /// Largest cache file read back (a document is far smaller; anything bigger is not ours).
 pub(crate) const MAX_CACHE_FILE: u64 = 4 * 1024 * 1024;
+/// Most cache files looked at for the previous document of a redeployed skill.
+const MAX_PREVIOUS_SCAN: usize = 256;
 
 /// Everything a cache entry is bound to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,6 +55,14 @@ impl CacheKey {
         let v = serde_json::to_value(self).unwrap_or(Value::Null);
         let d = Digest::of_bytes(&jcs::to_canonical_vec(&v)).to_string();
         format!("{}.json", d.trim_start_matches("sha256:"))
+    }
+
+    /// Same agent, interface and skill, whatever the advertised version and digest.
+    fn same_skill(&self, other: &CacheKey) -> bool {
+        self.card_url == other.card_url
+            && self.interface_url == other.interface_url
+            && self.tenant == other.tenant
+            && self.skill_id == other.skill_id
     }
 
     fn expectations(&self) -> Option<Expectations> {
@@ -105,22 +115,43 @@ impl Cache {
 
     fn load(&self, key: &CacheKey) -> Option<ValidatedDocument> {
         let path = self.dir.as_ref()?.join(key.file_name());
-        let mut bytes = Vec::new();
-        std::fs::File::open(&path)
+        load_file(&path, |stored| stored == key)
+    }
+
+    /// The document cached for the same agent, interface and skill under another digest (the
+    /// skill was redeployed since), so the caller can say what the new version changed. From
+    /// memory first (the highest version this process saw), else the most recently written
+    /// file of the cache directory, validated again like any file read back.
+    pub(crate) fn previous(&self, key: &CacheKey) -> Option<ValidatedDocument> {
+        if let Ok(m) = self.memory.lock() {
+            let found = m
+                .iter()
+                .filter(|(k, _)| k.same_skill(key) && k.interface_digest != key.interface_digest)
+                .map(|(_, d)| d)
+                .max_by_key(|d| version_order(d.skill_version()));
+            if let Some(doc) = found {
+                return Some(doc.clone());
+            }
+        }
+        let dir = self.dir.as_ref()?;
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
             .ok()?
-            .take(MAX_CACHE_FILE + 1)
-            .read_to_end(&mut bytes)
-            .ok()?;
-        if bytes.len() as u64 > MAX_CACHE_FILE {
-            return None;
-        }
-        let value = jcs::parse_strict(&bytes).ok()?;
-        let stored: CacheKey = serde_json::from_value(value.get("key")?.clone()).ok()?;
-        if &stored != key {
-            return None;
-        }
-        // Never trusted as stored: the digest is recomputed and the document fully validated.
-        ValidatedDocument::from_value(value.get("skill_interface")?, &key.expectations()?).ok()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            // Bounded: a cache directory shared by many agents costs at most this many reads.
+            .take(MAX_PREVIOUS_SCAN)
+            .filter_map(|e| {
+                let modified = e.metadata().ok()?.modified().ok()?;
+                Some((modified, e.path()))
+            })
+            .collect();
+        // Newest first: the entry written last is the version this user ran last.
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
+        files.into_iter().find_map(|(_, path)| {
+            load_file(&path, |stored| {
+                stored.same_skill(key) && stored.interface_digest != key.interface_digest
+            })
+        })
     }
 
     /// Remembers a validated document under its key (and on disk, best effort: a cache that
@@ -150,6 +181,42 @@ impl Cache {
         })?;
         std::fs::rename(&tmp, &path).map_err(|source| CacheWriteError::Write { path, source })
     }
+}
+
+/// Orders `Major.Minor` versions numerically: a longer digit string is a larger number (the
+/// draft's versions have no leading zeros), so no part can overflow an integer.
+fn version_order(v: &str) -> Option<(usize, String, usize, String)> {
+    let v = Version::parse(v).ok()?;
+    Some((
+        v.major.len(),
+        v.major.to_owned(),
+        v.minor.len(),
+        v.minor.to_owned(),
+    ))
+}
+
+/// Reads one cache file back when its key is `wanted`: its document, never trusted as stored
+/// (the digest is recomputed and the document fully validated against the key it names). The
+/// key is looked at first, so a file for another skill costs no validation.
+fn load_file(
+    path: &std::path::Path,
+    wanted: impl FnOnce(&CacheKey) -> bool,
+) -> Option<ValidatedDocument> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_CACHE_FILE + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > MAX_CACHE_FILE {
+        return None;
+    }
+    let value = jcs::parse_strict(&bytes).ok()?;
+    let stored: CacheKey = serde_json::from_value(value.get("key")?.clone()).ok()?;
+    if !wanted(&stored) {
+        return None;
+    }
+    ValidatedDocument::from_value(value.get("skill_interface")?, &stored.expectations()?).ok()
 }
 
 /// Why [`Cache::put`] could not write an entry to disk. The entry is remembered in memory

@@ -39,6 +39,9 @@ pub struct Resolved {
     pub document: ValidatedDocument,
     /// Where the document came from.
     pub source: InterfaceSource,
+    /// When the cache held this skill under another digest: what the new document changed
+    /// against it (the verdict of `skillgate interface diff`). Informative only.
+    pub update: Option<skillgate_evolve::Report>,
 }
 
 /// The validated client.
@@ -147,6 +150,7 @@ impl Client {
                 selection,
                 document,
                 source: InterfaceSource::Cache(hit),
+                update: None,
             });
         }
         let conn = A2aConn::new(self.http.clone(), target.interface.clone());
@@ -162,12 +166,28 @@ impl Client {
         );
         let document =
             steps::step5_validate_document(&described.response.skill_interface, &selection)?;
+        // A cached document of the same skill under another digest means the skill was
+        // redeployed: say what that did to its callers rather than only that the digest moved.
+        // Reported only: the new document is accepted or refused exactly as without a cache.
+        let update = self
+            .cache
+            .previous(&key)
+            .map(|old| skillgate_evolve::diff(&old, &document));
         obs(
             Step::ValidateDocument,
             &format!(
-                "document valid against the trusted skill-interface-v1 schema: interface_version 1.0, {} {}",
+                "document valid against the trusted skill-interface-v1 schema: interface_version 1.0, {} {}{}",
                 document.skill_id(),
-                document.skill_version()
+                document.skill_version(),
+                match &update {
+                    Some(r) => format!(
+                        "; replaces the cached {} ({}): {}",
+                        r.old_version,
+                        r.old_digest,
+                        r.verdict()
+                    ),
+                    None => String::new(),
+                }
             ),
         );
         let n = steps::step6_verify_schema_digests(&document)?;
@@ -184,6 +204,7 @@ impl Client {
             source: InterfaceSource::Described {
                 task_id: described.task_id,
             },
+            update,
         })
     }
 

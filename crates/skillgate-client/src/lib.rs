@@ -73,7 +73,7 @@ pub use a2a::BEARER_HINT;
 pub use error::{ClientError, Step, Where};
 pub use output::{
     CallOutput, ChainFields, ChainOutput, ChainStatus, ChainStepOutput, DescribeOutput,
-    FailureOutput, Outcome, StepRef,
+    FailureOutput, Outcome, StepRef, UpdateOutput,
 };
 pub use steps::bounded_text;
 // Chains.

@@ -224,6 +224,28 @@ pub struct DescribeOutput<'a> {
     pub describe_task_id: Option<&'a str>,
     /// The validated Skill Interface Document, as received.
     pub document: &'a Value,
+    /// Present when the cache held this skill under another digest: what the new document
+    /// changed against the cached one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update: Option<UpdateOutput<'a>>,
+}
+
+/// What a redeployed skill's new document changed against the one the cache held.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpdateOutput<'a> {
+    /// The cached document's `skill_version`.
+    pub previous_version: &'a str,
+    /// The cached document's digest.
+    pub previous_digest: String,
+    /// The worst class of change (`breaking`, `possibly_breaking`, `compatible`, `cosmetic`),
+    /// `null` when only the version moved.
+    pub class: Option<&'static str>,
+    /// The bump the changes need (`major`, `minor`, `none`).
+    pub required: &'static str,
+    /// Whether the new `skill_version` carries that bump.
+    pub carried: bool,
+    /// The verdict in one line, as the step output gives it.
+    pub verdict: String,
 }
 
 impl Resolved {
@@ -243,6 +265,14 @@ impl Resolved {
             source,
             describe_task_id,
             document: self.document.value(),
+            update: self.update.as_ref().map(|r| UpdateOutput {
+                previous_version: &r.old_version,
+                previous_digest: r.old_digest.to_string(),
+                class: r.worst().map(skillgate_evolve::Class::as_str),
+                required: r.required.as_str(),
+                carried: r.carried,
+                verdict: r.verdict(),
+            }),
         }
     }
 }

@@ -61,6 +61,57 @@ impl Report {
     pub fn count(&self, class: Class) -> usize {
         self.findings.iter().filter(|f| f.class == class).count()
     }
+
+    /// The verdict in one line, for the places a user meets a change without asking for a
+    /// diff (the gateway's drift report, the client's cache): whether the change breaks
+    /// anyone, the worst finding's rule and pointer, the bump and whether NEW carries it.
+    /// Kept here so every caller words the same report the same way (docs/design.md, D236).
+    pub fn verdict(&self) -> String {
+        let (old, new) = (&self.old_version, &self.new_version);
+        let carry = if self.carried {
+            format!("{new} carries it")
+        } else {
+            format!("{new} does not carry it")
+        };
+        if self.required == Bump::None {
+            return format!("unchanged: same digest ({old} -> {new})");
+        }
+        let worst = self.worst();
+        if worst < Some(Class::PossiblyBreaking) {
+            return format!("compatible: minor update {old} -> {new}, minor bump needed, {carry}");
+        }
+        let changes: Vec<&Finding> = self
+            .findings
+            .iter()
+            .filter(|f| f.rule != "EVO-VER-001" && Some(f.class) == worst)
+            .collect();
+        let Some(first) = changes.first() else {
+            return format!("{} bump needed, {carry}", self.required);
+        };
+        // Who is hurt follows the side's direction of compatibility (Side::callers_send).
+        let who = match first.side {
+            Side::Output | Side::Record(_) => "consumers",
+            Side::Document => "callers and consumers",
+            _ => "callers",
+        };
+        let class = match first.class {
+            Class::PossiblyBreaking => "possibly breaking",
+            _ => "breaking",
+        };
+        let at = first
+            .new_pointer
+            .as_deref()
+            .or(first.old_pointer.as_deref())
+            .unwrap_or("");
+        let more = match changes.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        format!(
+            "{class} for {who} ({} at {at}{more}: {}), {} bump needed, {carry}",
+            first.rule, first.reason, self.required
+        )
+    }
 }
 
 /// Validates both documents, then compares them.

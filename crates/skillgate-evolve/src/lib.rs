@@ -24,6 +24,9 @@
 //! assert_eq!(report.required, Bump::Major);
 //! assert!(!report.carried);
 //! assert!(report.findings.iter().any(|f| f.rule == "EVO-SCHEMA-011"));
+//! assert!(report
+//!     .verdict()
+//!     .starts_with("breaking for callers (EVO-SCHEMA-011 at /input_schema/"));
 //! ```
 
 pub mod algebra;

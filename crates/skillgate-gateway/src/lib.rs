@@ -13,7 +13,10 @@
 //!
 //! The upstream card is re-read every `refresh` ([`Refresh`]): a governed skill that
 //! changed upstream (or vanished) is reported on stderr and refused (`execution_failed`)
-//! until the gateway is reloaded ([`GatewaySource`], SIGHUP), never served silently.
+//! until the gateway is reloaded ([`GatewaySource`], SIGHUP), never served silently. When
+//! the upstream implements the draft, a new advertised version or digest is a change too,
+//! and the report carries skillgate-evolve's verdict on the new document against the one
+//! read at build time (docs/design.md, D236).
 
 pub mod config;
 pub mod upstream;
@@ -23,6 +26,7 @@ use skillgate_a2a::{AgentCard, AgentSkill};
 use skillgate_agent::config::ConfigError;
 use skillgate_agent::{limited, LoadError};
 use skillgate_client::{A2aConn, Client, ClientConfig, ClientError, Target};
+use skillgate_core::document::ValidatedDocument;
 use skillgate_runtime::{Agent, AgentSource, Skill};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -107,7 +111,22 @@ pub struct Watch {
 struct Watched {
     upstream_skill: String,
     entry: String,
+    /// What the upstream card's schema-interface extension advertised for the skill
+    /// (version, digest); `None` for an upstream that knows nothing of the draft.
+    advertised: Option<(Option<String>, Option<String>)>,
+    /// The upstream's own Skill Interface Document at build time, when it publishes one:
+    /// the OLD side of the drift verdict.
+    document: Option<ValidatedDocument>,
     drifted: Arc<AtomicBool>,
+}
+
+/// What the extension of `card` advertises for `skill`, if it is schema-governed there.
+fn advertised_of(card: &AgentCard, skill: &str) -> Option<(Option<String>, Option<String>)> {
+    skillgate_client::skills(card)
+        .into_iter()
+        .find(|s| s.id == skill)
+        .filter(|s| s.version.is_some() || s.interface_digest.is_some())
+        .map(|s| (s.version, s.interface_digest))
 }
 
 /// The card entry of a skill, as compared between refreshes.
@@ -132,9 +151,23 @@ pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway,
     for g in &config.skills {
         let up = upstream_skill(&config, g, card, &upstream)?;
         let drifted = Arc::new(AtomicBool::new(false));
+        let advertised = advertised_of(card, &g.upstream_skill);
+        // Only an upstream that implements the draft has a document to compare a later one
+        // with. Reading it is best effort: without it the gateway serves as before and a
+        // drift report says that no verdict could be given.
+        let document = match advertised {
+            Some(_) => client
+                .resolve_target(target.clone(), &g.upstream_skill, &mut |_, _| {})
+                .await
+                .ok()
+                .map(|r| r.document),
+            None => None,
+        };
         watched.push(Watched {
             upstream_skill: g.upstream_skill.clone(),
             entry: entry_of(up),
+            advertised,
+            document,
             drifted: Arc::clone(&drifted),
         });
         let conn = A2aConn::new(client.http().clone(), target.interface.clone());
@@ -218,8 +251,9 @@ impl Watch {
         self.refresh
     }
 
-    /// Re-reads the upstream card once; every governed skill whose card entry changed (or
-    /// that vanished) is marked and refused from now on. Returns one line per new finding.
+    /// Re-reads the upstream card once; every governed skill whose card entry or advertised
+    /// interface (version, digest) changed, or that vanished, is marked and refused from now
+    /// on. Returns one line per new finding, with the interface verdict when there is one.
     pub async fn check(&self) -> Vec<String> {
         let target = match self.upstream.card(&self.client).await {
             Ok(t) => t,
@@ -227,22 +261,67 @@ impl Watch {
         };
         let mut found = Vec::new();
         for w in &self.skills {
+            // Reported once: it stays refused until a reload replaces this watch.
+            if w.drifted.load(Ordering::Relaxed) {
+                continue;
+            }
             let now = target.card.skills.iter().find(|s| s.id == w.upstream_skill);
             let changed = match now {
                 None => Some("is no longer in the upstream card"),
-                Some(s) if entry_of(s) != w.entry => Some("changed in the upstream card"),
+                Some(s)
+                    if entry_of(s) != w.entry
+                        || advertised_of(&target.card, &w.upstream_skill) != w.advertised =>
+                {
+                    Some("changed in the upstream card")
+                }
                 Some(_) => None,
             };
-            if let Some(how) = changed {
-                if !w.drifted.swap(true, Ordering::Relaxed) {
-                    found.push(format!(
-                        "upstream skill `{}` {how}; calls to it are refused until the gateway is reloaded (SIGHUP)",
-                        w.upstream_skill
-                    ));
-                }
+            let Some(how) = changed else {
+                continue;
+            };
+            let verdict = match now {
+                Some(_) => self.verdict(w, &target).await,
+                None => String::new(),
+            };
+            if !w.drifted.swap(true, Ordering::Relaxed) {
+                found.push(format!(
+                    "upstream skill `{}` {how}{verdict}; calls to it are refused until the gateway is reloaded (SIGHUP)",
+                    w.upstream_skill
+                ));
             }
         }
         found
+    }
+
+    /// What the change did to the upstream skill's interface, as a clause of the drift
+    /// report: the verdict of `skillgate interface diff` between the document read at build
+    /// time and the one the upstream advertises now (skillgate-evolve decides; nothing is
+    /// compared here), or why there is none.
+    async fn verdict(&self, w: &Watched, target: &Target) -> String {
+        let Some(old) = &w.document else {
+            return match w.advertised {
+                None => " (the upstream publishes no Skill Interface Document for it: no interface verdict)".into(),
+                Some(_) => " (its Skill Interface Document could not be read when the gateway was built: no interface verdict)".into(),
+            };
+        };
+        match self
+            .client
+            .resolve_target(target.clone(), &w.upstream_skill, &mut |_, _| {})
+            .await
+        {
+            Ok(new) => {
+                let report = skillgate_evolve::diff(old, &new.document);
+                format!(
+                    "; interface {} -> {}: {}",
+                    report.old_version,
+                    report.new_version,
+                    report.verdict()
+                )
+            }
+            Err(e) => format!(
+                " (its new Skill Interface Document could not be read: {e}; no interface verdict)"
+            ),
+        }
     }
 }
 

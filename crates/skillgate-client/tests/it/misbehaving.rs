@@ -864,3 +864,88 @@ async fn disk_cache_is_revalidated_on_load_and_corrupt_files_are_ignored() {
     assert!(matches!(resolved.source, InterfaceSource::Described { .. }));
     assert_eq!(fake.describe_calls(), 3);
 }
+
+/// A redeployed skill whose new document only widens its input: the cache had 1.0, so the
+/// step output (and the describe JSON) says what 1.1 is, not only that the digest moved.
+#[tokio::test]
+async fn a_redeployed_skill_is_reported_as_a_compatible_minor_update() {
+    let fake = FakeAgent::start();
+    let c = client();
+    call_with(&c, &fake, Mode::Sync).await.unwrap();
+    // Compatible for callers: a new optional member of the (closed) arguments object.
+    let mut input = fake::threshold_input();
+    input["properties"]["window"] = json!({"type": "integer"});
+    let v11 = fake::document_with_input("1.1", input);
+    fake.set_document(SKILL, v11.value().clone(), true);
+    let mut lines = Vec::new();
+    let r = c
+        .resolve(&fake.base, SKILL, &mut |step, line| {
+            lines.push((step, line.to_owned()))
+        })
+        .await
+        .unwrap();
+    assert_eq!(fake.describe_calls(), 2, "the new document is described");
+    let validated = lines
+        .iter()
+        .find(|(s, _)| *s == Step::ValidateDocument)
+        .map(|(_, l)| l.as_str())
+        .unwrap();
+    assert!(
+        validated.contains("replaces the cached 1.0")
+            && validated.contains("compatible: minor update 1.0 -> 1.1")
+            && validated.contains("1.1 carries it"),
+        "{validated}"
+    );
+    let out = serde_json::to_value(r.output()).unwrap();
+    assert_eq!(out["update"]["previous_version"], "1.0", "{out}");
+    assert_eq!(out["update"]["class"], "compatible", "{out}");
+    assert_eq!(out["update"]["required"], "minor", "{out}");
+    assert_eq!(out["update"]["carried"], true, "{out}");
+    // A client that never saw 1.0 has nothing to compare with, and says nothing.
+    let fresh = client()
+        .resolve(&fake.base, SKILL, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert!(fresh.update.is_none());
+    assert!(serde_json::to_value(fresh.output())
+        .unwrap()
+        .get("update")
+        .is_none());
+}
+
+/// The same across processes: a new client reads the older document from the cache
+/// directory (validated again) and reports the breaking change with its bump.
+#[tokio::test]
+async fn a_redeployed_skill_is_compared_with_the_document_on_disk() {
+    let scratch = tempfile::tempdir().unwrap();
+    let config = ClientConfig {
+        cache_dir: Some(scratch.path().join("cache")),
+        ..ClientConfig::default()
+    };
+    let fake = FakeAgent::start();
+    call_with(&Client::new(config.clone()).unwrap(), &fake, Mode::Sync)
+        .await
+        .unwrap();
+    let mut input = fake::threshold_input();
+    input["required"] = json!(["metric"]);
+    input["properties"]["metric"]["enum"] = json!(["rx"]);
+    fake.set_document(
+        SKILL,
+        fake::document_with_input("2.0", input).value().clone(),
+        true,
+    );
+    let r = Client::new(config)
+        .unwrap()
+        .resolve(&fake.base, SKILL, &mut |_, _| {})
+        .await
+        .unwrap();
+    let update = r.update.expect("the 1.0 entry on disk is compared");
+    assert_eq!(update.old_version, "1.0");
+    assert_eq!(update.required, skillgate_evolve::Bump::Major);
+    let verdict = update.verdict();
+    assert!(
+        verdict.starts_with("breaking for callers (EVO-SCHEMA-003")
+            && verdict.ends_with("major bump needed, 2.0 carries it"),
+        "{verdict}"
+    );
+}

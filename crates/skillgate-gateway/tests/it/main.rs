@@ -221,6 +221,8 @@ async fn a_changed_upstream_skill_is_reported_and_refused_until_reload() {
     let found = s.watch.check().await;
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("`sum` changed"), "{found:?}");
+    // A plain upstream publishes no document: the report says so rather than guessing.
+    assert!(found[0].contains("no interface verdict"), "{found:?}");
     assert!(s.watch.check().await.is_empty(), "reported once");
     let e = call(&s.server.base, json!({"a": 2, "b": 3}))
         .await
@@ -264,6 +266,47 @@ async fn start_up_refuses_an_unknown_upstream_skill_and_an_undeclared_record_kin
     );
     let e = config::load(&write_config(dir.path(), "arguments = \"xml\"")).unwrap_err();
     assert!(e.to_string().contains("gateway.toml:6"), "{e}");
+}
+
+/// An upstream that implements the draft (testkit's `FakeAgent`) is redeployed with a new
+/// required input member under a minor version: the drift report carries the verdict of
+/// skillgate-evolve (breaking for callers, the rule, the bump), and calls are still refused.
+#[tokio::test]
+async fn a_drift_report_says_whether_the_upstream_change_is_breaking() {
+    use skillgate_testkit::fake::{self, FakeAgent, SKILL};
+    let up = FakeAgent::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), &format!("upstream_skill = \"{SKILL}\""));
+    let g = build(config::load(&path).unwrap(), upstream_at(&up.base))
+        .await
+        .unwrap();
+    let server = TestServer::start(g.agent, ServerConfig::default()).await;
+    assert!(g.watch.check().await.is_empty(), "nothing changed yet");
+    let mut input = fake::threshold_input();
+    input["properties"]["window"] = json!({"type": "integer"});
+    input["required"] = json!(["metric", "threshold", "window"]);
+    up.set_document(
+        SKILL,
+        fake::document_with_input("1.1", input).value().clone(),
+        true,
+    );
+    let found = g.watch.check().await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    let line = &found[0];
+    assert!(
+        line.contains(&format!("`{SKILL}` changed"))
+            && line.contains("interface 1.0 -> 1.1")
+            && line.contains("breaking for callers (EVO-SCHEMA-011 at /input_schema/")
+            && line.contains("major bump needed, 1.1 does not carry it")
+            && line.contains("refused until the gateway is reloaded"),
+        "{line}"
+    );
+    assert!(g.watch.check().await.is_empty(), "reported once");
+    let e = call(&server.base, json!({"a": 2, "b": 3}))
+        .await
+        .unwrap_err();
+    assert_eq!(remote_code(&e), "execution_failed", "{e}");
+    assert_eq!(up.domain_calls(), 0, "a drifted skill reached upstream");
 }
 
 /// The runtime's reloader rebuilds the gateway from its source: a drifted skill is served

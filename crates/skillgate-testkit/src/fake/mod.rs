@@ -74,6 +74,23 @@ pub fn document(skill: &str, version: &str) -> ValidatedDocument {
     }
 }
 
+/// [`SKILL`]'s input schema, for tests that redeploy the skill with a changed input.
+pub fn threshold_input() -> Value {
+    input_schema()
+}
+
+/// [`SKILL`]'s document at `version` with `input` as its input schema (output and record kind
+/// as in [`document`]): a redeployment whose interface changed on the callers' side.
+pub fn document_with_input(version: &str, input: Value) -> ValidatedDocument {
+    InterfaceBuilder::new(SKILL, version)
+        .input("urn:test:threshold-request", "1.0", input)
+        .output("urn:test:verdict", "1.0", output_schema())
+        .record("observation", "urn:test:observation", "1.0",
+            json!({"type": "object", "required": ["value"], "properties": {"value": {"type": "number"}}}))
+        .build()
+        .unwrap()
+}
+
 /// [`PING_SKILL`] 1.2's document: every keyword is generatable by the conformance checker, and
 /// it declares `max_input_bytes` 4096 and `max_duration_ms` 2000.
 pub fn ping_document() -> ValidatedDocument {
