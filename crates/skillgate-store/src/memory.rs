@@ -162,12 +162,8 @@ impl TaskStore for MemoryStore {
         if s.rows.contains_key(&row.id) {
             return Err(StoreError::Conflict(row.id.clone()));
         }
-        if row.finished_ms.is_none() {
-            let held = s.unfinished.get(owner_key(row)).copied().unwrap_or(0);
-            if held >= self.limits.max_running_per_caller {
-                return Err(StoreError::CallerLimit(held));
-            }
-        }
+        let held = s.unfinished.get(owner_key(row)).copied().unwrap_or(0);
+        self.limits.admit_running(row, held)?;
         if !s.make_room(row.size(), self.limits.max_bytes) {
             return Err(StoreError::Full {
                 used: s.used,

@@ -218,6 +218,20 @@ impl StoreLimits {
         i64::try_from(self.interrupted_ttl.as_millis()).unwrap_or(i64::MAX)
     }
 
+    /// The per-caller limit for a new `row` whose caller already holds `held` unfinished
+    /// tasks, the one rule every store applies: refused at the limit; a row created finished
+    /// (a task that ended in its first write) holds nothing and is never refused here.
+    pub(crate) fn admit_running(
+        &self,
+        row: &TaskRow,
+        held: usize,
+    ) -> Result<(), crate::StoreError> {
+        if row.finished_ms.is_none() && held >= self.max_running_per_caller {
+            return Err(crate::StoreError::CallerLimit(held));
+        }
+        Ok(())
+    }
+
     /// `max_bytes` as an SQL `BIGINT` (saturating), the budget the SQL stores compare with.
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn budget(&self) -> i64 {

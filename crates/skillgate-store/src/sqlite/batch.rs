@@ -100,11 +100,9 @@ impl Writer {
         if taken != 0 {
             return Ok(Err(StoreError::Conflict(row.id.clone())));
         }
-        if row.finished_ms.is_none() {
-            let held = usize::try_from(held).unwrap_or(usize::MAX);
-            if held >= self.limits.max_running_per_caller {
-                return Ok(Err(StoreError::CallerLimit(held)));
-            }
+        let held = usize::try_from(held).unwrap_or(usize::MAX);
+        if let Err(e) = self.limits.admit_running(row, held) {
+            return Ok(Err(e));
         }
         let size = to_i64(row.size());
         let budget = self.limits.budget();
