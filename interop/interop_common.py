@@ -17,27 +17,7 @@ from a2a.types.a2a_pb2 import AgentCard
 
 EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
 
-FAILURES = []
-CHECKS = []
-
-
-def check(cond, what):
-    """Records one expectation; failures are printed and counted, the run goes on."""
-    CHECKS.append(what)
-    if cond:
-        print(f"  ok: {what}")
-    else:
-        FAILURES.append(what)
-        print(f"  FAIL: {what}")
-
-
-def finish(name):
-    passed = len(CHECKS) - len(FAILURES)
-    print(f"{name}: {passed} of {len(CHECKS)} checks passed")
-    if FAILURES:
-        for f in FAILURES:
-            print(f"  failed: {f}")
-        raise SystemExit(1)
+from checks import CHECKS, FAILURES, check, finish  # noqa: F401 (re-exported)
 
 
 class RequestLog:

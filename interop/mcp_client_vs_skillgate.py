@@ -39,18 +39,7 @@ CALLED = "collect_interface_counters"
 CARD_PATH = "/.well-known/agent-card.json"
 WRONG_DIGEST = "sha256:" + "0" * 64
 
-CHECKS = []
-FAILURES = []
-
-
-def check(cond, what):
-    """Records one expectation; a failed one is printed and counted, and the run goes on."""
-    CHECKS.append(what)
-    if cond:
-        print(f"  ok: {what}")
-    else:
-        FAILURES.append(what)
-        print(f"  FAIL: {what}")
+from checks import check, finish
 
 
 def start(cmd):
@@ -177,12 +166,7 @@ async def main(binary):
     finally:
         proxy.shutdown()
         stop(agent)
-    passed = len(CHECKS) - len(FAILURES)
-    print(f"mcp_client_vs_skillgate: {passed} of {len(CHECKS)} checks passed")
-    if FAILURES:
-        for f in FAILURES:
-            print(f"  failed: {f}")
-        raise SystemExit(1)
+    finish("mcp_client_vs_skillgate")
 
 
 if __name__ == "__main__":

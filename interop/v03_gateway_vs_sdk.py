@@ -54,17 +54,7 @@ SKILL = "sum"
 TAMPER = 666   # a == TAMPER: the upstream answers {"sum": "tampered"}
 SLOW = 999     # a == SLOW: the upstream works for 30 s unless canceled
 
-CHECKS = []
-FAILURES = []
-
-
-def check(cond, what):
-    CHECKS.append(what)
-    if cond:
-        print(f"  ok: {what}")
-    else:
-        FAILURES.append(what)
-        print(f"  FAIL: {what}")
+from checks import check, finish
 
 
 def skillgate(binary, *args, timeout=60):
@@ -256,12 +246,7 @@ def main(binary):
         if gw_proc:
             gw_proc.terminate()
             gw_proc.wait(10)
-    passed = len(CHECKS) - len(FAILURES)
-    print(f"v03_gateway_vs_sdk: {passed} of {len(CHECKS)} checks passed")
-    if FAILURES:
-        for f in FAILURES:
-            print(f"  failed: {f}")
-        raise SystemExit(1)
+    finish("v03_gateway_vs_sdk")
 
 
 if __name__ == "__main__":

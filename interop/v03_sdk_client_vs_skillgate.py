@@ -53,18 +53,7 @@ EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/exte
 SKILL = "evaluate_resource_condition"
 SLOW = "test-resubscribe-message-id"  # the conformance agent keeps this task working ~4.5 s
 
-CHECKS = []
-FAILURES = []
-
-
-def check(cond, what):
-    """Records one expectation; a failed one is printed and counted, and the run goes on."""
-    CHECKS.append(what)
-    if cond:
-        print(f"  ok: {what}")
-    else:
-        FAILURES.append(what)
-        print(f"  FAIL: {what}")
+from checks import check, finish
 
 
 def start_agent(binary):
@@ -329,12 +318,7 @@ async def main(binary):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    passed = len(CHECKS) - len(FAILURES)
-    print(f"v03_sdk_client_vs_skillgate: {passed} of {len(CHECKS)} checks passed")
-    if FAILURES:
-        for f in FAILURES:
-            print(f"  failed: {f}")
-        raise SystemExit(1)
+    finish("v03_sdk_client_vs_skillgate")
 
 
 if __name__ == "__main__":

@@ -42,18 +42,7 @@ from a2a.utils import new_task
 
 EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
 
-CHECKS = []
-FAILURES = []
-
-
-def check(cond, what):
-    """Records one expectation; a failed one is printed and counted, and the run goes on."""
-    CHECKS.append(what)
-    if cond:
-        print(f"  ok: {what}")
-    else:
-        FAILURES.append(what)
-        print(f"  FAIL: {what}")
+from checks import check, finish
 
 
 def skillgate(binary, *args, timeout=60):
@@ -240,12 +229,7 @@ def main(binary, doc_path, input_path, output_path, record_path):
               f"skillgate conformance says it needs an A2A 1.x interface (exit {code}, {report.get('fatal')})")
     finally:
         server.should_exit = True
-    passed = len(CHECKS) - len(FAILURES)
-    print(f"v03_sdk_server_extension: {passed} of {len(CHECKS)} checks passed")
-    if FAILURES:
-        for f in FAILURES:
-            print(f"  failed: {f}")
-        raise SystemExit(1)
+    finish("v03_sdk_server_extension")
 
 
 if __name__ == "__main__":

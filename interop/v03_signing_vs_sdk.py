@@ -23,18 +23,7 @@ from a2a.utils.signing import create_signature_verifier
 DATA = os.path.join(os.path.dirname(__file__), "..", "crates", "skillgate-sign", "tests", "data")
 ALGS = [("es256", "ES256"), ("es384", "ES384"), ("rs256", "RS256"), ("rs256", "PS256"), ("eddsa", "EdDSA")]
 
-CHECKS = []
-FAILURES = []
-
-
-def check(cond, what):
-    """Records one expectation; a failed one is printed and counted, and the run goes on."""
-    CHECKS.append(what)
-    if cond:
-        print(f"  ok: {what}")
-    else:
-        FAILURES.append(what)
-        print(f"  FAIL: {what}")
+from checks import check, finish
 
 
 def verifier(alg):
@@ -87,12 +76,7 @@ def main(binary):
             change(changed)
             ok, _ = verifies(alg, changed)
             check(not ok, f"{alg}: the a2a-sdk 0.3 verifier refuses the card with {what} changed")
-    passed = len(CHECKS) - len(FAILURES)
-    print(f"v03_signing_vs_sdk: {passed} of {len(CHECKS)} checks passed")
-    if FAILURES:
-        for f in FAILURES:
-            print(f"  failed: {f}")
-        raise SystemExit(1)
+    finish("v03_signing_vs_sdk")
 
 
 if __name__ == "__main__":
