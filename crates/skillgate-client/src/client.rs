@@ -48,17 +48,29 @@ pub struct Resolved {
 #[derive(Debug)]
 pub struct Client {
     http: Http,
-    cache: Cache,
+    // Shared by the views `with_events` makes, so they see one cache.
+    cache: std::sync::Arc<Cache>,
 }
 
 impl Client {
     /// A client with these bounds; the cache is on disk when `config.cache_dir` is set.
     pub fn new(config: ClientConfig) -> Result<Self, ClientError> {
-        let cache = Cache::new(config.cache_dir.clone());
+        let cache = std::sync::Arc::new(Cache::new(config.cache_dir.clone()));
         Ok(Self {
             http: Http::new(config)?,
             cache,
         })
+    }
+
+    /// A view of this client whose calls also hand every stream event to `sink` as it
+    /// arrives (in `Mode::Stream`, the first event names the task, so a caller that may have
+    /// to cancel learns the id before the call returns). Shares the connections and the
+    /// interface cache; only the sink differs.
+    pub fn with_events(&self, sink: crate::http::EventSink) -> Client {
+        Client {
+            http: self.http.with_events(sink),
+            cache: std::sync::Arc::clone(&self.cache),
+        }
     }
 
     /// The bounded HTTP client.

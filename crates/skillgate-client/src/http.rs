@@ -99,6 +99,17 @@ impl Http {
         })
     }
 
+    /// The same transport with `sink` as the stream event sink (see `Client::with_events`).
+    pub fn with_events(&self, sink: EventSink) -> Self {
+        Self {
+            transport: self.transport.clone(),
+            config: std::sync::Arc::new(ClientConfig {
+                events: Some(sink),
+                ..(*self.config).clone()
+            }),
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
         &self.config

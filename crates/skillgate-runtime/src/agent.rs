@@ -1,12 +1,13 @@
 //! Agent assembly: every skill's Skill Interface Document is built and validated once, at
 //! start-up, together with the describe_skill artifacts and the Agent Card.
 
-use crate::gate::SkillGate;
+use crate::gate::{describe_args_invalid, Rejection, SkillGate};
 use crate::skill::{Handler, Skill};
 use serde_json::{json, Map, Value};
 use skillgate_a2a as a2a;
 use skillgate_core::document::InterfaceError;
-use skillgate_core::wire::{self, AdvertisedSkill, ExtensionParams};
+use skillgate_core::wire::{self, AdvertisedSkill, ErrorObject, ExtensionParams};
+use skillgate_core::ErrorCode;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -223,6 +224,32 @@ impl Agent {
     /// extended-only skills are not listed.
     pub fn card(&self, base_url: &str, auth: bool) -> a2a::AgentCard {
         self.card_for(base_url, auth, &|h| !h.extended)
+    }
+
+    /// What `describe_skill` with `args` answers: the precomputed document artifact of the
+    /// skill `args.skill_id` names, or the refusal (`input_invalid` for arguments without a
+    /// string `skill_id`, `interface_unavailable` for a skill this agent does not serve).
+    /// Every binding, and every embedder that serves the draft through its own A2A stack,
+    /// answers from here.
+    pub fn describe_skill(&self, args: &Value) -> Result<&a2a::Artifact, Rejection> {
+        let Some(Value::String(id)) = args.get(wire::names::SKILL_ID) else {
+            return Err(Rejection::admission(describe_args_invalid(
+                "describe_skill arguments must be an object with a string skill_id",
+            )));
+        };
+        match self.0.skills.get(id) {
+            Some(h) => Ok(&h.describe_artifact),
+            None => Err(Rejection::admission(unserved_interface(id))),
+        }
+    }
+
+    /// The hosted skill a governed request's `skill` member names, or the
+    /// `interface_unavailable` refusal for a skill this agent does not serve.
+    pub fn governed(&self, skill: &str) -> Result<&HostedSkill, Rejection> {
+        self.0
+            .skills
+            .get(skill)
+            .ok_or_else(|| Rejection::admission(unserved_skill(skill)))
     }
 
     /// The extended Agent Card `caller` receives: the public card plus the extended-only
@@ -462,6 +489,23 @@ impl AgentBuilder {
             plain: self.plain,
         })))
     }
+}
+
+/// `interface_unavailable` for a describe_skill of a skill that is not served (or not visible
+/// to the caller: an extended-only skill is unknown to callers who may not see it).
+pub(crate) fn unserved_interface(id: &str) -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::InterfaceUnavailable,
+        format!("no Skill Interface Document for skill {id:?}: it is not served by this agent"),
+    )
+}
+
+/// `interface_unavailable` for a governed request naming a skill that is not served.
+pub(crate) fn unserved_skill(skill: &str) -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::InterfaceUnavailable,
+        format!("this agent does not serve a skill {skill:?}"),
+    )
 }
 
 /// Lists the gRPC interface at `url` (`host:port`, what gRPC clients dial) after the HTTP

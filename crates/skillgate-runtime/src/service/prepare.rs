@@ -11,8 +11,7 @@ use serde_json::Value;
 use skillgate_a2a::{
     A2aError, Message, Part, Role, SendMessageRequest, Task, TaskState, TaskStatus,
 };
-use skillgate_core::wire::{self, names, ErrorObject};
-use skillgate_core::ErrorCode;
+use skillgate_core::wire::{self, names};
 use skillgate_store::Flags;
 use std::sync::Arc;
 
@@ -91,30 +90,27 @@ impl A2aService {
         {
             // An extended-only skill is unknown to callers who may not see it.
             let id = described.unwrap_or_default();
-            let unserved = ErrorObject::new(
-                ErrorCode::InterfaceUnavailable,
-                format!(
-                    "no Skill Interface Document for skill {id:?}: it is not served by this agent"
-                ),
-            );
+            let unserved = crate::agent::unserved_interface(id);
             (Job::Refuse(Rejection::admission(unserved)), false)
         } else if skill == wire::DESCRIBE_SKILL {
             let args = data.get(names::ARGUMENTS).cloned().unwrap_or(Value::Null);
             (Job::Describe(agent, args), false)
-        } else if let Some(h) = agent
-            .0
-            .skills
-            .get(&skill)
-            .filter(|_| agent.visible(&skill, caller))
-        {
-            let cancelable = h.gate.cancelable();
-            (Job::Domain(agent.clone(), skill.clone(), data), cancelable)
         } else {
-            let unserved = ErrorObject::new(
-                ErrorCode::InterfaceUnavailable,
-                format!("this agent does not serve a skill {skill:?}"),
-            );
-            (Job::Refuse(Rejection::admission(unserved)), false)
+            // A skill the caller may not see is refused as one that is not served.
+            let served = agent.governed(&skill).and_then(|h| {
+                if agent.visible(&skill, caller) {
+                    Ok(h)
+                } else {
+                    Err(Rejection::admission(crate::agent::unserved_skill(&skill)))
+                }
+            });
+            match served {
+                Ok(h) => (
+                    Job::Domain(agent.clone(), skill.clone(), data),
+                    h.gate.cancelable(),
+                ),
+                Err(refused) => (Job::Refuse(refused), false),
+            }
         };
         let flags = Flags {
             cancelable,

@@ -6,13 +6,13 @@
 use super::{agent_message, error_part, new_id, refusal_code, A2aService, Job, RequestContext};
 use crate::agent::{Agent, HostedSkill};
 use crate::auth::Caller;
-use crate::gate::{describe_args_invalid, Phase, Rejection, RESULT_ARTIFACT_ID};
+use crate::gate::{Phase, Rejection, RESULT_ARTIFACT_ID};
 use crate::metrics::{GatePhase, Metrics};
 use crate::skill::SkillContext;
 use crate::task::{Refused, TaskHandle};
 use serde_json::Value;
 use skillgate_a2a::{Artifact, Message, Part, Role, Task, TaskState, TaskStatus};
-use skillgate_core::wire::{names, ErrorObject};
+use skillgate_core::wire::ErrorObject;
 use skillgate_core::ErrorCode;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -181,17 +181,9 @@ async fn describe(m: &Metrics, agent: &Agent, entry: &TaskHandle, args: &Value) 
 
 /// What `describe_skill` with `args` answers on `agent`.
 fn describe_outcome(agent: &Agent, args: &Value) -> Outcome {
-    let Some(Value::String(id)) = args.get(names::SKILL_ID) else {
-        return Outcome::Refuse(Rejection::admission(describe_args_invalid(
-            "describe_skill arguments must be an object with a string skill_id",
-        )));
-    };
-    match agent.0.skills.get(id) {
-        Some(h) => Outcome::Complete(vec![h.describe_artifact.clone()]),
-        None => Outcome::Refuse(Rejection::admission(ErrorObject::new(
-            ErrorCode::InterfaceUnavailable,
-            format!("no Skill Interface Document for skill {id:?}: it is not served by this agent"),
-        ))),
+    match agent.describe_skill(args) {
+        Ok(artifact) => Outcome::Complete(vec![artifact.clone()]),
+        Err(r) => Outcome::Refuse(r),
     }
 }
 

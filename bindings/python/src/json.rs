@@ -1,0 +1,180 @@
+//! Python values <-> `serde_json::Value`, and the JSON inputs the API accepts.
+//!
+//! Written here rather than taken from a serde bridge because the bridge would be wrong for
+//! this API in two ways: serde_json turns a non-finite float into `null` silently (a digest
+//! of `nan` would equal the digest of `None`), and nesting would be unbounded. Here a
+//! non-finite float, an integer outside 64 bits, a non-string key and nesting deeper than the
+//! core's strict parser allows are each a `JsonInvalid` error with its own code.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+use skillgate_core::jcs::{self, JcsError};
+
+use crate::errors::{json_invalid, raise};
+
+/// The deepest Python value converted, the same limit the core's strict parser applies to
+/// JSON text, so that `digest(obj)` and `digest(json.dumps(obj))` accept the same values.
+const MAX_DEPTH: usize = jcs::DEFAULT_MAX_DEPTH;
+
+/// A Python value as a JSON value: dict (string keys), list or tuple, str, int, float, bool,
+/// None.
+pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    convert(obj, MAX_DEPTH)
+}
+
+fn convert(obj: &Bound<'_, PyAny>, depth_left: usize) -> PyResult<Value> {
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    // bool before int: a Python bool is an int.
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(s.to_cow()?.into_owned()));
+    }
+    if obj.cast::<PyInt>().is_ok() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::Number(i.into()));
+        }
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(Value::Number(u.into()));
+        }
+        return Err(json_invalid(
+            obj.py(),
+            "number_out_of_range",
+            "an integer outside the 64-bit range has no exact JSON number in this API; pass it as a string or a float",
+        ));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return Number::from_f64(v).map(Value::Number).ok_or_else(|| {
+            json_invalid(
+                obj.py(),
+                "number_out_of_range",
+                format!("{v} is not a JSON number (I-JSON has no NaN or infinity)"),
+            )
+        });
+    }
+    if depth_left == 0 {
+        return Err(json_invalid(
+            obj.py(),
+            "too_deep",
+            format!("arrays and objects nest deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (k, v) in d.iter() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(json_invalid(
+                    obj.py(),
+                    "non_string_key",
+                    format!(
+                        "object keys must be str, found {}",
+                        k.get_type().name()?.to_cow()?
+                    ),
+                ));
+            };
+            map.insert(key.to_cow()?.into_owned(), convert(&v, depth_left - 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|v| convert(&v, depth_left - 1))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|v| convert(&v, depth_left - 1))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
+    Err(PyTypeError::new_err(format!(
+        "{} is not a JSON value (expected dict, list, tuple, str, int, float, bool or None)",
+        obj.get_type().name()?.to_cow()?
+    )))
+}
+
+/// A JSON value as a Python value (dict, list, str, int, float, bool, None).
+pub(crate) fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let list = PyList::empty(py);
+            for item in a {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(m) => {
+            let dict = PyDict::new(py);
+            for (k, item) in m {
+                dict.set_item(k, to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// What a JSON-taking function was given: JSON text (bytes or str, parsed strictly by the
+/// core: duplicate members, lone surrogates and depth are refused) or a Python value.
+pub(crate) enum JsonInput<'a> {
+    /// UTF-8 JSON text.
+    Text(std::borrow::Cow<'a, [u8]>),
+    /// An already converted value.
+    Value(Value),
+}
+
+impl<'a> JsonInput<'a> {
+    /// Reads `obj`: `bytes`/`bytearray`-like and `str` are JSON text, anything else a value.
+    pub(crate) fn read(obj: &'a Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            return Ok(JsonInput::Text(std::borrow::Cow::Borrowed(b.as_bytes())));
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            let text = s.to_cow()?;
+            return Ok(JsonInput::Text(std::borrow::Cow::Owned(
+                text.into_owned().into_bytes(),
+            )));
+        }
+        if let Ok(b) = obj.extract::<Vec<u8>>() {
+            if obj.hasattr("decode")? {
+                return Ok(JsonInput::Text(std::borrow::Cow::Owned(b)));
+            }
+        }
+        to_value(obj).map(JsonInput::Value)
+    }
+
+    /// The value (text parsed strictly).
+    pub(crate) fn into_value(self, py: Python<'_>) -> PyResult<Value> {
+        match self {
+            JsonInput::Value(v) => Ok(v),
+            JsonInput::Text(t) => py
+                .detach(|| jcs::parse_strict(&t))
+                .map_err(|e| jcs_error(py, &e)),
+        }
+    }
+}
+
+/// A strict-parse failure as `JsonInvalid` with the core's kind as its code.
+pub(crate) fn jcs_error(py: Python<'_>, e: &JcsError) -> PyErr {
+    raise(py, e.kind.as_str(), &e.to_string(), None)
+}
