@@ -469,7 +469,7 @@ fn client_err(e: ClientError) -> PyErr {
 /// The asyncio client. Every method returns an awaitable; cancelling the awaiting task
 /// abandons the call and, when the call streams (the default when the skill and the card
 /// offer it), cancels the remote task too.
-#[pyclass(module = "skillgate._skillgate", frozen, name = "Client")]
+#[pyclass(module = "skillgate._skillgate", frozen, name = "NativeClient")]
 pub(crate) struct Client {
     core: Arc<Core>,
 }
@@ -483,7 +483,7 @@ pub(crate) struct BlockingClient {
 
 #[pymethods]
 impl Client {
-    /// Client(*, token=None, timeout=30.0, headers=None, trust_jwks=None, binding=None,
+    /// NativeClient(*, token=None, timeout=30.0, headers=None, trust_jwks=None, binding=None,
     ///  cache_dir=None, allow_http=False, a2a_version="auto", allow_credentials_to=())
     ///
     /// `token`: bearer token (default `$SKILLGATE_TOKEN`), sent only to the origin of the URL

@@ -87,6 +87,13 @@ def test_strict_text_parsing():
         assert e.value.code == code, text[:20]
 
 
+def test_str_is_json_text():
+    assert skillgate.canonicalize('{"b": 1, "a": "x"}') == b'{"a":"x","b":1}'
+    assert skillgate.canonicalize('"text"') == b'"text"'
+    with pytest.raises(skillgate.JsonInvalid):
+        skillgate.digest("not json")
+
+
 def test_python_values_are_bounded_and_exact():
     deep = []
     for _ in range(200):
@@ -131,7 +138,9 @@ def test_python_and_cli_digests_agree(skillgate_bin, tmp_path_factory, value):
     path.write_text(json.dumps(value), encoding="utf-8")
     cli = run(skillgate_bin, "digest", str(path))
     assert cli.returncode == 0, cli.stderr
-    assert skillgate.digest(value) == cli.stdout.strip()
+    # A str argument is JSON text (as bytes are): a string value goes in as its JSON text.
+    as_given = json.dumps(value) if isinstance(value, str) else value
+    assert skillgate.digest(as_given) == cli.stdout.strip()
     assert skillgate.digest(path.read_bytes()) == cli.stdout.strip()
 
 

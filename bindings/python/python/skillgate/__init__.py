@@ -18,7 +18,6 @@ from ._skillgate import (
     Admitted,
     BlockingClient,
     CallResult,
-    Client,
     Described,
     Description,
     Gate,
@@ -30,6 +29,7 @@ from ._skillgate import (
     digest,
     lint_card,
 )
+from .client import Client
 from .errors import (
     AuthorizationFailed,
     ConstraintRejected,

@@ -122,7 +122,8 @@ class Description:
 _Headers = Union[Mapping[str, str], Sequence[str], None]
 _Jwks = Union[str, PathLike, Dict[str, Any], None]
 
-class Client:
+class NativeClient:
+    """The native side of :class:`skillgate.Client`; its methods return awaitables."""
     def __init__(
         self,
         *,
