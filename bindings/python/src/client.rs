@@ -169,7 +169,7 @@ impl Drop for CancelOnDrop {
         };
         rt.spawn(async move {
             if let Err(e) = conn.cancel_task(Step::Delegate, &id).await {
-                tracing_note(&format!(
+                background_note(&format!(
                     "cancelling task {id} after the call was cancelled: {e}"
                 ));
             }
@@ -178,7 +178,7 @@ impl Drop for CancelOnDrop {
 }
 
 /// A background failure nobody awaits: written to stderr, where Python's own warnings go.
-fn tracing_note(message: &str) {
+fn background_note(message: &str) {
     eprintln!("skillgate: {}", skillgate_transport::redact_text(message));
 }
 
@@ -224,14 +224,12 @@ fn options(
     let trusted_keys = match trust_jwks {
         None => None,
         Some(j) => {
-            // A path to a JWK set file, or the JWK set itself (dict or JSON text).
-            let bytes = if let Ok(p) = j.extract::<std::path::PathBuf>() {
-                if j.cast::<pyo3::types::PyString>().is_ok() && p.extension().is_none() {
-                    p.to_string_lossy().into_owned().into_bytes()
-                } else {
-                    std::fs::read(&p)
-                        .map_err(|e| usage(format!("trust_jwks {}: {e}", p.display())))?
-                }
+            // A path (str or os.PathLike) to a JWK set file, its JSON text (bytes), or the
+            // JWK set itself (dict).
+            let bytes = if let Ok(b) = j.cast::<pyo3::types::PyBytes>() {
+                b.as_bytes().to_vec()
+            } else if let Ok(p) = j.extract::<std::path::PathBuf>() {
+                std::fs::read(&p).map_err(|e| usage(format!("trust_jwks {}: {e}", p.display())))?
             } else {
                 serde_json::to_vec(&to_value(j)?).map_err(|e| usage(e.to_string()))?
             };
@@ -489,7 +487,7 @@ impl Client {
     /// `token`: bearer token (default `$SKILLGATE_TOKEN`), sent only to the origin of the URL
     /// a call names (and `allow_credentials_to`). `timeout`: seconds per request. `headers`:
     /// extra headers (dict or `"Name: value"` strings; never printed). `trust_jwks`: a JWK
-    /// set (path, dict or JSON text) the card must be signed by. `binding`: `"jsonrpc"`,
+    /// set (path, dict or JSON bytes) the card must be signed by. `binding`: `"jsonrpc"`,
     /// `"http-json"` or `"grpc"`. `cache_dir`: an on-disk interface cache. `a2a_version`:
     /// `"auto"`, `"1.0"` or `"0.3"`.
     #[new]
@@ -604,7 +602,7 @@ impl BlockingClient {
     /// `token`: bearer token (default `$SKILLGATE_TOKEN`), sent only to the origin of the URL
     /// a call names (and `allow_credentials_to`). `timeout`: seconds per request. `headers`:
     /// extra headers (dict or `"Name: value"` strings; never printed). `trust_jwks`: a JWK
-    /// set (path, dict or JSON text) the card must be signed by. `binding`: `"jsonrpc"`,
+    /// set (path, dict or JSON bytes) the card must be signed by. `binding`: `"jsonrpc"`,
     /// `"http-json"` or `"grpc"`. `cache_dir`: an on-disk interface cache. `a2a_version`:
     /// `"auto"`, `"1.0"` or `"0.3"`.
     #[new]

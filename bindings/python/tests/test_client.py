@@ -95,3 +95,22 @@ def test_chain(serve):
     with pytest.raises(skillgate.SkillgateError) as e:
         asyncio.run(skillgate.Client().chain(plan))
     assert e.value.report["ok"] is False
+
+
+# RFC 7515 Appendix A.3's public P-256 key: no card here is signed by it.
+RFC7515_JWKS = {"keys": [{"kty": "EC", "crv": "P-256", "kid": "rfc7515-a3",
+                          "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                          "y": "x_FEzRjJ7UrGa6w-BOa-TmcB6t6qR7_jy97Gd9nZkT4"}]}
+
+
+def test_trust_jwks_refuses_an_unsigned_card(serve, tmp_path):
+    path = tmp_path / "jwks.json"
+    path.write_text(json.dumps(RFC7515_JWKS))
+    for jwks in (RFC7515_JWKS, str(path), path, json.dumps(RFC7515_JWKS).encode()):
+        with pytest.raises(skillgate.SkillgateError) as e:
+            skillgate.BlockingClient(trust_jwks=jwks).describe(serve, COUNTERS)
+        assert e.value.step == 1, (jwks, e.value)
+    with pytest.raises(skillgate.UsageError):
+        skillgate.BlockingClient(trust_jwks=str(tmp_path / "missing.json"))
+    with pytest.raises(skillgate.UsageError):
+        skillgate.BlockingClient(trust_jwks={"keys": "nope"})

@@ -120,7 +120,7 @@ class Description:
     def source(self) -> str: ...
 
 _Headers = Union[Mapping[str, str], Sequence[str], None]
-_Jwks = Union[str, PathLike, Dict[str, Any], None]
+_Jwks = Union[str, PathLike, bytes, Dict[str, Any], None]
 
 class NativeClient:
     """The native side of :class:`skillgate.Client`; its methods return awaitables."""
