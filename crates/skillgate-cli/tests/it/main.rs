@@ -28,6 +28,7 @@ mod secrets;
 mod serve;
 mod signing;
 mod store;
+mod store_fault;
 mod v03_client;
 
 use skillgate_testkit::cli::Bin;

@@ -23,9 +23,9 @@ use super::skillgate;
 // Processes and raw HTTP
 
 /// A running `skillgate serve --conformance-agent`; killed (SIGKILL) and reaped when dropped.
-struct Serve {
+pub(super) struct Serve {
     child: Child,
-    addr: String,
+    pub(super) addr: String,
     /// Kept open: the server's stdout must not become a broken pipe.
     _stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<String>>,
@@ -34,7 +34,7 @@ struct Serve {
 impl Serve {
     /// Starts `serve --listen 127.0.0.1:0 --conformance-agent --store <store> <extra...>` and
     /// waits for its `listening on` line.
-    fn start(store: &str, extra: &[&str]) -> Serve {
+    pub(super) fn start(store: &str, extra: &[&str]) -> Serve {
         let mut child = skillgate()
             .env_remove("SKILLGATE_STORE")
             .command()
@@ -86,7 +86,7 @@ impl Serve {
     }
 
     /// A JSON-RPC call; returns the HTTP status, the parsed body and the raw body bytes.
-    fn rpc(&self, method: &str, params: Value) -> (u16, Value, Vec<u8>) {
+    pub(super) fn rpc(&self, method: &str, params: Value) -> (u16, Value, Vec<u8>) {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let (status, raw) = post(&self.addr, &body.to_string());
         let v = serde_json::from_slice(&raw).unwrap_or_else(|e| {
@@ -107,7 +107,7 @@ impl Serve {
     }
 
     /// The `result` of a JSON-RPC call that must succeed.
-    fn ok(&self, method: &str, params: Value) -> Value {
+    pub(super) fn ok(&self, method: &str, params: Value) -> Value {
         let (status, v, _) = self.rpc(method, params);
         assert!(
             status == 200 && v.get("result").is_some(),
@@ -118,12 +118,12 @@ impl Serve {
         v["result"].clone()
     }
 
-    fn get_task(&self, id: &str) -> Value {
+    pub(super) fn get_task(&self, id: &str) -> Value {
         self.ok("GetTask", json!({"id": id}))
     }
 
     /// SIGKILL, as `kill -9` does, and reap it.
-    fn kill9(&mut self) {
+    pub(super) fn kill9(&mut self) {
         self.child.kill().unwrap();
         let status = self.child.wait().unwrap();
         assert!(!status.success(), "killed: {status:?}");
@@ -138,7 +138,7 @@ impl Drop for Serve {
 }
 
 /// Splits a raw HTTP/1.x response into its status code and body.
-fn split_response(raw: &[u8]) -> (u16, Vec<u8>) {
+pub(super) fn split_response(raw: &[u8]) -> (u16, Vec<u8>) {
     let end = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -158,7 +158,7 @@ fn split_response(raw: &[u8]) -> (u16, Vec<u8>) {
     (status, raw[end + 4..].to_vec())
 }
 
-fn request(addr: &str, body: &str) -> String {
+pub(super) fn request(addr: &str, body: &str) -> String {
     request_as(addr, body, None)
 }
 
@@ -189,7 +189,7 @@ fn post_as(addr: &str, body: &str, token: Option<&str>) -> (u16, Vec<u8>) {
 /// `SubscribeToTask` over a raw TCP stream in a thread: the JSON of every `data:` line until
 /// a terminal status or the end of the stream. The first event is also sent on `first` so the
 /// caller knows the stream is attached.
-fn subscribe(
+pub(super) fn subscribe(
     addr: &str,
     task_id: &str,
 ) -> (
@@ -256,7 +256,7 @@ fn unique() -> String {
 }
 
 /// SendMessage params for the conformance agent's scenario `prefix`.
-fn send(prefix: &str, task_id: Option<&str>, return_immediately: bool) -> Value {
+pub(super) fn send(prefix: &str, task_id: Option<&str>, return_immediately: bool) -> Value {
     let mut m = json!({"messageId": format!("{prefix}-{}", unique()), "role": "ROLE_USER",
                        "parts": [{"text": "hi"}]});
     if let Some(t) = task_id {
@@ -265,12 +265,12 @@ fn send(prefix: &str, task_id: Option<&str>, return_immediately: bool) -> Value 
     json!({"message": m, "configuration": {"returnImmediately": return_immediately}})
 }
 
-fn state(task: &Value) -> &str {
+pub(super) fn state(task: &Value) -> &str {
     task["status"]["state"].as_str().unwrap_or("")
 }
 
 /// Polls GetTask on `s` until the task is in `want` (10 s at most); returns it.
-fn wait_state(s: &Serve, id: &str, want: &str, limit: Duration) -> Value {
+pub(super) fn wait_state(s: &Serve, id: &str, want: &str, limit: Duration) -> Value {
     eventually_sync(limit, || {
         let t = s.get_task(id);
         (state(&t) == want).then_some(t)
@@ -278,7 +278,7 @@ fn wait_state(s: &Serve, id: &str, want: &str, limit: Duration) -> Value {
 }
 
 /// Asserts the task failed with `execution_failed` because its agent stopped.
-fn assert_failed_because_agent_stopped(t: &Value) {
+pub(super) fn assert_failed_because_agent_stopped(t: &Value) {
     assert_eq!(state(t), "TASK_STATE_FAILED", "{t}");
     let parts = t["status"]["message"]["parts"].as_array().unwrap();
     let data = parts
@@ -297,7 +297,7 @@ fn assert_failed_because_agent_stopped(t: &Value) {
 // PostgreSQL scratch databases
 
 /// The admin connection URL, or `None` when told to skip.
-fn pg_admin_url() -> Option<String> {
+pub(super) fn pg_admin_url() -> Option<String> {
     match std::env::var("SKILLGATE_TEST_PG") {
         Ok(v) if v == "skip" => {
             eprintln!("SKILLGATE_TEST_PG=skip: PostgreSQL test skipped");
@@ -316,14 +316,14 @@ fn psql(admin: &str, sql: &str) -> std::io::Result<std::process::Output> {
 
 /// A database of one test's own (created with `psql`), dropped when this is, also when the
 /// test fails.
-struct PgDb {
-    url: String,
+pub(super) struct PgDb {
+    pub(super) url: String,
     admin: String,
     name: String,
 }
 
 impl PgDb {
-    fn create() -> Option<PgDb> {
+    pub(super) fn create() -> Option<PgDb> {
         let admin = pg_admin_url()?;
         let name = format!("sg_cli_{}", unique());
         let out = psql(&admin, &format!("CREATE DATABASE {name}")).unwrap_or_else(|e| {
@@ -640,132 +640,4 @@ fn store_migrate_reports_the_version_change_then_up_to_date() {
 fn store_migrate_on_postgres() {
     let Some(db) = PgDb::create() else { return };
     assert_migrates_then_is_up_to_date(&db.url);
-}
-
-// ---------------------------------------------------------------------------------------------
-// 4. kill -9 under load (issue 25): nothing a client was told is lost, nothing is half-written
-
-/// Holds `conns` connections sending blocking SendMessages (a task that completes at once) at
-/// `s` until the server dies; returns every task whose completed answer reached a client, as
-/// the answer gave it.
-fn load_until_killed(s: &mut Serve, conns: usize, before_kill: Duration) -> Vec<Value> {
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let acked: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let workers: Vec<_> = (0..conns)
-        .map(|_| {
-            let (addr, stop, acked) = (s.addr.clone(), stop.clone(), acked.clone());
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-                                      "params": send("tck-artifact-text", None, false)});
-                    // Once the server is killed, connects and reads fail: that ends the worker.
-                    let Ok(mut c) = TcpStream::connect(&addr) else {
-                        break;
-                    };
-                    let _ = c.set_read_timeout(Some(Duration::from_secs(20)));
-                    if c.write_all(request(&addr, &body.to_string()).as_bytes())
-                        .is_err()
-                    {
-                        break;
-                    }
-                    let mut raw = Vec::new();
-                    if c.read_to_end(&mut raw).is_err() || !raw.ends_with(b"}") {
-                        break;
-                    }
-                    let (status, body) = split_response(&raw);
-                    let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                    if status == 200 && state(&v["result"]["task"]) == "TASK_STATE_COMPLETED" {
-                        acked.lock().unwrap().push(v["result"]["task"].clone());
-                    }
-                }
-            })
-        })
-        .collect();
-    std::thread::sleep(before_kill);
-    s.kill9();
-    stop.store(true, Ordering::Relaxed);
-    for w in workers {
-        w.join().unwrap();
-    }
-    let acked = acked.lock().unwrap().clone();
-    acked
-}
-
-/// Every task in the store, page by page.
-fn all_tasks(s: &Serve) -> Vec<Value> {
-    let mut tasks = Vec::new();
-    let mut token = String::new();
-    loop {
-        let page = s.ok("ListTasks", json!({"pageSize": 100, "pageToken": token}));
-        tasks.extend(page["tasks"].as_array().cloned().unwrap_or_default());
-        token = page["nextPageToken"].as_str().unwrap_or("").to_string();
-        if token.is_empty() {
-            return tasks;
-        }
-    }
-}
-
-/// The kill -9 check on `store`: 64 connections of load, SIGKILL mid-run, a restart; every
-/// acknowledged task reads back as it was answered, and every stored task is whole (finished,
-/// or failed because the agent stopped).
-fn survives_kill_9_under_load(store: &str) {
-    let mut a = Serve::start(store, &[]);
-    let acked = load_until_killed(&mut a, 64, Duration::from_millis(1500));
-    assert!(
-        acked.len() >= 64,
-        "the load acknowledged only {} tasks before the kill",
-        acked.len()
-    );
-    let b = Serve::start(store, &[]);
-    for task in &acked {
-        let id = task["id"].as_str().unwrap();
-        let (status, _, raw) = b.rpc("GetTask", json!({"id": id}));
-        assert_eq!(
-            status, 200,
-            "acknowledged task {id} is missing after kill -9"
-        );
-        let got: Value = serde_json::from_slice(&raw).unwrap();
-        assert_eq!(
-            got["result"], *task,
-            "acknowledged task {id} reads back as it was answered"
-        );
-    }
-    let stored = all_tasks(&b);
-    assert!(
-        stored.len() >= acked.len(),
-        "{} < {}",
-        stored.len(),
-        acked.len()
-    );
-    // A task the killed process had not finished is failed by the restarted one: at once on
-    // SQLite (one process per file), once its 15 s lease has run out on PostgreSQL (another
-    // replica could still be running it).
-    for t in &stored {
-        if state(t) != "TASK_STATE_COMPLETED" {
-            assert_failed_because_agent_stopped(&wait_state(
-                &b,
-                t["id"].as_str().unwrap(),
-                "TASK_STATE_FAILED",
-                Duration::from_secs(40),
-            ));
-        }
-    }
-    eprintln!(
-        "kill -9 under load ({}): {} acknowledged, {} stored",
-        store.split(':').next().unwrap_or(""),
-        acked.len(),
-        stored.len()
-    );
-}
-
-#[test]
-fn sqlite_kill_9_under_load_loses_no_acknowledged_task() {
-    let dir = tempfile::tempdir().unwrap();
-    survives_kill_9_under_load(&format!("sqlite:{}", dir.path().join("tasks.db").display()));
-}
-
-#[test]
-fn postgres_kill_9_under_load_loses_no_acknowledged_task() {
-    let Some(db) = PgDb::create() else { return };
-    survives_kill_9_under_load(&db.url);
 }
