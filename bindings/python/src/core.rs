@@ -12,7 +12,7 @@ use skillgate_core::wire::ErrorDetail;
 use skillgate_lint::ProfileChoice;
 
 use crate::errors::raise;
-use crate::json::{jcs_error, to_py, to_value, JsonInput};
+use crate::json::{detach_if, jcs_error, to_py, to_value_counted, JsonInput, DETACH_NODES};
 
 /// canonicalize(value) -> bytes
 /// --
@@ -29,7 +29,10 @@ pub(crate) fn canonicalize<'py>(
         JsonInput::Text(t) => py
             .detach(|| jcs::canonicalize(&t))
             .map_err(|e| jcs_error(py, &e))?,
-        JsonInput::Value(v) => py.detach(|| jcs::to_canonical_vec(&v)),
+        JsonInput::Value(v, nodes) if nodes > DETACH_NODES => {
+            py.detach(|| jcs::to_canonical_vec(&v))
+        }
+        JsonInput::Value(v, _) => jcs::to_canonical_vec(&v),
     };
     Ok(PyBytes::new(py, &bytes))
 }
@@ -47,7 +50,10 @@ pub(crate) fn digest(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Strin
             .detach(|| skillgate_core::digest_text(&t))
             .map(|d| d.to_string())
             .map_err(|e| jcs_error(py, &e)),
-        JsonInput::Value(v) => Ok(py.detach(|| skillgate_core::digest(&v)).to_string()),
+        JsonInput::Value(v, nodes) if nodes > DETACH_NODES => {
+            Ok(py.detach(|| skillgate_core::digest(&v)).to_string())
+        }
+        JsonInput::Value(v, _) => Ok(skillgate_core::digest(&v).to_string()),
     }
 }
 
@@ -208,8 +214,8 @@ impl InterfaceDocument {
     /// with one detail per failure (`instance_path`, `schema_path`, `keyword`, `expected`,
     /// `actual`, never the value itself).
     fn validate_input(&self, py: Python<'_>, arguments: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = to_value(arguments)?;
-        let r = py.detach(|| self.doc.input_validator().validate(&v));
+        let (v, nodes) = to_value_counted(arguments)?;
+        let r = detach_if(py, nodes, || self.doc.input_validator().validate(&v));
         let what = format!(
             "arguments do not conform to the input schema of {}",
             self.doc.skill_id()
@@ -222,8 +228,8 @@ impl InterfaceDocument {
     ///
     /// Validates a result against the output schema; raises `OutputInvalid` with details.
     fn validate_output(&self, py: Python<'_>, output: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = to_value(output)?;
-        let r = py.detach(|| self.doc.output_validator().validate(&v));
+        let (v, nodes) = to_value_counted(output)?;
+        let r = detach_if(py, nodes, || self.doc.output_validator().validate(&v));
         let what = format!(
             "the output of {} does not conform to its output schema",
             self.doc.skill_id()
@@ -253,8 +259,8 @@ impl InterfaceDocument {
                 None,
             ));
         };
-        let v = to_value(record)?;
-        let r = py.detach(|| validator.validate(&v));
+        let (v, nodes) = to_value_counted(record)?;
+        let r = detach_if(py, nodes, || validator.validate(&v));
         let what = format!(
             "a {kind} record of {} does not conform to its schema",
             self.doc.skill_id()
@@ -329,7 +335,7 @@ pub(crate) fn lint_card<'py>(
         JsonInput::Text(t) => py
             .detach(|| skillgate_lint::lint_bytes(&t, choice))
             .map_err(|e| raise(py, "json_invalid", &e.to_string(), None))?,
-        JsonInput::Value(v) => py.detach(|| skillgate_lint::lint_value(&v, choice)),
+        JsonInput::Value(v, _) => py.detach(|| skillgate_lint::lint_value(&v, choice)),
     };
     let value = serde_json::to_value(&report)
         .map_err(|e| raise(py, "protocol_error", &e.to_string(), None))?;

@@ -41,9 +41,15 @@ fn build(
     message: &str,
     fill: impl FnOnce(&Bound<'_, PyDict>) -> PyResult<()>,
 ) -> PyErr {
+    // The lookup function, found once per interpreter.
+    static ERROR_CLASS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
     let made = (|| -> PyResult<PyErr> {
-        let errors = py.import("skillgate.errors")?;
-        let class = errors.getattr("error_class")?.call1((code,))?;
+        let lookup = ERROR_CLASS.get_or_try_init(py, || {
+            py.import("skillgate.errors")?
+                .getattr("error_class")
+                .map(Bound::unbind)
+        })?;
+        let class = lookup.bind(py).call1((code,))?;
         let kwargs = PyDict::new(py);
         kwargs.set_item("code", code)?;
         fill(&kwargs)?;

@@ -14,7 +14,7 @@ use skillgate_runtime::{Agent, ApprovalPolicy, Skill, SkillError, SkillOutput};
 
 use crate::core::InterfaceDocument;
 use crate::errors::{from_error_object, raise};
-use crate::json::{to_py, to_value};
+use crate::json::{detach_if, to_py, to_value_counted};
 
 /// The gate's card members and decisions for a fixed set of documents. Built once; every
 /// method is a lookup on precompiled validators and precomputed digests.
@@ -250,7 +250,7 @@ impl Gate {
     /// `request` is not a governed request at all (not an object with a string `skill`):
     /// the embedding agent decides what to do with such messages.
     fn decide(&self, py: Python<'_>, request: &Bound<'_, PyAny>) -> PyResult<Option<Py<PyAny>>> {
-        let data = to_value(request)?;
+        let (data, nodes) = to_value_counted(request)?;
         let Some(Value::String(skill)) = data.get(names::SKILL) else {
             return Ok(None);
         };
@@ -283,7 +283,7 @@ impl Gate {
                 Err(r) => Py::new(py, Refused::of(r))?.into_any(),
             }));
         }
-        let decided = py.detach(|| {
+        let decided = detach_if(py, nodes, || {
             self.agent.governed(skill).and_then(|h| {
                 h.gate()
                     .admit(&data, None, &self.approval)
@@ -322,32 +322,38 @@ impl Gate {
             .agent
             .governed(skill_id)
             .map_err(|r| from_error_object(py, &r.error))?;
-        let mut out = SkillOutput::new(to_value(output)?);
+        let (value, mut nodes) = to_value_counted(output)?;
+        let mut out = SkillOutput::new(value);
         if let Some(records) = records {
             for r in records.try_iter()? {
-                out = out.with_record(record(&r?)?);
+                let (r, n) = record(&r?)?;
+                nodes += n;
+                out = out.with_record(r);
             }
         }
-        Ok(py
-            .detach(|| h.gate().check_output(&out))
+        Ok(detach_if(py, nodes, || h.gate().check_output(&out))
             .err()
             .map(Refused::of))
     }
 }
 
-/// One supporting record from a dict or a 3-tuple.
-fn record(r: &Bound<'_, PyAny>) -> PyResult<SupportingRecord> {
-    if let Ok((kind, artifact_id, data)) = r.extract::<(String, String, Bound<'_, PyAny>)>() {
-        return Ok(SupportingRecord {
+/// One supporting record from a dict or a 3-tuple, with the number of values in its data.
+fn record(r: &Bound<'_, PyAny>) -> PyResult<(SupportingRecord, usize)> {
+    let (kind, artifact_id, data) = match r.extract::<(String, String, Bound<'_, PyAny>)>() {
+        Ok(t) => t,
+        Err(_) => (
+            r.get_item("kind")?.extract()?,
+            r.get_item("artifact_id")?.extract()?,
+            r.get_item("data")?,
+        ),
+    };
+    let (data, nodes) = to_value_counted(&data)?;
+    Ok((
+        SupportingRecord {
             artifact_id,
             kind,
-            data: to_value(&data)?,
-        });
-    }
-    let get = |k: &str| r.get_item(k);
-    Ok(SupportingRecord {
-        kind: get("kind")?.extract()?,
-        artifact_id: get("artifact_id")?.extract()?,
-        data: to_value(&get("data")?)?,
-    })
+            data,
+        },
+        nodes,
+    ))
 }

@@ -21,21 +21,53 @@ const MAX_DEPTH: usize = jcs::DEFAULT_MAX_DEPTH;
 /// A Python value as a JSON value: dict (string keys), list or tuple, str, int, float, bool,
 /// None.
 pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    convert(obj, MAX_DEPTH)
+    to_value_counted(obj).map(|(v, _)| v)
 }
 
-fn convert(obj: &Bound<'_, PyAny>, depth_left: usize) -> PyResult<Value> {
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    // bool before int: a Python bool is an int.
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
+/// [`to_value`], with the number of values converted (what a caller weighs before handing the
+/// work to another thread).
+pub(crate) fn to_value_counted(obj: &Bound<'_, PyAny>) -> PyResult<(Value, usize)> {
+    let mut nodes = 0;
+    convert(obj, MAX_DEPTH, &mut nodes).map(|v| (v, nodes))
+}
+
+/// Values above which hashing or validating runs with the GIL released: below it, releasing
+/// and taking the GIL back costs more than the work.
+pub(crate) const DETACH_NODES: usize = 10_000;
+
+fn convert(obj: &Bound<'_, PyAny>, depth_left: usize, nodes: &mut usize) -> PyResult<Value> {
+    *nodes += 1;
+    // The most frequent types first. A Python bool is an int: checked inside the int case.
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(s.to_cow()?.into_owned()));
     }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        if depth_left == 0 {
+            return Err(too_deep(obj.py()));
+        }
+        let mut map = Map::new();
+        for (k, v) in d.iter() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(json_invalid(
+                    obj.py(),
+                    "non_string_key",
+                    format!(
+                        "object keys must be str, found {}",
+                        k.get_type().name()?.to_cow()?
+                    ),
+                ));
+            };
+            map.insert(
+                key.to_cow()?.into_owned(),
+                convert(&v, depth_left - 1, nodes)?,
+            );
+        }
+        return Ok(Value::Object(map));
+    }
     if obj.cast::<PyInt>().is_ok() {
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
         if let Ok(i) = obj.extract::<i64>() {
             return Ok(Value::Number(i.into()));
         }
@@ -58,48 +90,41 @@ fn convert(obj: &Bound<'_, PyAny>, depth_left: usize) -> PyResult<Value> {
             )
         });
     }
-    if depth_left == 0 {
-        return Err(json_invalid(
-            obj.py(),
-            "too_deep",
-            format!("arrays and objects nest deeper than {MAX_DEPTH} levels"),
-        ));
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        let mut map = Map::new();
-        for (k, v) in d.iter() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(json_invalid(
-                    obj.py(),
-                    "non_string_key",
-                    format!(
-                        "object keys must be str, found {}",
-                        k.get_type().name()?.to_cow()?
-                    ),
-                ));
-            };
-            map.insert(key.to_cow()?.into_owned(), convert(&v, depth_left - 1)?);
-        }
-        return Ok(Value::Object(map));
-    }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|v| convert(&v, depth_left - 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
+        if depth_left == 0 {
+            return Err(too_deep(obj.py()));
+        }
+        let mut items = Vec::with_capacity(l.len());
+        for v in l.iter() {
+            items.push(convert(&v, depth_left - 1, nodes)?);
+        }
+        return Ok(Value::Array(items));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t
-            .iter()
-            .map(|v| convert(&v, depth_left - 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
+        if depth_left == 0 {
+            return Err(too_deep(obj.py()));
+        }
+        let mut items = Vec::with_capacity(t.len());
+        for v in t.iter() {
+            items.push(convert(&v, depth_left - 1, nodes)?);
+        }
+        return Ok(Value::Array(items));
     }
     Err(PyTypeError::new_err(format!(
         "{} is not a JSON value (expected dict, list, tuple, str, int, float, bool or None)",
         obj.get_type().name()?.to_cow()?
     )))
+}
+
+fn too_deep(py: Python<'_>) -> PyErr {
+    json_invalid(
+        py,
+        "too_deep",
+        format!("arrays and objects nest deeper than {MAX_DEPTH} levels"),
+    )
 }
 
 /// A JSON value as a Python value (dict, list, str, int, float, bool, None).
@@ -139,8 +164,8 @@ pub(crate) fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAn
 pub(crate) enum JsonInput<'a> {
     /// UTF-8 JSON text.
     Text(std::borrow::Cow<'a, [u8]>),
-    /// An already converted value.
-    Value(Value),
+    /// An already converted value, with the number of values in it.
+    Value(Value, usize),
 }
 
 impl<'a> JsonInput<'a> {
@@ -160,17 +185,26 @@ impl<'a> JsonInput<'a> {
                 return Ok(JsonInput::Text(std::borrow::Cow::Owned(b)));
             }
         }
-        to_value(obj).map(JsonInput::Value)
+        to_value_counted(obj).map(|(v, n)| JsonInput::Value(v, n))
     }
 
     /// The value (text parsed strictly).
     pub(crate) fn into_value(self, py: Python<'_>) -> PyResult<Value> {
         match self {
-            JsonInput::Value(v) => Ok(v),
+            JsonInput::Value(v, _) => Ok(v),
             JsonInput::Text(t) => py
                 .detach(|| jcs::parse_strict(&t))
                 .map_err(|e| jcs_error(py, &e)),
         }
+    }
+}
+
+/// Runs `f` with the GIL released when the value has more than [`DETACH_NODES`] values.
+pub(crate) fn detach_if<T: Send>(py: Python<'_>, nodes: usize, f: impl FnOnce() -> T + Send) -> T {
+    if nodes > DETACH_NODES {
+        py.detach(f)
+    } else {
+        f()
     }
 }
 

@@ -85,12 +85,19 @@ class _V1:
         _json_format.ParseDict(value, part.data)
         return part
 
-    @classmethod
-    def with_parts(cls, message: Any, value: Any) -> Any:
+    @staticmethod
+    def with_arguments(message: Any, request: Dict[str, Any]) -> Any:
+        # The arguments Value is copied inside protobuf: no round trip through Python dicts.
         copy = _pb.Message()
         copy.CopyFrom(message)
+        data = copy.parts[0].data.struct_value.fields.get("arguments")
+        part = _pb.Part(media_type="application/json")
+        if data is not None:
+            part.data.CopyFrom(data)
+        else:
+            part.data.null_value = 0
         del copy.parts[:]
-        copy.parts.append(cls.data_part(value))
+        copy.parts.append(part)
         return copy
 
     @staticmethod
@@ -192,8 +199,8 @@ class _V03:
         return Part(root=DataPart(data={"value": value}, metadata={"data_part_compat": True}))
 
     @classmethod
-    def with_parts(cls, message: Any, value: Any) -> Any:
-        return message.model_copy(update={"parts": [cls.data_part(value)]})
+    def with_arguments(cls, message: Any, request: Dict[str, Any]) -> Any:
+        return message.model_copy(update={"parts": [cls.data_part(request.get("arguments"))]})
 
     @staticmethod
     def new_task(context: Any) -> Any:
@@ -327,6 +334,7 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
         self.sink = sink
         self.artifacts: List[Tuple[str, str, List[Any]]] = []
         self.end: Optional[Tuple[str, Any]] = None
+        self.end_event: Optional[Any] = None
         self.reply: Optional[Any] = None
 
     async def enqueue_event(self, event: Any) -> None:
@@ -342,11 +350,12 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
             state = _SDK.state_name(event.status.state)
             if state in _SDK.TERMINAL:
                 self.end = (state, event.status.message if _has_message(event.status) else None)
+                self.end_event = event
             else:
                 await self.sink.enqueue_event(event)
         elif kind == "task":
             # A Task from the executor: its artifacts and state count; the task itself was
-            # already announced by the gate.
+            # already announced by the gate, so the event is not sent again.
             for a in event.artifacts:
                 self.artifacts.append((a.artifact_id, a.name or "", list(a.parts)))
             state = _SDK.state_name(event.status.state)
@@ -412,6 +421,10 @@ class GovernedExecutor:
         if decision is None:
             self.calls += 1
             return await self.inner.execute(context, event_queue)
+        # The task is announced first: a 1.x handler refuses a status update before its Task,
+        # and a streaming caller learns the task's id (to cancel it) before the skill ends.
+        # The one event the gate adds; no WORKING update of its own (each event costs the SDK
+        # a task-store round).
         if context.current_task is None:
             await event_queue.enqueue_event(_SDK.new_task(context))
         if isinstance(decision, Described):
@@ -426,10 +439,9 @@ class GovernedExecutor:
 
     async def _run(self, context: Any, event_queue: Any, admitted: Admitted, request: Dict[str, Any]) -> None:
         skill = admitted.skill_id
-        value = admitted.arguments if self.arguments == "data" else request
-        inner_context = _ArgumentsContext(context, _SDK.with_parts(context.message, value))
+        message = _SDK.with_arguments(context.message, request) if self.arguments == "data" else context.message
+        inner_context = _ArgumentsContext(context, message)
         held = _HeldQueue(event_queue)
-        await event_queue.enqueue_event(_SDK.status(context, "working"))
         self.calls += 1
         try:
             await asyncio.wait_for(self.inner.execute(inner_context, held), self._limits.get(skill))
@@ -451,34 +463,34 @@ class GovernedExecutor:
             if message is None or _request_data(message) is None:
                 error = {"code": "execution_failed", "message": f"skill {skill} ended {state} without an error object"}
                 return await event_queue.enqueue_event(_SDK.status(context, state, data=error))
-            return await event_queue.enqueue_event(_SDK.status(context, state, message=message))
+            return await event_queue.enqueue_event(held.end_event or _SDK.status(context, state, message=message))
         kinds = set(self.gate.document(skill).record_kinds)
-        records = []
-        output: Tuple[bool, Any] = (False, None)
-        output_id = "result"
+        records: List[Tuple[str, str, List[Any]]] = []
+        output: Optional[Tuple[str, List[Any]]] = None
         for aid, name, parts in held.artifacts:
-            found = _SDK.part_value(parts[0]) if parts else (False, None)
             if name in kinds:
-                records.append({"kind": name, "artifact_id": aid, "data": found[1]})
-            elif not output[0]:
-                output, output_id = found, aid or "result"
-        if not output[0] and held.reply is not None:
-            parts = list(held.reply.parts)
-            output = _SDK.part_value(parts[0]) if parts else (False, None)
-        refused = (
-            self.gate.check_output(skill, output[1], records)
-            if output[0]
-            else None
-        )
-        if not output[0]:
+                records.append((aid, name, parts))
+            elif output is None:
+                output = (aid or "result", parts)
+            # Any other artifact is not part of the profile's answer: it is not sent.
+        if output is None and held.reply is not None:
+            output = ("result", list(held.reply.parts))
+        found = _SDK.part_value(output[1][0]) if output and output[1] else (False, None)
+        if not found[0]:
             error = {"code": "output_invalid", "message": f"skill {skill} completed without an output (a Data Part or JSON text)"}
             return await event_queue.enqueue_event(_SDK.status(context, "failed", data=error))
+        checked = [
+            {"kind": name, "artifact_id": aid, "data": _SDK.part_value(parts[0])[1] if parts else None}
+            for aid, name, parts in records
+        ]
+        refused = self.gate.check_output(skill, found[1], checked)
         if refused is not None:
             return await event_queue.enqueue_event(_SDK.status(context, refused.state, data=refused.error))
-        for r in records:
-            await event_queue.enqueue_event(_SDK.artifact(context, r["artifact_id"], r["kind"], [_SDK.data_part(r["data"])]))
-        await event_queue.enqueue_event(_SDK.artifact(context, output_id, skill, [_SDK.data_part(output[1])]))
-        await event_queue.enqueue_event(_SDK.status(context, "completed", message=message))
+        # Sent as the executor made them (its part objects), the output under the skill's name.
+        for aid, name, parts in records:
+            await event_queue.enqueue_event(_SDK.artifact(context, aid, name, parts))
+        await event_queue.enqueue_event(_SDK.artifact(context, output[0], skill, output[1]))
+        await event_queue.enqueue_event(held.end_event or _SDK.status(context, "completed", message=message))
 
     async def cancel(self, context: Any, event_queue: Any) -> None:
         """Forwards cancellation to the wrapped executor."""
