@@ -4,9 +4,12 @@
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
+use skillgate_client::{Client, ClientConfig, Target};
 use skillgate_core::document::{Expectations, Finding, ValidatedDocument};
-use skillgate_evolve::{diff, diff_cards, output};
+use skillgate_evolve::{diff, diff_cards, output, SkillChange};
+use skillgate_transport::looks_like_url;
 
+use super::client::runtime;
 use super::io::read_json;
 use crate::exit;
 
@@ -52,15 +55,24 @@ pub enum CardDiffFormat {
 /// Arguments of `card diff`.
 #[derive(Args)]
 pub struct CardDiffArgs {
-    /// The earlier Agent Card (file, or `-` for stdin).
+    /// The earlier Agent Card: a file, `-` for stdin, or a live agent's URL (base or card URL;
+    /// the card is fetched as `skillgate describe` fetches it).
     old: String,
-    /// The later Agent Card of the same agent.
+    /// The later Agent Card of the same agent (file, `-` or URL).
     new: String,
     /// A Skill Interface Document of either card (repeatable). A re-versioned skill gets its
     /// interface verdict when the documents OLD and NEW advertise (matched by skill id and
     /// digest) are both given.
     #[arg(long = "interface", value_name = "FILE")]
     interfaces: Vec<String>,
+    /// For each re-versioned skill, fetch the documents OLD and NEW advertise through
+    /// describe_skill from the side(s) given as URLs (each checked three ways against its
+    /// card, as `describe` does); `--interface` files fill in for a side given as a file. A
+    /// failed fetch stops the diff (exit 2): a verdict never goes missing silently.
+    #[arg(long)]
+    deep: bool,
+    #[command(flatten)]
+    net: super::net::NetArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CardDiffFormat::Text)]
     format: CardDiffFormat,
@@ -138,8 +150,25 @@ fn invalid(format: DiffFormat, old: Option<Vec<Finding>>, new: Option<Vec<Findin
 /// input is unreadable. Interface files that are not valid documents are refused (exit 2):
 /// a verdict must not silently go missing.
 pub fn card_diff(a: CardDiffArgs) -> Result<u8> {
-    let old = read_json(&a.old).with_context(|| "OLD card".to_owned())?;
-    let new = read_json(&a.new).with_context(|| "NEW card".to_owned())?;
+    let urls: Vec<&str> = [a.old.as_str(), a.new.as_str()]
+        .into_iter()
+        .filter(|s| looks_like_url(s))
+        .collect();
+    if a.deep && urls.is_empty() {
+        anyhow::bail!(
+            "--deep fetches documents from live agents: give OLD or NEW as an agent URL (for \
+             card files, give the documents with --interface)"
+        );
+    }
+    let live = if urls.is_empty() {
+        None
+    } else {
+        let config =
+            ClientConfig::from_transport(a.net.transport(&urls).map_err(anyhow::Error::msg)?);
+        Some((Client::new(config)?, runtime()?))
+    };
+    let old = card(&a.old, live.as_ref()).with_context(|| "OLD card".to_owned())?;
+    let new = card(&a.new, live.as_ref()).with_context(|| "NEW card".to_owned())?;
     let mut documents = Vec::with_capacity(a.interfaces.len());
     for path in &a.interfaces {
         let value = read_json(path)?;
@@ -149,7 +178,29 @@ pub fn card_diff(a: CardDiffArgs) -> Result<u8> {
             })?;
         documents.push(doc);
     }
-    let report = diff_cards(&old, &new, &documents);
+    let mut report = diff_cards(&old.card, &new.card, &documents);
+    if let (true, Some((client, rt))) = (a.deep, &live) {
+        // The re-versioned skills still without a verdict: their documents are fetched from
+        // the live side(s), then the diff is made again with them.
+        let wanted: Vec<String> = report
+            .skills
+            .iter()
+            .filter(|s| s.change == SkillChange::Reversioned && s.interface.is_none())
+            .map(|s| s.skill_id.clone())
+            .collect();
+        for id in &wanted {
+            for (side, which) in [(&old, "OLD"), (&new, "NEW")] {
+                let Some(target) = &side.target else { continue };
+                let resolved = rt
+                    .block_on(client.resolve_target(target.clone(), id, &mut |_, _| {}))
+                    .with_context(|| format!("--deep: describe_skill of {id} on {which}"))?;
+                documents.push(resolved.document);
+            }
+        }
+        if !wanted.is_empty() {
+            report = diff_cards(&old.card, &new.card, &documents);
+        }
+    }
     match a.format {
         CardDiffFormat::Text => out!("{}", output::card_to_text(&report)),
         CardDiffFormat::Json => out!("{}", pretty(&output::card_to_json(&report))?),
@@ -159,4 +210,31 @@ pub fn card_diff(a: CardDiffArgs) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// One side of `card diff`: the card as JSON and, for a live agent, the fetched target
+/// (`--deep` asks it for documents).
+struct Side {
+    card: Value,
+    target: Option<Target>,
+}
+
+/// Reads a card file, or fetches a live agent's card (steps 1 of the client: bounds, scheme
+/// policy, `--trust-jwks`).
+fn card(input: &str, live: Option<&(Client, tokio::runtime::Runtime)>) -> Result<Side> {
+    match live {
+        Some((client, rt)) if looks_like_url(input) => {
+            let target = rt.block_on(client.fetch_target(input, &mut |_, _| {}))?;
+            let card = serde_json::to_value(&target.card)
+                .context("cannot read the fetched card as JSON")?;
+            Ok(Side {
+                card,
+                target: Some(target),
+            })
+        }
+        _ => Ok(Side {
+            card: read_json(input)?,
+            target: None,
+        }),
+    }
 }

@@ -222,3 +222,125 @@ fn card_diff_reports_skills_with_their_interface_verdicts() {
         stdout(&o)
     );
 }
+
+/// A declarative agent serving `document` (its one skill runs `true`; only describe_skill is
+/// asked here), started with `serve --config` on an ephemeral port; killed on drop.
+struct LiveAgent {
+    child: std::process::Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl LiveAgent {
+    fn start(document: &Path) -> LiveAgent {
+        use std::io::BufRead;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(document, dir.path().join("doc.json")).unwrap();
+        std::fs::write(
+            dir.path().join("agent.toml"),
+            "[agent]\nname = \"live\"\ndescription = \"card diff --deep\"\nversion = \"1.0.0\"\n\n\
+             [[skills]]\ninterface = \"doc.json\"\nexec = [\"true\"]\n",
+        )
+        .unwrap();
+        let mut child = skillgate()
+            .env_remove("SKILLGATE_STORE")
+            .command()
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--store",
+                "memory",
+                "--config",
+            ])
+            .arg(dir.path().join("agent.toml"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("serve did not start: {line:?}"))
+            .to_string();
+        LiveAgent {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for LiveAgent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn card_diff_deep_fetches_both_documents_from_live_agents() {
+    let (old, new) = (LiveAgent::start(&doc("1.0")), LiveAgent::start(&doc("2.0")));
+    // Without --deep: the cards alone, no verdict.
+    let o = skillgate().run(&["card", "diff", &old.url, &new.url, "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let erc = |v: &Value| {
+        v["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["skill_id"] == "evaluate_resource_condition")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(erc(&stdout_json(&o))["interface"], Value::Null);
+    // With --deep: both documents through describe_skill, the verdict as with the files.
+    let o = skillgate().run(&[
+        "card", "diff", &old.url, &new.url, "--deep", "--format", "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let e = erc(&stdout_json(&o));
+    assert_eq!(e["change"], "reversioned");
+    assert_eq!(e["interface"]["required_bump"], "major", "{e}");
+    // One side a file: its document comes from --interface, the other from the agent.
+    let dir = tempfile::tempdir().unwrap();
+    let card_file = dir.path().join("old-card.json");
+    let card = ureq_card(&old.url);
+    std::fs::write(&card_file, card.to_string()).unwrap();
+    let o = skillgate().run(&[
+        "card",
+        "diff",
+        s(&card_file),
+        &new.url,
+        "--deep",
+        "--interface",
+        s(&doc("1.0")),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert_eq!(erc(&stdout_json(&o))["interface"]["required_bump"], "major");
+    // --deep with two files has nothing to fetch from: a usage error.
+    let o = skillgate().run(&["card", "diff", s(&card_file), s(&card_file), "--deep"]);
+    assert_eq!(code(&o), 2);
+}
+
+/// The agent's 1.0 card as JSON, over plain HTTP.
+fn ureq_card(base: &str) -> Value {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /.well-known/agent-card.json HTTP/1.0\r\nHost: {addr}\r\nA2A-Version: 1.0\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let body = raw.split_once("\r\n\r\n").unwrap().1;
+    serde_json::from_str(body).unwrap()
+}
