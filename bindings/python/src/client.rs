@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 use skillgate_client::{
-    run_chain, A2aConn, Binding, ClientConfig, ClientError, EventSink, InterfaceSource, Mode, Plan,
-    Resolved, SkillResult, Step,
+    run_chain, Binding, ClientConfig, ClientError, InterfaceSource, Mode, Plan, Resolved,
+    SkillResult,
 };
 use skillgate_transport::{origin_of, ExtraHeader, Secret, TransportConfig, VersionChoice};
 
@@ -97,89 +97,10 @@ impl Core {
     ) -> Result<SkillResult, ClientError> {
         let client = self.client(&[&url])?;
         let resolved = client.resolve(&url, &skill, &mut |_, _| {}).await?;
-        let offers_stream = resolved
-            .document
-            .document()
-            .interaction
-            .response_modes
-            .contains(&skillgate_core::wire::ResponseMode::Stream)
-            && resolved.target.card.capabilities.streaming == Some(true);
-        // Streaming names the task in its first event, so a cancelled call can cancel it.
-        let mode = match stream.unwrap_or(offers_stream) {
-            true => Mode::Stream,
-            false => Mode::Sync,
-        };
-        if mode == Mode::Sync {
-            return client.invoke(&resolved, &args, mode, &mut |_, _| {}).await;
-        }
-        let seen: Arc<Mutex<Option<String>>> = Arc::default();
-        let sink = {
-            let seen = Arc::clone(&seen);
-            EventSink::new(move |event| {
-                if let Ok(mut slot) = seen.lock() {
-                    if slot.is_none() {
-                        *slot = event_task_id(event);
-                    }
-                }
-            })
-        };
-        let viewed = client.with_events(sink);
-        let mut guard = CancelOnDrop {
-            conn: Some(A2aConn::new(
-                client.http().clone(),
-                resolved.target.interface.clone(),
-            )),
-            seen,
-        };
-        let result = viewed.invoke(&resolved, &args, mode, &mut |_, _| {}).await;
-        // Finished (either way): nothing left to cancel.
-        guard.conn = None;
-        result
+        client
+            .invoke_cancellable(&resolved, &args, stream, |_| {})
+            .await
     }
-}
-
-/// The task a stream event belongs to (none for a direct message or an empty id).
-fn event_task_id(event: &skillgate_a2a::StreamResponse) -> Option<String> {
-    use skillgate_a2a::StreamResponse as E;
-    let id = match event {
-        E::Task(t) => &t.id,
-        E::StatusUpdate(u) => &u.task_id,
-        E::ArtifactUpdate(u) => &u.task_id,
-        E::Message(m) => &m.task_id,
-    };
-    (!id.is_empty()).then(|| id.clone())
-}
-
-/// Cancels the remote task of a streaming call whose future is dropped before it finished
-/// (the awaiting coroutine was cancelled): the call is abandoned here, so the agent should
-/// stop too. Best effort, in the background: nobody waits for the answer.
-struct CancelOnDrop {
-    conn: Option<A2aConn>,
-    seen: Arc<Mutex<Option<String>>>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(conn) = self.conn.take() else {
-            return;
-        };
-        let id = self.seen.lock().ok().and_then(|s| s.clone());
-        let (Some(id), Ok(rt)) = (id, tokio::runtime::Handle::try_current()) else {
-            return;
-        };
-        rt.spawn(async move {
-            if let Err(e) = conn.cancel_task(Step::Delegate, &id).await {
-                background_note(&format!(
-                    "cancelling task {id} after the call was cancelled: {e}"
-                ));
-            }
-        });
-    }
-}
-
-/// A background failure nobody awaits: written to stderr, where Python's own warnings go.
-fn background_note(message: &str) {
-    eprintln!("skillgate: {}", skillgate_transport::redact_text(message));
 }
 
 /// Reads the keyword options shared by both clients.

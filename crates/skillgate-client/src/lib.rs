@@ -52,6 +52,7 @@
 mod a2a;
 mod audit;
 mod cache;
+mod cancel;
 mod chain;
 mod client;
 mod error;

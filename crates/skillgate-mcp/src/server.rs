@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
-use skillgate_client::{skills, Client, ClientError, Mode, Step};
+use skillgate_a2a::StreamResponse;
+use skillgate_client::{skills, Client, ClientError, Step};
 use skillgate_core::digest::Digest;
 
 use crate::result::{call_result, failure_result};
@@ -164,6 +165,18 @@ impl SkillServer {
     /// same digest), the digest compared with the one listed, then steps 7 to 11. Every
     /// failure is a tool result with `isError: true`.
     pub async fn call(&self, name: &str, arguments: Value) -> CallToolResult {
+        self.call_with(name, arguments, |_| {}).await
+    }
+
+    /// [`SkillServer::call`], streaming when the skill and the card offer it: each A2A stream
+    /// event goes to `on_event` as it arrives (progress), and if the returned future is
+    /// dropped (the MCP client cancelled the call) the A2A task is cancelled too.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        on_event: impl Fn(&StreamResponse) + Send + Sync + 'static,
+    ) -> CallToolResult {
         let resolved = match self
             .inner
             .client
@@ -187,7 +200,7 @@ impl SkillServer {
         match self
             .inner
             .client
-            .invoke(&resolved, &arguments, Mode::Sync, &mut quiet)
+            .invoke_cancellable(&resolved, &arguments, None, on_event)
             .await
         {
             Ok(done) => call_result(&done),
@@ -289,15 +302,61 @@ impl ServerHandler for SkillServer {
             ));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        // notifications/cancelled cancels `ct`: the call's future is dropped, which closes
-        // the A2A request. The blocking SendMessage names its task only in its answer, so
-        // there is no task id yet to send CancelTask for (docs/design.md D256).
-        tokio::select! {
-            r = self.call(&request.name, arguments) => Ok(r.into()),
-            () = context.ct.cancelled() => {
-                tracing::info!(tool = %request.name, "call cancelled by the MCP client");
-                Ok(CallToolResult::error(vec![ContentBlock::text("cancelled")]).into())
+        // Progress: each A2A stream event as a progress notification, when the client asked
+        // for them with a progress token.
+        let token = context.meta.get_progress_token();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let on_event = move |e: &StreamResponse| {
+            if let Some(text) = progress_text(e) {
+                let _ = tx.send(text);
+            }
+        };
+        let call = self.call_with(&request.name, arguments, on_event);
+        tokio::pin!(call);
+        let mut progress = 0.0;
+        loop {
+            tokio::select! {
+                r = &mut call => return Ok(r.into()),
+                Some(text) = rx.recv() => {
+                    if let Some(token) = &token {
+                        progress += 1.0;
+                        let mut p = ProgressNotificationParam::new(token.clone(), progress);
+                        p.message = Some(text);
+                        // A client gone away is found by the call itself; nothing to do here.
+                        let _ = context.peer.notify_progress(p).await;
+                    }
+                }
+                // notifications/cancelled cancels `ct`: returning drops the call, which
+                // cancels the A2A task its stream named (a blocking call is only abandoned).
+                () = context.ct.cancelled() => {
+                    tracing::info!(tool = %request.name, "call cancelled by the MCP client");
+                    return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled")]).into());
+                }
             }
         }
+    }
+}
+
+/// What an A2A stream event says, as a progress message: the task and its state, the status
+/// message's text, an artifact's name.
+fn progress_text(e: &StreamResponse) -> Option<String> {
+    match e {
+        StreamResponse::Task(t) => Some(format!("task {} {}", t.id, t.status.state.as_str())),
+        StreamResponse::StatusUpdate(u) => {
+            let text: Vec<&str> = u
+                .status
+                .message
+                .iter()
+                .flat_map(|m| m.parts.iter())
+                .filter_map(|p| p.as_text())
+                .collect();
+            Some(if text.is_empty() {
+                u.status.state.as_str().to_owned()
+            } else {
+                format!("{}: {}", u.status.state.as_str(), text.join(" "))
+            })
+        }
+        StreamResponse::ArtifactUpdate(u) => Some(format!("artifact {}", u.artifact.name)),
+        StreamResponse::Message(_) => None,
     }
 }
