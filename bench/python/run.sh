@@ -2,7 +2,9 @@
 # The Python package's benchmarks (issue 22): figures go to docs/benchmarks.md by hand.
 #   1. micro.py: skillgate.digest vs rfc8785 + hashlib (30 MB document, 2 KB request) and
 #      InterfaceDocument.validate_input vs jsonschema with a pre-built validator;
-#   2. the gate's overhead: the same a2a-sdk 1.3.0 agent (agent.py) plain and governed by
+#   2. handler.py: the gate's cost per request inside the a2a-sdk 1.3.0 request handler, no
+#      HTTP (on_message_send in a loop, plain vs governed, best of 5);
+#   3. the gate's overhead: the same a2a-sdk 1.3.0 agent (agent.py) plain and governed by
 #      skillgate.a2a, side by side, wrk -c$CONNS for $DURATION s each, alternating ROUNDS times,
 #      every response checked for TASK_STATE_COMPLETED (bench/load/sendmessage.lua).
 # The package is pip-installed from the repository, optimized (the README's command), into
@@ -28,6 +30,9 @@ DOC=$OUT/digest-30mb.json
 [ -s "$DOC" ] || python3 bench/digest/gen.py "$DOC"
 log "micro"
 "$VENV/bin/python" bench/python/micro.py "$DOC"
+
+log "handler"
+"$VENV/bin/python" bench/python/handler.py 1000
 
 DIGEST=$("$VENV/bin/python" -c 'import skillgate,sys; print(skillgate.digest(open(sys.argv[1],"rb").read()))' \
     examples/interfaces/evaluate_resource_condition.json)
