@@ -16,7 +16,8 @@
 #       @a2a-js/sdk 0.3 client against `skillgate serve` (interop/js03, npm, installed into
 #       target/interop-js03).
 #   (g) the `mcp` group: the official MCP Python SDK (mcp 2.3.0) as the client of `skillgate mcp`
-#       over stdio and Streamable HTTP, in front of `skillgate serve` (its own venv
+#       over stdio and Streamable HTTP, in front of `skillgate serve` (and a long call it
+#       cancels, with progress, against a declarative agent; its own venv
 #       INTEROP_MCP_VENV, default target/interop-venv-mcp, interop/requirements-mcp.txt).
 # Usage: interop/run.sh [GROUP ...] with groups v10 (a)-(e), v03 (f), mcp (g); no group (or
 # `all`) runs every one. Creates each group's venv, installs its pinned requirements, builds
@@ -100,6 +101,7 @@ fi
 if want mcp; then
     PY="$MCP_VENV/bin/python"
     run mcp_client_vs_skillgate interop/mcp_client_vs_skillgate.py "$SKILLGATE"
+    run mcp_cancel_vs_skillgate interop/mcp_cancel_vs_skillgate.py "$SKILLGATE"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
