@@ -251,6 +251,10 @@ rules! {
         "An interface uses the 0.3 member transport.",
         "1.0 calls it protocolBinding; a 1.0 parser sees an interface without binding.",
         "Rename transport to protocolBinding and add protocolVersion.";
+    A2A_HYBRID_001 = "A2A-HYBRID-001", Warning, "a2a-1.0",
+        "A dual-version card: the 1.0 members and the 0.3 top-level members (url, preferredTransport, protocolVersion 0.3, additionalInterfaces, supportsAuthenticatedExtendedCard) agree, every 0.3 endpoint also listed in supportedInterfaces with protocolVersion 0.3.",
+        "Such a card serves 0.3 readers (which send no A2A-Version) and 1.x readers from one document; it is a deliberate rendering, so its 0.3 members are not A2A-LEGACY errors. Strict 1.0 validators (the A2A TCK) still refuse the extra members.",
+        "Serve 1.x readers the plain 1.0 card, chosen by A2A-Version with Vary (skillgate serve does), and lint that rendering (card lint URL sends A2A-Version: 1.0).";
 
     A2A03_SCHEMA_001 = "A2A03-SCHEMA-001", Error, "a2a-0.3",
         "The card does not validate against the A2A 0.3.0 JSON Schema (a2a.json, AgentCard).",

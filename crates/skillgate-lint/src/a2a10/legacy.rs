@@ -9,6 +9,17 @@ use crate::rules;
 /// form as a hint. A test holds this function to that list, so a member added there is not
 /// silently dropped here.
 pub(super) fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: Option<&Value>) {
+    if is_hybrid(obj, ifaces) {
+        ctx.report(
+            &rules::A2A_HYBRID_001,
+            "",
+            "a dual-version card: its A2A 0.3 members (url, protocolVersion, ...) repeat the 0.3 \
+             interfaces of supportedInterfaces, for readers that send no A2A-Version; strict 1.0 \
+             validators refuse them"
+                .into(),
+        );
+        return;
+    }
     let listed = |u: &str| {
         ifaces.and_then(Value::as_array).is_some_and(|a| {
             a.iter()
@@ -87,6 +98,53 @@ pub(super) fn legacy_top_level(ctx: &mut Ctx, obj: &Map<String, Value>, ifaces: 
     }
 }
 
+/// Whether the card's 0.3 top-level members are a consistent 0.3 view of its 1.0 members (a
+/// dual-version rendering such as `skillgate serve`'s header-less card, or a2a-sdk's compat
+/// cards): a 0.3 `protocolVersion`, a top-level `url`, and every 0.3 endpoint (`url`,
+/// `additionalInterfaces[].url` with its transport) listed in `supportedInterfaces` with
+/// `protocolVersion` 0.3 and the same binding. Anything else is reported member by member.
+fn is_hybrid(obj: &Map<String, Value>, ifaces: Option<&Value>) -> bool {
+    let is_03 = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .and_then(skillgate_a2a::WireVersion::parse)
+            == Some(skillgate_a2a::WireVersion::V0_3)
+    };
+    let Some(listed) = ifaces.and_then(Value::as_array) else {
+        return false;
+    };
+    // (url, binding) of every 0.3 interface the 1.0 members list.
+    let v03: Vec<(&str, &str)> = listed
+        .iter()
+        .filter(|i| is_03(i.get("protocolVersion")))
+        .filter_map(|i| Some((i.get("url")?.as_str()?, i.get("protocolBinding")?.as_str()?)))
+        .collect();
+    let Some(url) = obj.get("url").and_then(Value::as_str) else {
+        return false;
+    };
+    if !is_03(obj.get("protocolVersion")) || v03.is_empty() {
+        return false;
+    }
+    let preferred = obj
+        .get("preferredTransport")
+        .map_or(Some("JSONRPC"), Value::as_str);
+    let Some(preferred) = preferred else {
+        return false;
+    };
+    let additional_ok = match obj.get("additionalInterfaces") {
+        None => true,
+        Some(Value::Array(a)) => a.iter().all(|i| {
+            let u = i.get("url").and_then(Value::as_str);
+            let t = i.get("transport").and_then(Value::as_str);
+            matches!((u, t), (Some(u), Some(t)) if v03.contains(&(u, t)))
+        }),
+        Some(_) => false,
+    };
+    let flag_ok = obj
+        .get("supportsAuthenticatedExtendedCard")
+        .is_none_or(Value::is_boolean);
+    v03.contains(&(url, preferred)) && additional_ok && flag_ok && !obj.contains_key("security")
+}
+
 /// A 1.0 securityRequirements value equivalent to a 0.3 `security` value, as a hint.
 pub(super) fn security_hint(v: &Value) -> String {
     let Some(list) = v.as_array() else {
@@ -118,6 +176,67 @@ pub(super) fn security_hint(v: &Value) -> String {
 mod tests {
     use crate::{lint_value, Profile, ProfileChoice};
     use serde_json::json;
+
+    fn dual() -> serde_json::Value {
+        json!({
+            "name": "a", "description": "d", "version": "1",
+            "supportedInterfaces": [
+                {"url": "https://a.example/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": "https://a.example/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+                {"url": "https://a.example", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"}
+            ],
+            "url": "https://a.example/", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
+            "additionalInterfaces": [
+                {"url": "https://a.example/", "transport": "JSONRPC"},
+                {"url": "https://a.example", "transport": "HTTP+JSON"}
+            ],
+            "supportsAuthenticatedExtendedCard": false,
+            "capabilities": {}, "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+        })
+    }
+
+    /// A consistent dual-version card is one warning, not one error per 0.3 member; any
+    /// disagreement between the two views brings the member-by-member errors back.
+    #[test]
+    fn a_dual_version_card_is_one_hybrid_warning() {
+        let report = lint_value(&dual(), ProfileChoice::Fixed(Profile::A2a10));
+        assert_eq!(
+            report.rule_ids(),
+            vec!["A2A-HYBRID-001"],
+            "{:?}",
+            report.findings
+        );
+        assert_eq!(report.errors(), 0);
+        for (member, value) in [
+            ("url", json!("https://elsewhere.example/")),
+            ("protocolVersion", json!("1.0")),
+            ("preferredTransport", json!("GRPC")),
+            (
+                "additionalInterfaces",
+                json!([{"url": "https://b.example/", "transport": "JSONRPC"}]),
+            ),
+        ] {
+            let mut card = dual();
+            card[member] = value;
+            let report = lint_value(&card, ProfileChoice::Fixed(Profile::A2a10));
+            assert!(
+                report.errors() > 0 && !report.rule_ids().contains(&"A2A-HYBRID-001"),
+                "{member}: {:?}",
+                report.rule_ids()
+            );
+        }
+        // Without a 0.3 interface in supportedInterfaces it is a 0.3 card pasted over a 1.0 one.
+        let mut card = dual();
+        card["supportedInterfaces"] = json!([{"url": "https://a.example/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]);
+        let report = lint_value(&card, ProfileChoice::Fixed(Profile::A2a10));
+        assert!(
+            report.rule_ids().contains(&"A2A-LEGACY-001"),
+            "{:?}",
+            report.rule_ids()
+        );
+    }
 
     /// Each 0.3-only member gets its own legacy finding at its own pointer: the unknown-member
     /// check skips exactly these, so one missing here would go unreported.
