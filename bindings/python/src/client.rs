@@ -61,18 +61,14 @@ impl Core {
             return Ok(Arc::clone(c));
         }
         let o = &self.options;
-        let defaults = TransportConfig::default();
         let transport = TransportConfig {
-            connect_timeout: defaults.connect_timeout.min(o.timeout),
-            read_timeout: defaults.read_timeout.min(o.timeout),
-            timeout: o.timeout,
             allow_http: o.allow_http,
             token: o.token.clone(),
             trusted_keys: o.trusted_keys.clone(),
             headers: o.headers.clone(),
             credential_origins: origins,
             a2a_version: o.a2a_version,
-            ..defaults
+            ..TransportConfig::with_timeout(o.timeout)
         };
         let client = Arc::new(skillgate_client::Client::new(ClientConfig {
             cache_dir: o.cache_dir.clone(),

@@ -145,6 +145,18 @@ pub struct TransportConfig {
 }
 
 impl TransportConfig {
+    /// The defaults with `timeout` as the overall limit of each request: the connect and
+    /// read limits never exceed it (a 0.5 s budget does not wait 5 s to connect).
+    pub fn with_timeout(timeout: Duration) -> Self {
+        let d = Self::default();
+        Self {
+            connect_timeout: d.connect_timeout.min(timeout),
+            read_timeout: d.read_timeout.min(timeout),
+            timeout,
+            ..d
+        }
+    }
+
     /// Whether there is anything to withhold: a token or an extra header.
     pub fn has_credentials(&self) -> bool {
         self.token.is_some() || !self.headers.is_empty()

@@ -146,11 +146,7 @@ impl NetArgs {
             })
         });
         let credential_origins = self.credential_origins(targets)?;
-        let defaults = TransportConfig::default();
         Ok(TransportConfig {
-            connect_timeout: defaults.connect_timeout.min(self.timeout),
-            read_timeout: defaults.read_timeout.min(self.timeout),
-            timeout: self.timeout,
             allow_http: self.allow_http,
             token: self.token(),
             ca_certificates,
@@ -166,7 +162,7 @@ impl NetArgs {
             })),
             trace,
             a2a_version: self.a2a_version,
-            ..defaults
+            ..TransportConfig::with_timeout(self.timeout)
         })
     }
 
