@@ -336,6 +336,9 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
         self.end: Optional[Tuple[str, Any]] = None
         self.end_event: Optional[Any] = None
         self.reply: Optional[Any] = None
+        # The last state passed through: an executor that stops at input-required or
+        # auth-required leaves the task waiting, which is not a failure.
+        self.last_state: Optional[str] = None
 
     async def enqueue_event(self, event: Any) -> None:
         kind = _SDK.classify(event)
@@ -352,6 +355,7 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
                 self.end = (state, event.status.message if _has_message(event.status) else None)
                 self.end_event = event
             else:
+                self.last_state = state
                 await self.sink.enqueue_event(event)
         elif kind == "task":
             # A Task from the executor: its artifacts and state count; the task itself was
@@ -458,6 +462,8 @@ class GovernedExecutor:
         await self._finish(context, event_queue, skill, held)
 
     async def _finish(self, context: Any, event_queue: Any, skill: str, held: _HeldQueue) -> None:
+        if held.end is None and held.last_state in ("input-required", "auth-required"):
+            return  # the task waits for its caller; a later turn ends it
         state, message = held.end or ("failed", None)
         if state != "completed":
             if message is None or _request_data(message) is None:
