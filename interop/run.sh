@@ -9,12 +9,13 @@
 #   (d) signed Agent Cards: the SDK verifies ours and we verify the SDK signer's, per algorithm.
 #   (e) the SDK's gRPC client against `skillgate serve --grpc-listen` (a2a-sdk[grpc]).
 #   (f) the `v03` group, with the A2A 0.3 SDK line (a2a-sdk 0.3.26, interop/requirements-v03.txt,
-#       its own venv INTEROP_VENV_V03, default target/interop-venv-v03): its client against
-#       `skillgate serve` (and its webhook, sent 0.3 tasks), the gateway in front of a plain 0.3
-#       agent, our client against a 0.3 agent implementing the extension by hand, and its
-#       signature verifier against the 0.3 card `serve --signing-key` serves; plus the official
-#       @a2a-js/sdk 0.3 client against `skillgate serve` (interop/js03, npm, installed into
-#       target/interop-js03).
+#       its own venv INTEROP_VENV_V03, default target/interop-venv-v03): its client over 0.3
+#       JSON-RPC and 0.3 HTTP+JSON against `skillgate serve` (and its webhook, sent 0.3 tasks),
+#       the gateway in front of a plain 0.3 agent served over JSON-RPC and over HTTP+JSON, our
+#       client against a 0.3 agent implementing the extension by hand (JSON-RPC and REST
+#       servers), and its signature verifier against the 0.3 card `serve --signing-key` serves;
+#       plus the official @a2a-js/sdk 0.3 client over both bindings against `skillgate serve`
+#       (interop/js03, npm, installed into target/interop-js03).
 #   (g) the `mcp` group: the official MCP Python SDK (mcp 2.3.0) as the client of `skillgate mcp`
 #       over stdio and Streamable HTTP, in front of `skillgate serve` (its own venv
 #       INTEROP_MCP_VENV, default target/interop-venv-mcp, interop/requirements-mcp.txt).

@@ -114,14 +114,16 @@ fn captured_push_config_bodies_read_as_the_1_0_config() {
         serde_json::to_value(t::create_push_config_to_pj(&expected)).unwrap(),
         body
     );
-    // The bare PJ config and the 0.3 JSON config (@a2a-js/sdk 0.3.14's client) read the same.
+    // The bare PJ config (@a2a-js/sdk 0.3.14's client) reads the same.
     let bare = body["config"].clone();
     assert_eq!(
         t::create_push_config_from_pj(bare, "ed4a").unwrap(),
         expected
     );
-    let js = json!({"taskId":"ed4a","pushNotificationConfig":{"id":"p1","url":"https://example.com/h","token":"tok","authentication":{"schemes":["Bearer"],"credentials":"cred"}}});
-    assert_eq!(t::create_push_config_from_pj(js, "ed4a").unwrap(), expected);
+    // The 0.3 JSON config is not a ProtoJSON body: `taskId` is an unknown member here.
+    let json03 = json!({"taskId":"ed4a","pushNotificationConfig":{"url":"https://example.com/h"}});
+    let e = t::create_push_config_from_pj(json03, "ed4a").unwrap_err();
+    assert!(e.to_string().contains("taskId"), "{e}");
     // A body naming another task than the path is refused.
     let e = t::create_push_config_from_pj(body, "other").unwrap_err();
     assert!(e.to_string().contains("parent"), "{e}");

@@ -337,7 +337,7 @@ impl FromRequestParts<AppState> for Push {
     }
 }
 
-/// `POST /v1/tasks/{id}/pushNotificationConfigs`: any of the three bodies in use (see
+/// `POST /v1/tasks/{id}/pushNotificationConfigs`: either body in use (see
 /// `create_push_config_from_pj`).
 async fn create_push_config(
     State(st): State<AppState>,

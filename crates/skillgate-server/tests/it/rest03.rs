@@ -242,8 +242,9 @@ async fn push_configs_over_0_3_rest() {
         v["pushNotificationConfig"]["authentication"]["schemes"],
         json!(["Bearer"])
     );
-    // @a2a-js/sdk 0.3.14's body: the 0.3 JSON config; the server assigns the id.
-    let js = json!({"taskId": id, "pushNotificationConfig": {"url": format!("{}/j", rx.url)}});
+    // @a2a-js/sdk 0.3.14's body: the bare PJ config; the server assigns the id.
+    let js = json!({"name": format!("tasks/{id}/pushNotificationConfigs"),
+        "pushNotificationConfig": {"url": format!("{}/j", rx.url)}});
     let (status, _, v) = post(&s, &base, js.to_string(), &[JSON]).await;
     assert_eq!(status, 200, "{v}");
     let assigned = v["pushNotificationConfig"]["id"]

@@ -508,27 +508,15 @@ pub fn push_config_to_pj(c: &TaskPushNotificationConfig) -> pj::TaskPushNotifica
 }
 
 /// The body of `POST /v1/tasks/{id}/pushNotificationConfigs` -> the 1.0 config to create.
-/// Three bodies are in use (`docs/a2a-0.3.md` 1.8): the proto request `{parent, configId,
-/// config}` (a2a-sdk 0.3), a bare PJ config `{name?, pushNotificationConfig}`, and the 0.3
-/// JSON config `{taskId, pushNotificationConfig}` (@a2a-js/sdk 0.3.14's client); the form is
-/// told by its members and then read strictly.
+/// Two bodies are in use (`docs/a2a-0.3.md` 1.8): the proto request `{parent, configId,
+/// config}` (a2a-sdk 0.3's client) and the bare PJ config `{name, pushNotificationConfig}`
+/// (@a2a-js/sdk 0.3.14's client); the form is told by its members and then read strictly.
 pub fn create_push_config_from_pj(
     body: Value,
     task_id: &str,
 ) -> Result<TaskPushNotificationConfig, ReadError> {
     let shape = |e: serde_json::Error| ReadError::new("body", e.to_string());
     let has = |k: &str| body.get(k).is_some();
-    if has("taskId") {
-        let c: j::TaskPushNotificationConfig = serde_json::from_value(body).map_err(shape)?;
-        if c.task_id != task_id {
-            return Err(ReadError::new(
-                "taskId",
-                format!("{:?} is not the task of the path ({task_id:?})", c.task_id),
-            ));
-        }
-        return push_notification_config_from_v03(c.push_notification_config, c.task_id)
-            .map_err(|e| e.under("pushNotificationConfig"));
-    }
     if has("config") || has("parent") {
         let r: pj::CreateTaskPushNotificationConfigRequest =
             serde_json::from_value(body).map_err(shape)?;
