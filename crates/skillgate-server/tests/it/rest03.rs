@@ -388,3 +388,33 @@ async fn narrowed_to_1_0_the_v1_paths_are_refused() {
         .all(|i| i["protocolVersion"] == "1.0"));
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_webhook_registered_over_0_3_rest_is_sent_0_3_tasks() {
+    let s = push_server().await;
+    let rx = Receiver::start().await;
+    let card = s.card().await;
+    let data = request(&card, "evaluate_resource_condition", observe_args());
+    let body = json!({"message": {"messageId": uuid(), "role": "ROLE_USER",
+        "content": [{"data": {"data": data}}]},
+        "configuration": {"blocking": true, "pushNotification": {"url": rx.url, "token": "tok-rest"}}});
+    let (status, _, v) = post(&s, "/v1/message:send", body.to_string(), &[JSON, EXT03]).await;
+    assert_eq!(status, 200, "{v}");
+    let id = v["task"]["id"].as_str().unwrap().to_owned();
+    let seen = eventually(Duration::from_secs(10), || async {
+        let b = rx.seen();
+        b.iter()
+            .any(|x| x.body["status"]["state"] == "completed")
+            .then_some(b)
+    })
+    .await;
+    for x in &seen {
+        // The 0.3 webhook body is the 0.3 JSON Task (the 0.3 spec's), whichever 0.3 binding
+        // registered it.
+        assert_eq!(x.body["kind"], "task", "{}", x.body);
+        assert_eq!(x.body["id"], id.as_str());
+        assert_eq!(x.headers["content-type"], "application/json");
+        assert_eq!(x.headers["x-a2a-notification-token"], "tok-rest");
+    }
+    s.shutdown().await;
+}
