@@ -298,11 +298,14 @@ async fn push_configs_are_refused_the_0_3_way_when_push_is_off() {
     s.shutdown().await;
 }
 
+/// A body, its headers, and the status and A2A code it must get.
+type Case = (String, Vec<(&'static str, &'static str)>, u16, i64);
+
 #[tokio::test]
 async fn bad_bodies_and_paths_get_0_3_errors() {
     let s = start_server().await;
     let path = "/v1/message:send";
-    let cases: Vec<(String, Vec<(&str, &str)>, u16, i64)> = vec![
+    let cases: Vec<Case> = vec![
         ("{".into(), vec![JSON], 400, -32700),
         (r#"{"a":1,"a":2}"#.into(), vec![JSON], 400, -32700),
         ("[]".into(), vec![JSON], 422, -32602),
