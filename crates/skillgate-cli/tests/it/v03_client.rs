@@ -178,10 +178,15 @@ fn a_chain_mixes_an_a2a_0_3_and_an_a2a_1_0_agent() {
         {"name": "assess", "agent": v10_url, "skill": "assess_interface_health", "from": "collect"}
     ]});
     std::fs::write(&plan, steps.to_string()).unwrap();
-    let out = skillgate().run(&["chain", plan.to_str().unwrap(), "--format", "json"]);
-    let v = last_json(&out);
-    assert_eq!(code(&out), 0, "{v} {}", stderr(&out));
-    assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v}");
+    // Over JSON-RPC (0.3 and 1.0), then over HTTP+JSON (0.3 under /v1, and 1.0).
+    for binding in [&[][..], &["--binding", "http-json"][..]] {
+        let mut a = vec!["chain", plan.to_str().unwrap(), "--format", "json"];
+        a.extend(binding);
+        let out = skillgate().run(&a);
+        let v = last_json(&out);
+        assert_eq!(code(&out), 0, "{binding:?}: {v} {}", stderr(&out));
+        assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v}");
+    }
     skillgate_testkit::cli::stop(v03);
     skillgate_testkit::cli::stop(v10);
 }
