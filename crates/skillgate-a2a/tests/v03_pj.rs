@@ -322,3 +322,40 @@ fn errors_use_the_a2a_sdk_0_3_statuses_and_read_back() {
     assert_eq!(theirs.error(409), Some(A2aError::TaskNotCancelable));
     assert_eq!(theirs.error(418), None);
 }
+
+/// `POST /v1/message:send` as @a2a-js/sdk 0.3.14's RestTransport wrote it (captured
+/// 2026-12-04): integers stay integers, the file part has no `name` (its proto lacks one), and
+/// `blocking: false` is left out of `configuration` (proto3 drops a false bool).
+const JS_SEND: &str = r#"{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"data":{"data":{"skill":"describe_skill","arguments":{"k":1}}}},{"file":{"fileWithBytes":"aGk=","mimeType":"text/plain"}},{"text":"hi"}]},"configuration":{"historyLength":2,"blocking":true}}"#;
+const JS_SEND_NON_BLOCKING: &str = r#"{"message":{"messageId":"m2","role":"ROLE_USER","content":[{"text":"x"}]},"configuration":{}}"#;
+const JS_PUSH: &str = r#"{"name":"tasks/t1/pushNotificationConfigs/p1","pushNotificationConfig":{"id":"p1","url":"https://example.com/h","token":"tok","authentication":{"schemes":["Bearer"],"credentials":"cred"}}}"#;
+
+#[test]
+fn captured_a2a_js_rest_bodies_read_as_the_1_0_requests() {
+    let r = t::send_message_request_from_pj(read(JS_SEND).unwrap()).unwrap();
+    let parts = &r.message.parts;
+    assert_eq!(
+        parts[0].content,
+        PartContent::Data(json!({"skill":"describe_skill","arguments":{"k":1}}))
+    );
+    assert_eq!(parts[1].content, PartContent::Raw("aGk=".into()));
+    assert_eq!(
+        (parts[1].media_type.as_str(), parts[1].filename.as_str()),
+        ("text/plain", "")
+    );
+    assert_eq!(parts[2].content, PartContent::Text("hi".into()));
+    let c = r.configuration.unwrap();
+    assert_eq!(c.history_length, Some(2));
+    assert!(!c.return_immediately);
+
+    // `{"configuration":{}}` is a non-blocking send in ProtoJSON.
+    let r = t::send_message_request_from_pj(read(JS_SEND_NON_BLOCKING).unwrap()).unwrap();
+    assert!(r.configuration.unwrap().return_immediately);
+
+    let c = t::create_push_config_from_pj(serde_json::from_str(JS_PUSH).unwrap(), "t1").unwrap();
+    assert_eq!(
+        (c.task_id.as_str(), c.id.as_str(), c.token.as_str()),
+        ("t1", "p1", "tok")
+    );
+    assert_eq!(c.authentication.unwrap().scheme, "Bearer");
+}
