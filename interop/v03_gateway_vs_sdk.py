@@ -7,7 +7,8 @@ JSON-RPC only and counts every execution and cancel. The interface document is w
 `skillgate interface new`. Then:
   - the gateway starts (it reads the upstream's 0.3 card);
   - our client (`skillgate call`, blocking and --stream) gets the sum through the gateway;
-  - the a2a-sdk 0.3 client gets it through the gateway's 0.3 front;
+  - the a2a-sdk 0.3 client gets it through the gateway's 0.3 front (JSON-RPC, and HTTP+JSON
+    with its REST transport);
   - input the gateway refuses never reaches the upstream (its execution count does not move);
   - upstream output of the wrong type is output_invalid;
   - a cancel through the gateway cancels the upstream task;
@@ -231,8 +232,23 @@ async def sdk_checks(gw, executor):
         while executor.cancels == 0 and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         check(executor.cancels == 1, f"the cancel reached the upstream 0.3 task ({executor.cancels})")
+
+        # The gateway's own 0.3 HTTP+JSON front (`/v1`), with the SDK's REST transport.
+        rcfg = ClientConfig(httpx_client=http, streaming=False, supported_transports=["HTTP+JSON"],
+                            extensions=[EXT])
+        rclient = await ClientFactory.connect(gw, client_config=rcfg)
+        task = await send(rclient, {"a": 2, "b": 40})
+        out = [a.parts[0].root.data for a in (task.artifacts or []) if a.name == SKILL] if task else []
+        check(task is not None and task.status.state == TaskState.completed and out in ([{"sum": 42}], [{"sum": 42.0}]),
+              f"[HTTP+JSON] the a2a-sdk 0.3 REST client gets the sum through the gateway ({out})")
+        before = executor.executions
+        task = await send(rclient, {"a": "two", "b": 1})
+        err = task.status.message.parts[0].root.data if task and task.status.message else {}
+        check(err.get("code") == "input_invalid" and executor.executions == before,
+              f"[HTTP+JSON] invalid input is refused by the gateway, nothing sent upstream ({err.get('code')})")
         await client.close()
         await sclient.close()
+        await rclient.close()
 
 
 def main(binary):
