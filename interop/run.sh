@@ -14,8 +14,9 @@
 #       the gateway in front of a plain 0.3 agent served over JSON-RPC and over HTTP+JSON, our
 #       client against a 0.3 agent implementing the extension by hand (JSON-RPC and REST
 #       servers), and its signature verifier against the 0.3 card `serve --signing-key` serves;
-#       a2a-sdk 1.3.0's 0.3 compatibility client (from the 1.x venv) against `skillgate serve
-#       --a2a-versions 0.3` over both 0.3 bindings; plus the official @a2a-js/sdk 0.3 client
+#       a2a-sdk 1.3.0's 0.3 compatibility line (from the 1.x venv) both ways over both 0.3
+#       bindings (its client against `serve --a2a-versions 0.3`, our client against its
+#       `enable_v0_3_compat` server); plus the official @a2a-js/sdk 0.3 client
 #       over both bindings against `skillgate serve`
 #       (interop/js03, npm, installed into target/interop-js03).
 #   (g) the `mcp` group: the official MCP Python SDK (mcp 2.3.0) as the client of `skillgate mcp`
@@ -93,7 +94,8 @@ if want v03; then
     run v03_sdk_server_extension interop/v03_sdk_server_extension.py \
         "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
     run v03_signing_vs_sdk interop/v03_signing_vs_sdk.py "$SKILLGATE"
-    PY="$VENV/bin/python" run v03_compat_client interop/v03_compat_client.py "$SKILLGATE"
+    PY="$VENV/bin/python" run v03_compat_client interop/v03_compat_client.py \
+        "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
     # The JS SDK's 0.3 client: its pinned package, installed once into target/.
     JS03=target/interop-js03
     mkdir -p "$JS03"

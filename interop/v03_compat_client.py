@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""a2a-sdk **1.3.0**'s 0.3 compatibility line (its `a2a.compat.v0_3` transports, chosen by the
-client factory for an interface whose protocolVersion is 0.3) against `skillgate serve
---a2a-versions 0.3`, whose card offers only 0.3 interfaces. Per binding (JSONRPC and
-HTTP+JSON):
+"""a2a-sdk **1.3.0**'s 0.3 compatibility line, both ways.
+
+(a) Its client (the `a2a.compat.v0_3` transports, chosen by the client factory for an
+interface whose protocolVersion is 0.3) against `skillgate serve --a2a-versions 0.3`, whose card
+offers only 0.3 interfaces. Per binding (JSONRPC and HTTP+JSON):
   - describe_skill through the compat transport, digest equal to the advertised one;
   - a governed call, GetTask, invalid arguments (input_invalid in the status Data Part), and a
     stream ending COMPLETED;
   - every A2A request said `A2A-Version: 0.3`; on HTTP+JSON every one went to `/v1/...`.
-Usage: v03_compat_client.py PATH/TO/skillgate   (run with the a2a-sdk 1.3.0 venv's python)
+(b) Our client against an a2a-sdk 1.3.0 server with `enable_v0_3_compat` (the hand-written
+extension agent of sdk_server_extension.py, its mixed card listing 1.0 and 0.3 interfaces),
+forced to 0.3 with `--a2a-version 0.3`: describe and call over 0.3 JSON-RPC, and with
+`--binding http-json` over 0.3 HTTP+JSON (`/v1/...`, `A2A-Version: 0.3`).
+Usage: v03_compat_client.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD
+       (run with the a2a-sdk 1.3.0 venv's python)
 """
 
 import asyncio
+import json
 import subprocess
 import sys
 import uuid
@@ -23,6 +30,8 @@ from a2a.helpers.proto_helpers import new_data_part
 from a2a.types.a2a_pb2 import GetTaskRequest, Message, Role, SendMessageRequest, TaskState
 
 from checks import check, finish
+from interop_common import bind_loopback, result_json, serve, skillgate, stop
+from sdk_server_extension import HandWrittenExtension
 
 EXT = "https://agentic-network-management.github.io/agent-schema-interfaces/extensions/schema-interface/v1"
 SKILL = "evaluate_resource_condition"
@@ -127,6 +136,58 @@ async def run_binding(base, binding, advertised):
     await http.aclose()
 
 
+def compat_server_checks(binary, doc_path, input_path, output_path, record_path):
+    with open(doc_path) as f:
+        document = json.load(f)
+    with open(output_path) as f:
+        output = json.load(f)
+    with open(record_path) as f:
+        record = json.load(f)
+    code, digest, _ = skillgate(binary, "digest", doc_path)
+    digest = digest.strip()
+    skill = document["skill_id"]
+    sock, base = bind_loopback()
+    card = {
+        "name": "hand-written extension agent (1.3.0 with 0.3 compat)",
+        "description": "An a2a-sdk 1.3.0 agent serving A2A 0.3 too",
+        "version": "1.0.0",
+        "supportedInterfaces": [
+            {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+            {"url": base, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+        ],
+        "capabilities": {"streaming": True, "extensions": [{
+            "uri": EXT, "description": "Schema interfaces for skills (describe_skill)",
+            "params": {"interface_version": "1.0", "skills": [
+                {"skill_id": skill, "skill_version": document["skill_version"], "interface_digest": digest}]},
+        }]},
+        "defaultInputModes": ["application/json"],
+        "defaultOutputModes": ["application/json"],
+        "skills": [
+            {"id": "describe_skill", "name": "Describe skill", "description": "Returns a skill's interface", "tags": ["meta"]},
+            {"id": skill, "name": "Evaluate resource condition", "description": "Appendix B", "tags": ["netops"]},
+        ],
+    }
+    executor = HandWrittenExtension(document, digest, output, record)
+    server, log = serve(card, executor, sock, compat=True)
+    try:
+        for binding, shown in (([], "interface JSONRPC"), (["--binding", "http-json"], "interface HTTP+JSON")):
+            label = "0.3 " + ("HTTP+JSON" if binding else "JSONRPC")
+            code, out, err = skillgate(binary, "describe", base, skill, "--a2a-version", "0.3", *binding)
+            check(code == 0 and shown in out and "(A2A 0.3)" in out and digest in out,
+                  f"[compat server, {label}] describe picks it and checks the digest ({(out + err).strip()[-300:]})")
+            code, out, err = skillgate(binary, "call", base, skill, "--args", f"@{input_path}",
+                                       "--format", "json", "--a2a-version", "0.3", *binding)
+            text = json.dumps(result_json(out) or {})
+            check(code == 0 and output["result"] in text,
+                  f"[compat server, {label}] call succeeds with the validated output ({(out + err).strip()[-300:]})")
+        posts = [p for m, p in log.requests if m == "POST"]
+        check(any(p == "/" for p in posts) and any(p.startswith("/v1/message:") for p in posts),
+              f"[compat server] our calls reached / (0.3 JSON-RPC) and /v1/... (0.3 HTTP+JSON) ({sorted(set(posts))})")
+    finally:
+        stop(server)
+
+
 async def main(binary):
     proc, base = start_agent(binary)
     try:
@@ -145,10 +206,11 @@ async def main(binary):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+    compat_server_checks(binary, *sys.argv[2:])
     finish("v03_compat_client")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: v03_compat_client.py PATH/TO/skillgate")
+    if len(sys.argv) != 6:
+        raise SystemExit("usage: v03_compat_client.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD")
     asyncio.run(main(sys.argv[1]))
