@@ -11,7 +11,7 @@ import uvicorn
 from google.protobuf import json_format
 from starlette.applications import Starlette
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types.a2a_pb2 import AgentCard
 
@@ -54,14 +54,19 @@ def bind_loopback():
     return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-def serve(card_dict, executor, sock, echo=False):
-    """Starts the a2a-sdk app (card + JSON-RPC at /) on `sock`; returns (server, request log)."""
+def serve(card_dict, executor, sock, echo=False, compat=False):
+    """Starts the a2a-sdk app (card + JSON-RPC at /) on `sock`; returns (server, request log).
+    With `compat`, the SDK's A2A 0.3 compatibility is on: 0.3 JSON-RPC methods at / and the 0.3
+    HTTP+JSON routes (`/v1/...`) beside the 1.0 REST ones."""
     card = AgentCard()
     json_format.ParseDict(card_dict, card)
     handler = DefaultRequestHandler(
         agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card
     )
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url="/")
+    routes = create_agent_card_routes(card) + create_jsonrpc_routes(
+        handler, rpc_url="/", enable_v0_3_compat=compat)
+    if compat:
+        routes += create_rest_routes(handler, enable_v0_3_compat=True)
     log = RequestLog(Starlette(routes=routes), echo=echo)
     server = uvicorn.Server(uvicorn.Config(log, log_level="warning", lifespan="off"))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()

@@ -9,12 +9,16 @@
 #   (d) signed Agent Cards: the SDK verifies ours and we verify the SDK signer's, per algorithm.
 #   (e) the SDK's gRPC client against `skillgate serve --grpc-listen` (a2a-sdk[grpc]).
 #   (f) the `v03` group, with the A2A 0.3 SDK line (a2a-sdk 0.3.26, interop/requirements-v03.txt,
-#       its own venv INTEROP_VENV_V03, default target/interop-venv-v03): its client against
-#       `skillgate serve` (and its webhook, sent 0.3 tasks), the gateway in front of a plain 0.3
-#       agent, our client against a 0.3 agent implementing the extension by hand, and its
-#       signature verifier against the 0.3 card `serve --signing-key` serves; plus the official
-#       @a2a-js/sdk 0.3 client against `skillgate serve` (interop/js03, npm, installed into
-#       target/interop-js03).
+#       its own venv INTEROP_VENV_V03, default target/interop-venv-v03): its client over 0.3
+#       JSON-RPC and 0.3 HTTP+JSON against `skillgate serve` (and its webhook, sent 0.3 tasks),
+#       the gateway in front of a plain 0.3 agent served over JSON-RPC and over HTTP+JSON, our
+#       client against a 0.3 agent implementing the extension by hand (JSON-RPC and REST
+#       servers), and its signature verifier against the 0.3 card `serve --signing-key` serves;
+#       a2a-sdk 1.3.0's 0.3 compatibility line (from the 1.x venv) both ways over both 0.3
+#       bindings (its client against `serve --a2a-versions 0.3`, our client against its
+#       `enable_v0_3_compat` server); plus the official @a2a-js/sdk 0.3 client
+#       over both bindings against `skillgate serve`
+#       (interop/js03, npm, installed into target/interop-js03).
 #   (g) the `mcp` group: the official MCP Python SDK (mcp 2.3.0) as the client of `skillgate mcp`
 #       over stdio and Streamable HTTP, in front of `skillgate serve` (and a long call it
 #       cancels, with progress, against a declarative agent; its own venv
@@ -48,7 +52,8 @@ venv() {
     fi
     "$1/bin/python" -m pip install --quiet --disable-pip-version-check -r "$2"
 }
-if want v10; then venv "$VENV" interop/requirements.txt; fi
+# The v03 group uses the 1.x venv too: a2a-sdk 1.3.0's 0.3 compatibility client.
+if want v10 || want v03; then venv "$VENV" interop/requirements.txt; fi
 if want v03; then venv "$VENV_V03" interop/requirements-v03.txt; fi
 if want mcp; then venv "$MCP_VENV" interop/requirements-mcp.txt; fi
 
@@ -90,6 +95,8 @@ if want v03; then
     run v03_sdk_server_extension interop/v03_sdk_server_extension.py \
         "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
     run v03_signing_vs_sdk interop/v03_signing_vs_sdk.py "$SKILLGATE"
+    PY="$VENV/bin/python" run v03_compat_client interop/v03_compat_client.py \
+        "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"
     # The JS SDK's 0.3 client: its pinned package, installed once into target/.
     JS03=target/interop-js03
     mkdir -p "$JS03"

@@ -7,11 +7,15 @@ JSON-RPC only and counts every execution and cancel. The interface document is w
 `skillgate interface new`. Then:
   - the gateway starts (it reads the upstream's 0.3 card);
   - our client (`skillgate call`, blocking and --stream) gets the sum through the gateway;
-  - the a2a-sdk 0.3 client gets it through the gateway's 0.3 front;
+  - the a2a-sdk 0.3 client gets it through the gateway's 0.3 front (JSON-RPC, and HTTP+JSON
+    with its REST transport);
   - input the gateway refuses never reaches the upstream (its execution count does not move);
   - upstream output of the wrong type is output_invalid;
   - a cancel through the gateway cancels the upstream task;
   - `skillgate conformance` passes on the gateway;
+  - the same with the upstream served by a2a-sdk 0.3.26's REST application (its card offering
+    only A2A 0.3 HTTP+JSON): the gateway reaches it over `/v1/...`, calls and streams succeed,
+    tampered output is refused;
   - our client against the plain 0.3 upstream directly is refused (no extension), nothing sent.
 Usage: v03_gateway_vs_sdk.py PATH/TO/skillgate  (run with the a2a-sdk 0.3.26 venv's python)
 """
@@ -31,7 +35,7 @@ import httpx
 import uvicorn
 from a2a.client import ClientConfig, ClientFactory
 from a2a.server.agent_execution import AgentExecutor
-from a2a.server.apps import A2AStarletteApplication
+from a2a.server.apps import A2ARESTFastAPIApplication, A2AStarletteApplication
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
@@ -99,21 +103,36 @@ class SumExecutor(AgentExecutor):
         await updater.cancel()
 
 
-def serve_upstream(executor):
+class PathLog:
+    """ASGI middleware: records the path of every HTTP request."""
+
+    def __init__(self, app):
+        self.app = app
+        self.paths = []
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            self.paths.append(scope["path"])
+        return await self.app(scope, receive, send)
+
+
+def serve_upstream(executor, rest=False):
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     card = AgentCard(
         name="plain sum agent (0.3)", description="An a2a-sdk 0.3 agent without schema interfaces",
-        version="3.0.0", url=f"{base}/", preferred_transport="JSONRPC", protocol_version="0.3.0",
+        version="3.0.0", url=base if rest else f"{base}/",
+        preferred_transport="HTTP+JSON" if rest else "JSONRPC", protocol_version="0.3.0",
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["application/json"], default_output_modes=["application/json"],
         skills=[AgentSkill(id=SKILL, name="Sum", description="adds a and b", tags=["math"]),
                 AgentSkill(id="other", name="Other", description="not governed", tags=["x"])],
     )
     handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore())
-    app = A2AStarletteApplication(agent_card=card, http_handler=handler).build()
+    make = A2ARESTFastAPIApplication if rest else A2AStarletteApplication
+    app = PathLog(make(agent_card=card, http_handler=handler).build())
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
     deadline = time.monotonic() + 10
@@ -121,6 +140,7 @@ def serve_upstream(executor):
         if time.monotonic() > deadline:
             raise SystemExit("the a2a-sdk 0.3 server did not start")
         time.sleep(0.05)
+    server.paths = app.paths
     return server, base
 
 
@@ -212,8 +232,23 @@ async def sdk_checks(gw, executor):
         while executor.cancels == 0 and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         check(executor.cancels == 1, f"the cancel reached the upstream 0.3 task ({executor.cancels})")
+
+        # The gateway's own 0.3 HTTP+JSON front (`/v1`), with the SDK's REST transport.
+        rcfg = ClientConfig(httpx_client=http, streaming=False, supported_transports=["HTTP+JSON"],
+                            extensions=[EXT])
+        rclient = await ClientFactory.connect(gw, client_config=rcfg)
+        task = await send(rclient, {"a": 2, "b": 40})
+        out = [a.parts[0].root.data for a in (task.artifacts or []) if a.name == SKILL] if task else []
+        check(task is not None and task.status.state == TaskState.completed and out in ([{"sum": 42}], [{"sum": 42.0}]),
+              f"[HTTP+JSON] the a2a-sdk 0.3 REST client gets the sum through the gateway ({out})")
+        before = executor.executions
+        task = await send(rclient, {"a": "two", "b": 1})
+        err = task.status.message.parts[0].root.data if task and task.status.message else {}
+        check(err.get("code") == "input_invalid" and executor.executions == before,
+              f"[HTTP+JSON] invalid input is refused by the gateway, nothing sent upstream ({err.get('code')})")
         await client.close()
         await sclient.close()
+        await rclient.close()
 
 
 def main(binary):
@@ -246,7 +281,36 @@ def main(binary):
         if gw_proc:
             gw_proc.terminate()
             gw_proc.wait(10)
+    rest_upstream_checks(binary, d)
     finish("v03_gateway_vs_sdk")
+
+
+def rest_upstream_checks(binary, d):
+    """The gateway in front of the same agent served over A2A 0.3 HTTP+JSON only."""
+    executor = SumExecutor()
+    server, base = serve_upstream(executor, rest=True)
+    gw_proc = None
+    try:
+        gw_proc, gw = start_gateway(binary, base, os.path.join(d, "gateway.toml"))
+        check(gw_proc is not None, f"[HTTP+JSON] the gateway starts in front of a 0.3 REST agent ({gw if gw_proc is None else 'ok'})")
+        if gw_proc is None:
+            return
+        for extra in ([], ["--stream"]):
+            code, out, err = skillgate(binary, "call", gw, SKILL, "--args", '{"a": 2, "b": 3}', "--format", "json", *extra)
+            res = result_json(out) or {}
+            check(code == 0 and res.get("output", {}).get("sum") == 5,
+                  f"[HTTP+JSON] skillgate call {' '.join(extra)} through the gateway: sum 5 (exit {code}, {err.strip()[:200]})")
+        code, out, err = skillgate(binary, "call", gw, SKILL, "--args", json.dumps({"a": TAMPER, "b": 1}), "--format", "json")
+        check(code == 1 and "output_invalid" in out, f"[HTTP+JSON] tampered upstream output is output_invalid (exit {code})")
+        a2a = [p for p in server.paths if p != "/.well-known/agent-card.json"]
+        check(a2a and all(p.startswith("/v1/") for p in a2a),
+              f"[HTTP+JSON] the gateway spoke to the upstream on /v1/... only ({sorted(set(a2a))})")
+        check(executor.executions == 3, f"[HTTP+JSON] three executions reached the upstream ({executor.executions})")
+    finally:
+        server.should_exit = True
+        if gw_proc:
+            gw_proc.terminate()
+            gw_proc.wait(10)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Our client against an a2a-sdk **0.3.26** agent that implements the schema-interface extension
-by hand (the A2A 0.3 line CrewAI, Strands and ADK ship), over A2A 0.3 JSON-RPC.
+by hand (the A2A 0.3 line CrewAI, Strands and ADK ship), over A2A 0.3 JSON-RPC, and the same
+agent served by a2a-sdk 0.3.26's REST application (A2A 0.3 HTTP+JSON, its card offering only
+that binding).
 
 The agent serves one of our documents (DOCUMENT, checked with `skillgate interface check`; its
 digest computed with `skillgate digest`, never re-implemented here), advertises it in its 0.3
@@ -13,7 +15,11 @@ selection, and returns the skill's output and supporting record as data-part art
     0.3 servers read, and `A2A-Extensions`) and said `A2A-Version: 0.3`;
   - arguments our client refuses are never sent;
   - `skillgate skills` and `skillgate card lint URL` read the 0.3 card;
-  - `skillgate conformance` stops with `needs_a2a_1x` (a 1.0 profile), exit 2.
+  - `skillgate conformance` stops with `needs_a2a_1x` (a 1.0 profile), exit 2;
+  - against the REST agent: describe picks HTTP+JSON at 0.3 and checks the digest (the document
+    crossed ProtoJSON, integers as doubles), call and call --stream succeed, every request went
+    to `/v1/...` with both extension headers and `A2A-Version: 0.3`, refused arguments are never
+    sent.
 Usage: v03_sdk_server_extension.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD
        (run with the a2a-sdk 0.3.26 venv's python)
 """
@@ -27,7 +33,7 @@ import time
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor
-from a2a.server.apps import A2AStarletteApplication
+from a2a.server.apps import A2ARESTFastAPIApplication, A2AStarletteApplication
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
@@ -65,10 +71,12 @@ class HeaderLog:
     def __init__(self, app):
         self.app = app
         self.posts = []
+        self.paths = []
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and scope["method"] == "POST":
             self.posts.append({k.decode().lower(): v.decode() for k, v in scope.get("headers", [])})
+            self.paths.append(scope["path"])
         return await self.app(scope, receive, send)
 
 
@@ -132,7 +140,7 @@ class HandWrittenExtension(AgentExecutor):
         raise NotImplementedError
 
 
-def serve(executor, document, digest):
+def serve(executor, document, digest, rest=False):
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -141,7 +149,8 @@ def serve(executor, document, digest):
     card = AgentCard(
         name="hand-written extension agent (0.3)",
         description="An a2a-sdk 0.3 agent implementing the schema-interface extension by hand",
-        version="1.0.0", url=f"{base}/", preferred_transport="JSONRPC", protocol_version="0.3.0",
+        version="1.0.0", url=base if rest else f"{base}/",
+        preferred_transport="HTTP+JSON" if rest else "JSONRPC", protocol_version="0.3.0",
         capabilities=AgentCapabilities(streaming=True, extensions=[AgentExtension(
             uri=EXT, description="Schema interfaces for skills (describe_skill)",
             params={"interface_version": "1.0", "skills": [
@@ -155,7 +164,8 @@ def serve(executor, document, digest):
         ],
     )
     handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore())
-    log = HeaderLog(A2AStarletteApplication(agent_card=card, http_handler=handler).build())
+    app = A2ARESTFastAPIApplication if rest else A2AStarletteApplication
+    log = HeaderLog(app(agent_card=card, http_handler=handler).build())
     server = uvicorn.Server(uvicorn.Config(log, log_level="warning", lifespan="off"))
     threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
     deadline = time.monotonic() + 10
@@ -229,7 +239,40 @@ def main(binary, doc_path, input_path, output_path, record_path):
               f"skillgate conformance says it needs an A2A 1.x interface (exit {code}, {report.get('fatal')})")
     finally:
         server.should_exit = True
+    rest_checks(binary, document, digest, output, record, input_path)
     finish("v03_sdk_server_extension")
+
+
+def rest_checks(binary, document, digest, output, record, input_path):
+    """The same agent over A2A 0.3 HTTP+JSON only: our client's 0.3 REST endpoint."""
+    skill = document["skill_id"]
+    executor = HandWrittenExtension(document, digest, output, record)
+    server, base, log = serve(executor, document, digest, rest=True)
+    try:
+        code, out, err = skillgate(binary, "describe", base, skill)
+        check(code == 0, f"[HTTP+JSON] skillgate describe succeeds against the 0.3 REST agent ({err.strip()[:300]})")
+        check("interface HTTP+JSON" in out and "(A2A 0.3)" in out,
+              f"[HTTP+JSON] describe chose the card's only interface, HTTP+JSON at A2A 0.3 ({out.strip()[:200]})")
+        check(digest in out, "[HTTP+JSON] the digest checks out although the document crossed ProtoJSON")
+        for extra in ([], ["--stream"]):
+            code, out, err = skillgate(binary, "call", base, skill, "--args", f"@{input_path}",
+                                       "--format", "json", *extra)
+            label = "call" + (" --stream" if extra else "")
+            check(code == 0, f"[HTTP+JSON] skillgate {label} succeeds ({(out + err).strip()[:400]})")
+            text = json.dumps(result_json(out) or {})
+            check(output["result"] in text and "observation-7" in text,
+                  f"[HTTP+JSON] skillgate {label} prints the validated output and record reference")
+        sent = len([r for r in executor.requests if r and r.get("skill") == skill])
+        code, out, err = skillgate(binary, "call", base, skill, "--args", "{}", "--format", "json")
+        after = len([r for r in executor.requests if r and r.get("skill") == skill])
+        check(code == 1 and after == sent, f"[HTTP+JSON] refused arguments are never sent (exit {code})")
+        check(log.paths and all(p.startswith("/v1/") for p in log.paths),
+              f"[HTTP+JSON] every request went to /v1/... ({sorted(set(log.paths))})")
+        check(log.posts and all(h.get("x-a2a-extensions") == EXT and h.get("a2a-version") == "0.3"
+                                for h in log.posts),
+              "[HTTP+JSON] every request activated X-A2A-Extensions and said A2A-Version: 0.3")
+    finally:
+        server.should_exit = True
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use skillgate_a2a::timestamp::format_unix_millis;
-use skillgate_a2a::v03::{self, json as j, rpc, translate as t};
+use skillgate_a2a::v03::{self, json as j, pj as p, rpc, translate as t};
 use skillgate_a2a::*;
 
 fn id() -> impl Strategy<Value = String> {
@@ -495,5 +495,75 @@ proptest! {
             }
             Err(e) => prop_assert!(!deviceless, "{}", e),
         }
+    }
+}
+
+// ------------------------------------------------------------------ 0.3 ProtoJSON (HTTP+JSON)
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// As the 0.3 JSON round trip, minus `referenceTaskIds`, which the 0.3 proto lacks.
+    #[test]
+    fn message_round_trips_through_protojson((sent, back) in message()) {
+        let wire: p::Message = through_text(&t::pj::message_to_pj(&sent).unwrap());
+        let expected = Message { reference_task_ids: vec![], ..back };
+        prop_assert_eq!(t::pj::message_from_pj(wire).unwrap(), expected);
+    }
+
+    #[test]
+    fn events_round_trip_through_protojson((sent, back) in event()) {
+        let v = serde_json::to_value(t::pj::stream_response_to_pj(&sent).unwrap()).unwrap();
+        if let StreamResponse::StatusUpdate(u) = &sent {
+            let fin = u.status.state.is_terminal() || u.status.state.is_interrupted();
+            prop_assert_eq!(&v["statusUpdate"]["final"], &json!(fin));
+        }
+        let wire: p::StreamResponse = through_text(&v);
+        let strip = |m: &mut Message| m.reference_task_ids.clear();
+        let mut expected = back;
+        match &mut expected {
+            StreamResponse::Task(t) => { t.history.iter_mut().for_each(strip); if let Some(m) = t.status.message.as_mut() { strip(m) } }
+            StreamResponse::Message(m) => strip(m),
+            StreamResponse::StatusUpdate(u) => { if let Some(m) = u.status.message.as_mut() { strip(m) } }
+            StreamResponse::ArtifactUpdate(_) => {}
+        }
+        prop_assert_eq!(t::pj::stream_response_from_pj(wire).unwrap(), expected);
+    }
+
+    #[test]
+    fn send_message_request_round_trips_through_protojson(
+        (sent_msg, back_msg) in message(),
+        config in prop::option::of((prop::collection::vec("[a-z]{1,4}/[a-z]{1,4}", 0..3), prop::option::of(push_config()), prop::option::of(0i32..1000), any::<bool>())),
+        metadata in metadata(),
+    ) {
+        let configuration = config.map(|(accepted_output_modes, push, history_length, return_immediately)| SendMessageConfiguration {
+            accepted_output_modes, task_push_notification_config: push, history_length, return_immediately,
+        });
+        let sent = SendMessageRequest { message: sent_msg, configuration: configuration.clone(), metadata: metadata.clone(), ..Default::default() };
+        let expected_config = configuration
+            .map(|c| SendMessageConfiguration { history_length: c.history_length.filter(|n| *n > 0), ..c })
+            .filter(|c| *c != SendMessageConfiguration::default());
+        let expected = SendMessageRequest {
+            message: Message { reference_task_ids: vec![], ..back_msg },
+            configuration: expected_config,
+            metadata,
+            ..Default::default()
+        };
+        let v = serde_json::to_value(t::pj::send_message_request_to_pj(&sent).unwrap()).unwrap();
+        // proto3 reads an absent `blocking` as false: it must always be written.
+        prop_assert!(v["configuration"]["blocking"].is_boolean());
+        let wire: p::SendMessageRequest = through_text(&v);
+        prop_assert_eq!(t::pj::send_message_request_from_pj(wire).unwrap(), expected);
+    }
+
+    #[test]
+    fn push_configs_round_trip_through_protojson(c in push_config()) {
+        let c = TaskPushNotificationConfig { task_id: "t1".into(), id: if c.id.is_empty() { "c1".into() } else { c.id.clone() }, ..c };
+        let wire = t::pj::push_config_to_pj(&c);
+        prop_assert_eq!(&wire.name, &format!("tasks/t1/pushNotificationConfigs/{}", c.id));
+        let back = t::pj::push_config_from_pj(through_text(&wire), "t1").unwrap();
+        prop_assert_eq!(&back, &c);
+        let created = serde_json::to_value(t::pj::create_push_config_to_pj(&c)).unwrap();
+        prop_assert_eq!(t::pj::create_push_config_from_pj(created, "t1").unwrap(), c);
     }
 }

@@ -91,15 +91,15 @@ pub enum NoInterface {
         /// What the card offers instead, or `none`.
         found: String,
     },
-    /// The agent speaks A2A 0.3 only over bindings whose 0.3 dialect this client does not
-    /// write yet (HTTP+JSON, gRPC): distinct from [`NoInterface::None`] because the agent is
-    /// fine and the gap is ours.
+    /// The agent speaks A2A 0.3 only over a binding whose 0.3 dialect this client does not
+    /// write yet (gRPC): distinct from [`NoInterface::None`] because the agent is fine and
+    /// the gap is ours.
     #[error(
-        "A2A 0.3 over HTTP+JSON/gRPC is not supported yet; the agent offers {offered} \
-         (this client speaks A2A 0.3 over JSONRPC only)"
+        "A2A 0.3 over gRPC is not supported yet; the agent offers {offered} \
+         (this client speaks A2A 0.3 over JSONRPC and HTTP+JSON)"
     )]
     V03BindingNotBuilt {
-        /// The 0.3 interfaces the card names (`HTTP+JSON 0.3, GRPC 0.3`).
+        /// The 0.3 interfaces the card names (`GRPC 0.3`).
         offered: String,
     },
 }
@@ -139,7 +139,7 @@ impl Interface {
     /// `preferred` if given) at protocol version 1.x. Second pass (unless `version` is 1.0
     /// only), when the first found nothing: the card's 0.3 interfaces, JSON-RPC preferred
     /// whatever the card's order, since only 0.3 JSON-RPC carries files and large integers
-    /// faithfully and it is the one 0.3 dialect written here. gRPC is chosen only when
+    /// faithfully, then HTTP+JSON (the agent's only 0.3 binding, or the one `preferred`). gRPC is chosen only when
     /// `preferred`; its `host:port` URL is read as `http://host:port` (plain HTTP/2, so the
     /// scheme policy allows it on loopback or with `allow_http`).
     ///
@@ -163,18 +163,20 @@ impl Interface {
                 .iter()
                 .filter(|i| interface_version(i) == Some(WireVersion::V0_3))
                 .collect();
-            let rpc = v03.iter().find(|i| {
-                Binding::from_card(&i.protocol_binding) == Some(Binding::JsonRpc)
-                    && preferred.is_none_or(|p| p == Binding::JsonRpc)
-            });
-            if let Some(i) = rpc {
-                return Self::checked(i, WireVersion::V0_3, allow_http);
+            for written in [Binding::JsonRpc, Binding::HttpJson] {
+                let found = v03.iter().find(|i| {
+                    Binding::from_card(&i.protocol_binding) == Some(written)
+                        && preferred.is_none_or(|p| p == written)
+                });
+                if let Some(i) = found {
+                    return Self::checked(i, WireVersion::V0_3, allow_http);
+                }
             }
             let unbuilt: Vec<String> = v03
                 .iter()
                 .filter(|i| {
                     Binding::from_card(&i.protocol_binding)
-                        .is_some_and(|b| b != Binding::JsonRpc && preferred.is_none_or(|p| p == b))
+                        .is_some_and(|b| b == Binding::Grpc && preferred.is_none_or(|p| p == b))
                 })
                 .map(|i| shown_interface(i))
                 .collect();
@@ -261,7 +263,7 @@ fn wanted(preferred: Option<Binding>, version: VersionChoice) -> String {
     };
     let v03 = match preferred {
         Some(b) => format!("A2A 0.3 {}", b.as_str()),
-        None => "A2A 0.3 JSONRPC".to_owned(),
+        None => "A2A 0.3 JSONRPC or HTTP+JSON".to_owned(),
     };
     match version {
         VersionChoice::Auto => format!("{v1}, or {v03}"),
@@ -336,7 +338,7 @@ mod tests {
         let e = Interface::select(&c, None, false).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "the card offers no A2A 1.x JSONRPC or HTTP+JSON, or A2A 0.3 JSONRPC interface \
+            "the card offers no A2A 1.x JSONRPC or HTTP+JSON, or A2A 0.3 JSONRPC or HTTP+JSON interface \
              (found: GRPC, JSONRPC 0.2)"
         );
         let c = card(serde_json::json!([
@@ -383,25 +385,38 @@ mod tests {
     }
 
     #[test]
-    fn v03_rest_or_grpc_alone_is_named_as_not_built() {
+    fn v03_rest_is_chosen_after_v03_json_rpc_and_grpc_alone_is_named_as_not_built() {
         let c = card(serde_json::json!([
             {"url": "http://127.0.0.1:1/", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
             {"url": "127.0.0.1:2", "protocolBinding": "GRPC", "protocolVersion": "0.3"}
         ]));
-        let e = Interface::select(&c, None, false).unwrap_err();
+        let i = Interface::select(&c, None, false).unwrap();
         assert_eq!(
-            e,
-            NoInterface::V03BindingNotBuilt {
-                offered: "HTTP+JSON 0.3, GRPC 0.3".into()
-            }
+            (i.binding, i.version),
+            (Binding::HttpJson, WireVersion::V0_3)
         );
-        assert!(e.to_string().starts_with(
-            "A2A 0.3 over HTTP+JSON/gRPC is not supported yet; the agent offers HTTP+JSON 0.3"
-        ));
+        let both = card(serde_json::json!([
+            {"url": "http://127.0.0.1:1/", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
+            {"url": "http://127.0.0.1:1/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+        ]));
+        let i = Interface::select(&both, None, false).unwrap();
+        assert_eq!(
+            i.binding,
+            Binding::JsonRpc,
+            "JSON-RPC first whatever the card's order"
+        );
+        let i = Interface::select(&both, Some(Binding::HttpJson), false).unwrap();
+        assert_eq!(
+            (i.binding, i.version),
+            (Binding::HttpJson, WireVersion::V0_3)
+        );
         let g = Interface::select(&c, Some(Binding::Grpc), false).unwrap_err();
         assert!(
             matches!(&g, NoInterface::V03BindingNotBuilt { offered } if offered == "GRPC 0.3"),
             "{g:?}"
         );
+        assert!(g
+            .to_string()
+            .starts_with("A2A 0.3 over gRPC is not supported yet"));
     }
 }

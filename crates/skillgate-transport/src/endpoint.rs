@@ -4,7 +4,9 @@
 //! the 0.3 method and params, the answer translated to 1.0 (see the `v03` module). HTTP+JSON: the
 //! operation's path under the interface URL (and the tenant, when the card names one):
 //! `POST message:send`, `POST message:stream`, `GET tasks/{id}`, `POST tasks/{id}:cancel`,
-//! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`. gRPC: the `A2AService` method, its answer
+//! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`; on an A2A 0.3 interface the same operations
+//! under `v1/` with ProtoJSON bodies, the answers translated to 1.0 (see the `v03rest`
+//! module). gRPC: the `A2AService` method, its answer
 //! handed back in the HTTP+JSON shapes (see the `grpc` module).
 
 use serde::Serialize;
@@ -84,13 +86,13 @@ impl Endpoint {
         Ok(url)
     }
 
-    /// Refuses an interface whose dialect this endpoint does not write: 0.3 over HTTP+JSON or
-    /// gRPC. Selection never yields one ([`Interface::select_version`] answers
+    /// Refuses an interface whose dialect this endpoint does not write: 0.3 over gRPC.
+    /// Selection never yields one ([`Interface::select_version`] answers
     /// `V03BindingNotBuilt`), but an embedder may build an [`Interface`] by hand, and sending
     /// 1.0 requests to it would be read by the agent as something else.
     fn dialect_written(&self) -> Result<(), TransportError> {
         let i = &self.interface;
-        if i.version == WireVersion::V0_3 && i.binding != Binding::JsonRpc {
+        if i.version == WireVersion::V0_3 && i.binding == Binding::Grpc {
             return Err(TransportError::Config(format!(
                 "A2A 0.3 over {} is not supported yet (interface {})",
                 i.binding.as_str(),
@@ -137,6 +139,9 @@ impl Endpoint {
             }
             Binding::JsonRpc if self.interface.version == WireVersion::V0_3 => {
                 self.open_v03(method, &params, accept, activate).await
+            }
+            Binding::HttpJson if self.interface.version == WireVersion::V0_3 => {
+                self.open_v03_rest(method, &params, accept, activate).await
             }
             Binding::JsonRpc => {
                 let (id, body) = self.rpc(method, params)?;
@@ -191,7 +196,7 @@ impl Endpoint {
             )
             .await?;
         if open.is_event_stream() && open.status.is_success() {
-            return Ok((Some(id), open.into_v03_events()));
+            return Ok((Some(id), open.into_v03_events(false)));
         }
         let mut reply = open.rest().await?;
         if reply.status.is_success() {
@@ -200,6 +205,57 @@ impl Endpoint {
         }
         let limit = t.config().response_limit;
         Ok((Some(id), Streaming::from_reply(reply, limit)))
+    }
+
+    /// Opens one operation on a 0.3 HTTP+JSON interface: the `/v1` request in ProtoJSON, the
+    /// answer handed back in the 1.0 HTTP+JSON shapes (an event stream translated event by
+    /// event; a whole body, or a 0.3 error body, translated now). A non-2xx answer that is no
+    /// 0.3 error body is handed back as it came: the caller reports the HTTP status.
+    async fn open_v03_rest<P: Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+        accept: &str,
+        activate: bool,
+    ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
+        let r = crate::v03rest::request(method, params)?;
+        let mut segments = vec!["v1"];
+        segments.extend(r.segments.iter().map(String::as_str));
+        let mut url = self.rest_url(&segments)?;
+        if let Some(n) = r.history_length {
+            url.query_pairs_mut()
+                .append_pair("historyLength", &n.to_string());
+        }
+        let t = &self.transport;
+        let open = match r.body {
+            Some(body) => {
+                t.post_as(
+                    WireVersion::V0_3,
+                    &url,
+                    MEDIA_TYPE_JSON,
+                    accept,
+                    activate,
+                    body,
+                )
+                .await?
+            }
+            None => t.get_as(WireVersion::V0_3, &url, accept, activate).await?,
+        };
+        if open.is_event_stream() && open.status.is_success() {
+            return Ok((None, open.into_v03_events(true)));
+        }
+        let mut reply = open.rest().await?;
+        if reply.status.is_success() {
+            reply.bytes = crate::v03rest::translate_body(r.answer, &reply.bytes, &reply.url)?;
+            reply.content_type = MEDIA_TYPE_JSON.to_owned();
+        } else if let Some(bytes) =
+            crate::v03rest::translate_error(reply.status.as_u16(), &reply.bytes)
+        {
+            reply.bytes = bytes;
+            reply.content_type = MEDIA_TYPE_JSON.to_owned();
+        }
+        let limit = t.config().response_limit;
+        Ok((None, Streaming::from_reply(reply, limit)))
     }
 
     async fn unary<P: Serialize>(
@@ -274,7 +330,7 @@ impl Endpoint {
         self.dialect_written()?;
         match self.interface.binding {
             Binding::Grpc => self.grpc().unary(methods::LIST_TASKS, request, true).await,
-            Binding::JsonRpc if self.interface.version == WireVersion::V0_3 => {
+            Binding::JsonRpc | Binding::HttpJson if self.interface.version == WireVersion::V0_3 => {
                 Err(TransportError::Unsupported {
                     operation: methods::LIST_TASKS,
                     version: WireVersion::V0_3,

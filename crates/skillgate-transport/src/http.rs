@@ -151,11 +151,14 @@ impl Streaming {
     }
 
     /// This open HTTP event stream, read from now on as a 0.3 stream translated to 1.0
-    /// events. Any other source is left as it is (only HTTP carries 0.3 JSON-RPC).
-    pub(crate) fn into_v03_events(mut self) -> Self {
+    /// events (`rest`: 0.3 HTTP+JSON events, else 0.3 JSON-RPC ones). Any other source is
+    /// left as it is (only HTTP carries these dialects).
+    pub(crate) fn into_v03_events(mut self, rest: bool) -> Self {
         let source = std::mem::replace(&mut self.source, Source::Whole(None));
         self.source = match source {
-            Source::Http(response) => Source::V03(crate::v03::V03Events::new(response, self.limit)),
+            Source::Http(response) => {
+                Source::V03(crate::v03::V03Events::new(response, self.limit, rest))
+            }
             other => other,
         };
         self
@@ -589,6 +592,21 @@ impl Transport {
     ) -> Result<Streaming, TransportError> {
         self.post_as(WireVersion::V1_0, url, content_type, accept, activate, body)
             .await
+    }
+
+    /// `GET` in the `version` dialect (its headers, see [`Transport::headers`]).
+    pub(crate) async fn get_as(
+        &self,
+        version: WireVersion,
+        url: &Url,
+        accept: &str,
+        activate: bool,
+    ) -> Result<Streaming, TransportError> {
+        let out = Outgoing {
+            version,
+            ..Outgoing::get(url, accept, activate)
+        };
+        self.open("GET", out, self.config.response_limit).await
     }
 
     /// `POST` in the `version` dialect (its headers, see [`Transport::headers`]).

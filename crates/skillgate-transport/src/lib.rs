@@ -67,6 +67,7 @@ mod origin;
 mod sse;
 mod urls;
 mod v03;
+mod v03rest;
 
 pub use binding::{Binding, Interface, NoInterface};
 pub use config::{

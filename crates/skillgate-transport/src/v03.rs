@@ -1,4 +1,5 @@
-//! The A2A 0.3 JSON-RPC dialect on the client side (`docs/a2a-0.3.md` 3.7).
+//! The A2A 0.3 JSON-RPC dialect on the client side (`docs/a2a-0.3.md` 3.7), and the 0.3
+//! event stream reader both 0.3 dialects share (HTTP+JSON's requests are in `v03rest`).
 //!
 //! An [`crate::Endpoint`] on a 0.3 interface writes each 1.0 operation as its 0.3 method
 //! (`message/send`, `tasks/get`, ...) with 0.3 params, and turns every answer back into the 1.0
@@ -163,12 +164,15 @@ pub(crate) fn translate_body(
 
 /// Server-sent events of a 0.3 stream re-framed as the 1.0 events: one `data:` line each
 /// (after the `event:` line, if the agent sent one), the JSON-RPC envelope translated.
-fn reframe(events: Vec<SseEvent>, url: &Url) -> Result<Vec<u8>, TransportError> {
+fn reframe(events: Vec<SseEvent>, url: &Url, rest: bool) -> Result<Vec<u8>, TransportError> {
     let mut out = Vec::new();
     for e in events {
-        let r = envelope(ResultKind::StreamEvent, e.data.as_bytes(), url)?;
-        let line =
-            serde_json::to_string(&r).map_err(|e| bad(url, format!("no 1.0 JSON form: {e}")))?;
+        let line = if rest {
+            crate::v03rest::event(e.data.as_bytes(), url)?
+        } else {
+            let r = envelope(ResultKind::StreamEvent, e.data.as_bytes(), url)?;
+            serde_json::to_string(&r).map_err(|e| bad(url, format!("no 1.0 JSON form: {e}")))?
+        };
         if !e.event.is_empty() {
             out.extend_from_slice(format!("event: {}\n", e.event).as_bytes());
         }
@@ -177,26 +181,30 @@ fn reframe(events: Vec<SseEvent>, url: &Url) -> Result<Vec<u8>, TransportError> 
     Ok(out)
 }
 
-/// A 0.3 event stream read as 1.0 events (see [`crate::Streaming`]). The raw bytes are bounded
-/// here as they arrive, before the parser buffers them, by the same limit the caller puts on
-/// the translated stream.
+/// A 0.3 event stream read as 1.0 events (see [`crate::Streaming`]): JSON-RPC envelopes, or
+/// (`rest`) the ProtoJSON StreamResponses of 0.3 HTTP+JSON. The raw bytes are bounded here as
+/// they arrive, before the parser buffers them, by the same limit the caller puts on the
+/// translated stream.
 pub(crate) struct V03Events {
     response: reqwest::Response,
     parser: SseParser,
     read: usize,
     limit: usize,
     finished: bool,
+    rest: bool,
 }
 
 impl V03Events {
-    /// The stream of `response`, bounded by `limit` bytes as received.
-    pub(crate) fn new(response: reqwest::Response, limit: usize) -> Self {
+    /// The stream of `response`, bounded by `limit` bytes as received; `rest` for a 0.3
+    /// HTTP+JSON stream.
+    pub(crate) fn new(response: reqwest::Response, limit: usize, rest: bool) -> Self {
         Self {
             response,
             parser: SseParser::default(),
             read: 0,
             limit,
             finished: false,
+            rest,
         }
     }
 
@@ -224,7 +232,7 @@ impl V03Events {
                 }
             };
             if !events.is_empty() {
-                return reframe(events, url).map(Some);
+                return reframe(events, url, self.rest).map(Some);
             }
         }
         Ok(None)

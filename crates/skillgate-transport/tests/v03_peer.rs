@@ -1,7 +1,7 @@
-//! The transport against a tiny hand-written A2A 0.3 JSON-RPC peer: a real TCP listener on an
-//! ephemeral loopback port that reads each HTTP request and writes a canned answer byte for
-//! byte, so hostile answers (not JSON, a wrong `kind`, a body past the limit) are what the
-//! transport really receives.
+//! The transport against a tiny hand-written A2A 0.3 peer (JSON-RPC, and HTTP+JSON under
+//! `/v1`): a real TCP listener on an ephemeral loopback port that reads each HTTP request and
+//! writes a canned answer byte for byte, so hostile answers (not JSON, a wrong `kind` or enum
+//! spelling, a body past the limit) are what the transport really receives.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is the point
 
@@ -353,24 +353,92 @@ async fn list_tasks_is_refused_locally_and_the_extended_card_is_read_as_1_0() {
     );
 }
 
-#[tokio::test]
-async fn a_hand_built_0_3_rest_interface_is_refused_before_sending() {
-    let script: Script = Arc::new(|_| json_answer(json!({})));
-    let (url, log) = peer(script).await;
-    let t = Transport::new(TransportConfig::default()).unwrap();
-    let ep = Endpoint::new(
+fn rest_endpoint(url: Url, binding: Binding, limit: usize) -> Endpoint {
+    let t = Transport::new(TransportConfig {
+        response_limit: limit,
+        ..TransportConfig::default()
+    })
+    .unwrap();
+    Endpoint::new(
         t,
         Interface {
             url,
-            binding: Binding::HttpJson,
+            binding,
             tenant: String::new(),
             version: WireVersion::V0_3,
         },
-    );
+    )
+}
+
+#[tokio::test]
+async fn a_hand_built_0_3_grpc_interface_is_refused_before_sending() {
+    let script: Script = Arc::new(|_| json_answer(json!({})));
+    let (url, log) = peer(script).await;
+    let ep = rest_endpoint(url, Binding::Grpc, 1 << 20);
     let e = ep.get_task("t1").await.unwrap_err();
     assert!(
-        matches!(&e, TransportError::Config(m) if m.contains("A2A 0.3 over HTTP+JSON")),
+        matches!(&e, TransportError::Config(m) if m.contains("A2A 0.3 over GRPC")),
         "{e:?}"
     );
     assert!(log.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_0_3_rest_peer_is_sent_v1_requests_and_its_protojson_read_as_1_0() {
+    let script: Script = Arc::new(|seen: &Seen| {
+        let line = seen.head.lines().next().unwrap_or("").to_owned();
+        if line.starts_with("GET /v1/tasks/t1 ") {
+            json_answer(
+                json!({"id": "t1", "contextId": "c", "status": {"state": "TASK_STATE_CANCELLED"}}),
+            )
+        } else if line.starts_with("GET /v1/tasks/spelled") {
+            // The 0.3 JSON spelling is not a proto enum name.
+            json_answer(json!({"id": "t1", "contextId": "c", "status": {"state": "canceled"}}))
+        } else if line.starts_with("GET /v1/tasks/extra") {
+            json_answer(
+                json!({"id": "t1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}, "kind": "task"}),
+            )
+        } else if line.starts_with("POST /v1/tasks/t1:cancel ") {
+            json_answer(
+                json!({"id": "t1", "contextId": "c", "status": {"state": "TASK_STATE_CANCELLED"}}),
+            )
+        } else {
+            Answer {
+                content_type: "text/html",
+                body: b"<html>no</html>".to_vec(),
+                length: true,
+            }
+        }
+    });
+    let (url, log) = peer(script).await;
+    let ep = rest_endpoint(url, Binding::HttpJson, 1 << 20);
+    let sent = ep.get_task("t1").await.unwrap();
+    let v: Value = serde_json::from_slice(&sent.reply.bytes).unwrap();
+    assert_eq!(v["status"]["state"], "TASK_STATE_CANCELED", "{v}");
+    let seen = log.lock().unwrap()[0].clone();
+    assert_eq!(seen.header("a2a-version").as_deref(), Some("0.3"));
+    let sent = ep.cancel_task("t1").await.unwrap();
+    let v: Value = serde_json::from_slice(&sent.reply.bytes).unwrap();
+    assert_eq!(v["status"]["state"], "TASK_STATE_CANCELED", "{v}");
+    assert_eq!(
+        log.lock().unwrap()[1].body,
+        json!({}),
+        "the cancel body is {{}}"
+    );
+    for id in ["spelled", "extra", "html"] {
+        match ep.get_task(id).await {
+            Err(TransportError::V03Answer { reason, .. }) => {
+                assert!(!reason.is_empty(), "{id}");
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    // ListTasks has no 0.3 form: refused before anything is sent.
+    let before = log.lock().unwrap().len();
+    let e = ep
+        .list_tasks(&skillgate_a2a::ListTasksRequest::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(e, TransportError::Unsupported { .. }), "{e:?}");
+    assert_eq!(log.lock().unwrap().len(), before);
 }

@@ -4,13 +4,16 @@
 //! in 1.0 types; the answer is written back ([`rpc`]'s `write_*`, or the typed
 //! [`translate`] functions when a shared document must not be copied).
 //!
-//! Built: the JSON dialect (JSON-RPC, the 0.3 card, webhook bodies). Not here yet: 0.3
-//! ProtoJSON (HTTP+JSON and gRPC bodies) and the per-reader card signing views.
+//! Built: the JSON dialect (JSON-RPC, the 0.3 card, webhook bodies) and the ProtoJSON of
+//! the 0.3 HTTP+JSON binding ([`pj`], its paths and errors in [`rest`]). Not here yet: the
+//! gRPC use of ProtoJSON and the per-reader card signing views.
 
 pub mod card;
 pub mod error;
 pub mod json;
 pub mod methods;
+pub mod pj;
+pub mod rest;
 pub mod rpc;
 pub mod translate;
 

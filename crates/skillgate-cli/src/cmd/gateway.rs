@@ -49,8 +49,8 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "JWKS.json")]
     pub upstream_trust_jwks: Option<PathBuf>,
     /// Which A2A version to speak to the upstream: auto (an A2A 1.x interface if its card
-    /// offers one, else A2A 0.3 over JSON-RPC), 1.0 or 0.3. The gateway's own callers get
-    /// the versions of --a2a-versions whatever the upstream speaks.
+    /// offers one, else A2A 0.3 over JSON-RPC, else over HTTP+JSON), 1.0 or 0.3. The gateway's
+    /// own callers get the versions of --a2a-versions whatever the upstream speaks.
     #[arg(
         long,
         value_name = "auto|1.0|0.3",

@@ -92,9 +92,9 @@ pub struct ServerFlags {
     pub grpc_listen: Option<String>,
     /// A2A versions to serve, comma-separated: `1.0`, `0.3` or both (the default). With 0.3,
     /// 0.3 clients (a2a-sdk 0.3, CrewAI, Strands, ADK, @a2a-js/sdk 0.3) call the same skills
-    /// with 0.3 JSON-RPC methods (`message/send`, ...) at the same URL, and a card request
-    /// without `A2A-Version` gets the 0.3 card (`Vary: A2A-Version`); 1.x readers get the 1.0
-    /// card, which lists the 0.3 interface too. `--a2a-versions 1.0` serves only 1.0 (the
+    /// with 0.3 JSON-RPC methods (`message/send`, ...) at the same URL and over 0.3 HTTP+JSON
+    /// under `/v1`, and a card request without `A2A-Version` gets the 0.3 card (`Vary:
+    /// A2A-Version`); 1.x readers get the 1.0 card, which lists the 0.3 interfaces too. `--a2a-versions 1.0` serves only 1.0 (the
     /// header-less card is then the 1.0 card, as strict 1.0 validators such as the A2A TCK
     /// expect).
     #[arg(long, value_name = "LIST", default_value = "1.0,0.3",

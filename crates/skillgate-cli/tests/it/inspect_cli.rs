@@ -73,3 +73,40 @@ fn inspect_refuses_to_listen_beyond_loopback() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("--token-file"), "{}", stderr(&o));
 }
+
+#[test]
+fn inspect_shows_an_a2a_0_3_agent_with_both_0_3_interfaces() {
+    let config = skillgate_runtime::ServerConfig {
+        a2a_versions: skillgate_runtime::checks::VersionSet::only(
+            skillgate_a2a::version::WireVersion::V0_3,
+        ),
+        ..skillgate_runtime::ServerConfig::default()
+    };
+    let agent = TestServer::on_thread(|| skillgate_netops::agent().build().unwrap(), config);
+    let mut child = skillgate()
+        .command()
+        .args(["inspect", &agent.base])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_owned();
+    let page = get(&addr, "/");
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    // The 0.3 card read: both 0.3 interfaces listed with their version, and the skills.
+    for iface in ["<code>JSONRPC</code>", "<code>HTTP+JSON</code>"] {
+        let at = page
+            .find(iface)
+            .unwrap_or_else(|| panic!("{iface}: {page}"));
+        assert!(page[at..].contains("A2A 0.3"), "{iface}");
+    }
+    assert!(page.contains("collect_interface_counters"), "{page}");
+    stop(child);
+}

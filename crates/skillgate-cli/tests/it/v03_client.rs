@@ -178,10 +178,64 @@ fn a_chain_mixes_an_a2a_0_3_and_an_a2a_1_0_agent() {
         {"name": "assess", "agent": v10_url, "skill": "assess_interface_health", "from": "collect"}
     ]});
     std::fs::write(&plan, steps.to_string()).unwrap();
-    let out = skillgate().run(&["chain", plan.to_str().unwrap(), "--format", "json"]);
-    let v = last_json(&out);
-    assert_eq!(code(&out), 0, "{v} {}", stderr(&out));
-    assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v}");
+    // Over JSON-RPC (0.3 and 1.0), then over HTTP+JSON (0.3 under /v1, and 1.0).
+    for binding in [&[][..], &["--binding", "http-json"][..]] {
+        let mut a = vec!["chain", plan.to_str().unwrap(), "--format", "json"];
+        a.extend(binding);
+        let out = skillgate().run(&a);
+        let v = last_json(&out);
+        assert_eq!(code(&out), 0, "{binding:?}: {v} {}", stderr(&out));
+        assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v}");
+    }
     skillgate_testkit::cli::stop(v03);
     skillgate_testkit::cli::stop(v10);
+}
+
+#[test]
+fn describe_call_stream_and_the_gate_over_a2a_0_3_http_json() {
+    let (child, url) = serve_v03();
+    let rest = ["--binding", "http-json"];
+    let describe = skillgate().run(&["describe", &url, SKILL, "-v", rest[0], rest[1]]);
+    let text = stdout(&describe);
+    assert_eq!(code(&describe), 0, "{text}{}", stderr(&describe));
+    assert!(
+        text.contains("interface HTTP+JSON http://127.0.0.1:") && text.contains("(A2A 0.3)"),
+        "{text}"
+    );
+    for stream in [false, true] {
+        let mut a = vec!["call", &url, SKILL, "--args", ARGS, "--format", "json"];
+        a.extend(rest);
+        if stream {
+            a.push("--stream");
+        }
+        let call = skillgate().run(&a);
+        let v = last_json(&call);
+        assert_eq!(code(&call), 0, "stream {stream}: {v} {}", stderr(&call));
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["state"], "TASK_STATE_COMPLETED", "{v}");
+    }
+    // The agent's gate refuses what a plain send carries, and its code reaches the client.
+    let d = stdout_json(&skillgate().run(&["describe", &url, SKILL, "--format", "json"]));
+    let request = serde_json::json!({
+        "skill": SKILL, "skill_version": d["skill_version"], "interface_digest": d["interface_digest"],
+        "arguments": {"resource_id": "lo"}
+    });
+    let sent = skillgate().run(&[
+        "send",
+        &url,
+        "--data",
+        &request.to_string(),
+        "--format",
+        "json",
+        rest[0],
+        rest[1],
+    ]);
+    let text = stdout(&sent);
+    assert!(
+        text.contains("input_invalid") && text.contains("TASK_STATE_REJECTED"),
+        "exit {:?}: {text} {}",
+        sent.status.code(),
+        stderr(&sent)
+    );
+    skillgate_testkit::cli::stop(child);
 }

@@ -102,7 +102,7 @@ struct CardSettings {
 
 impl CardSettings {
     /// Adds the interfaces the server serves beyond the agent's own HTTP ones: gRPC, then
-    /// the 0.3 JSON-RPC interface at the same URL when 0.3 is served. With 0.3 only, the 1.0
+    /// the 0.3 JSON-RPC and HTTP+JSON interfaces at the same URL when 0.3 is served. With 0.3 only, the 1.0
     /// interfaces go.
     fn add_interfaces(&self, card: &mut a2a::AgentCard) {
         crate::agent::add_grpc_interface(card, self.grpc_url.as_deref());
@@ -110,9 +110,17 @@ impl CardSettings {
             card.supported_interfaces.clear();
         }
         if self.versions.contains(WireVersion::V0_3) {
+            // JSON-RPC first: it is the 0.3 card's `url`/`preferredTransport`, the binding
+            // 0.3 clients default to. HTTP+JSON's URL is the base `/v1/...` hangs off.
             card.supported_interfaces.push(a2a::AgentInterface {
                 url: format!("{}/", self.base_url),
                 protocol_binding: a2a::BINDING_JSONRPC.into(),
+                tenant: String::new(),
+                protocol_version: WireVersion::V0_3.as_str().into(),
+            });
+            card.supported_interfaces.push(a2a::AgentInterface {
+                url: self.base_url.to_string(),
+                protocol_binding: a2a::BINDING_HTTP_JSON.into(),
                 tenant: String::new(),
                 protocol_version: WireVersion::V0_3.as_str().into(),
             });

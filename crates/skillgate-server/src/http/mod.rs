@@ -8,6 +8,7 @@ mod jsonrpc;
 mod jsonrpc03;
 mod observe;
 mod rest;
+mod rest03;
 mod sse;
 
 pub(crate) use crate::state::{request_context, Ctx, JSON_CONTENT_TYPE};
@@ -89,7 +90,7 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
     if state.metrics.is_enabled() {
         router = router.route(observe::METRICS_PATH, get(metrics_scrape));
     }
-    crate::console::routes(router)
+    rest03::routes(crate::console::routes(router))
         .route(a2a::AGENT_CARD_PATH, get(agent_card))
         .route("/", get(root_get).post(jsonrpc::handle))
         .route("/message:send", post(rest::send_message))
@@ -305,9 +306,18 @@ async fn version_layer(State(st): State<AppState>, mut req: Request, next: Next)
         req.extensions_mut().insert(RequestedVersion(v));
         return next.run(req).await;
     }
-    // Every HTTP+JSON path served here is a 1.0 path.
-    match checks::negotiate(&v, Some(WireVersion::V1_0), st.service.versions()) {
+    // An HTTP+JSON path names its version: `/v1/...` is 0.3, every other one 1.0.
+    let v03 = a2a::v03::rest::is_v03_path(path);
+    let family = if v03 {
+        WireVersion::V0_3
+    } else {
+        WireVersion::V1_0
+    };
+    match checks::negotiate(&v, Some(family), st.service.versions()) {
         Ok(_) => next.run(req).await,
+        Err(r) if v03 => {
+            rest03::Error03::A2a(a2a::A2aError::VersionNotSupported, r.message).into_response()
+        }
         Err(r) => {
             rest::ApiError::new(a2a::A2aError::VersionNotSupported, r.message).into_response()
         }
@@ -352,6 +362,16 @@ async fn extensions_layer(mut req: Request, next: Next) -> Response {
     resp
 }
 
+/// An HTTP-layer refusal with the body of the path's dialect: the 0.3 `{message}` under
+/// `/v1`, the 1.0 `google.rpc.Status` elsewhere; the status is the same for both.
+fn refused(path: &str, refusal: a2a::HttpRefusal, message: String) -> Response {
+    if a2a::v03::rest::is_v03_path(path) {
+        rest03::Error03::Refused(refusal, message).into_response()
+    } else {
+        rest::ApiError::Refused(refusal, message).into_response()
+    }
+}
+
 async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let Some(tokens) = st.tokens.as_ref() else {
         return next.run(req).await;
@@ -372,16 +392,21 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
             req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        Err(e @ AuthRefusal::Ambiguous) => {
-            rest::ApiError::Refused(a2a::HttpRefusal::BadRequest, e.to_string()).into_response()
-        }
+        Err(e @ AuthRefusal::Ambiguous) => refused(
+            req.uri().path(),
+            a2a::HttpRefusal::BadRequest,
+            e.to_string(),
+        ),
         Err(e) => {
             let challenge = match e {
                 AuthRefusal::Invalid => "Bearer realm=\"skillgate\", error=\"invalid_token\"",
                 _ => "Bearer realm=\"skillgate\"",
             };
-            let mut r = rest::ApiError::Refused(a2a::HttpRefusal::Unauthenticated, e.to_string())
-                .into_response();
+            let mut r = refused(
+                req.uri().path(),
+                a2a::HttpRefusal::Unauthenticated,
+                e.to_string(),
+            );
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(challenge),

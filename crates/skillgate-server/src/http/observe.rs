@@ -49,6 +49,7 @@ fn binding_of(path: &str) -> &'static str {
     } else if crate::console::is_console_path(path) {
         "console"
     } else if path.starts_with("/message:")
+        || skillgate_a2a::v03::rest::is_v03_path(path)
         || path == "/tasks"
         || path.starts_with("/tasks/")
         || path == "/extendedAgentCard"
@@ -61,6 +62,12 @@ fn binding_of(path: &str) -> &'static str {
 
 /// The A2A method an HTTP+JSON request asks for, by HTTP method and path.
 fn rest_method(m: &Method, path: &str) -> &'static str {
+    // A 0.3 path is labelled with the 1.0 method it runs, as 0.3 JSON-RPC methods are.
+    let path = match path.strip_prefix(skillgate_a2a::v03::rest::PREFIX) {
+        Some("/card") => "/extendedAgentCard",
+        Some(rest) if rest.starts_with('/') => rest,
+        _ => path,
+    };
     let post = m == Method::POST;
     let get = m == Method::GET;
     match path {

@@ -33,6 +33,20 @@ pub(crate) fn rest(stream: EventStream, st: &AppState) -> Response {
     Sse::new(s).keep_alive(KeepAlive::default()).into_response()
 }
 
+/// REST with each event written by `write` (the 0.3 dialect writes ProtoJSON of its own
+/// proto); the gauge and the end at shutdown are the same as [`rest`]'s.
+pub(crate) fn rest_mapped<F>(stream: EventStream, st: &AppState, write: F) -> Response
+where
+    F: Fn(StreamResponse) -> String + Send + Sync + 'static,
+{
+    let open = st.metrics.stream();
+    let s = until(stream, st.streams_end.clone()).map(move |ev: StreamResponse| {
+        let _open = &open;
+        event(write(ev))
+    });
+    Sse::new(s).keep_alive(KeepAlive::default()).into_response()
+}
+
 /// JSON-RPC: each event is `data: {"jsonrpc":"2.0","id":..,"result":<StreamResponse>}`.
 pub(crate) fn jsonrpc(id: JsonRpcId, stream: EventStream, st: &AppState) -> Response {
     jsonrpc_mapped(id, stream, st, |id, ev| {

@@ -97,6 +97,27 @@ async fn the_public_card_hides_extended_skills_and_the_extended_card_shows_them_
 }
 
 #[tokio::test]
+async fn a_0_3_rest_client_gets_the_extended_card_at_v1_card_in_0_3_json() {
+    let s = start().await;
+    let (status, _, text) = s.get_raw("/v1/card", &[ALL]).await;
+    assert_eq!(status, 200, "{text}");
+    let card: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(card["protocolVersion"], "0.3.0", "{card}");
+    assert!(ids(&card).contains(&"secret_op".to_owned()), "{card}");
+    assert_eq!(card["supportsAuthenticatedExtendedCard"], true);
+    // Without a token: 401 with the 0.3 body of the path's dialect.
+    let (status, h, text) = s.get_raw("/v1/card", &[]).await;
+    assert_eq!(status, 401, "{text}");
+    assert!(h.contains_key("www-authenticate"));
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        body["message"].is_string() && body.get("error").is_none(),
+        "{body}"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn an_extended_skill_is_unknown_to_a_caller_who_may_not_see_it() {
     let s = start().await;
     let (_, _, ext) = s.rpc_with("GetExtendedAgentCard", json!({}), &[ALL]).await;

@@ -253,9 +253,12 @@ fn assert_valid_card(card: &Value) {
             "absolute URL"
         );
         nonempty_str(&i["protocolBinding"], "protocolBinding");
-        // 1.0 interfaces, and JSON-RPC served to A2A 0.3 clients too.
+        // 1.0 interfaces, and JSON-RPC and HTTP+JSON served to A2A 0.3 clients too.
         let v = (&i["protocolVersion"], &i["protocolBinding"]);
-        assert!(v.0 == "1.0" || (v.0 == "0.3" && v.1 == "JSONRPC"), "{i}");
+        assert!(
+            v.0 == "1.0" || (v.0 == "0.3" && (v.1 == "JSONRPC" || v.1 == "HTTP+JSON")),
+            "{i}"
+        );
     }
     for s in nonempty_arr(&card["skills"], "skills") {
         nonempty_str(&s["id"], "skill id");
@@ -317,9 +320,9 @@ async fn agent_card_is_valid_and_cacheable() {
         .iter()
         .map(|i| i["protocolBinding"].as_str().unwrap())
         .collect();
-    // The 1.0 interfaces, then JSON-RPC again for A2A 0.3 (this header-less answer is the 0.3
-    // rendering, which keeps every 1.0 member).
-    assert_eq!(bindings, ["JSONRPC", "HTTP+JSON", "JSONRPC"]);
+    // The 1.0 interfaces, then JSON-RPC and HTTP+JSON again for A2A 0.3 (this header-less
+    // answer is the 0.3 rendering, which keeps every 1.0 member).
+    assert_eq!(bindings, ["JSONRPC", "HTTP+JSON", "JSONRPC", "HTTP+JSON"]);
     assert_eq!(
         card["supportedInterfaces"][0]["url"],
         format!("{}/", s.base)

@@ -62,6 +62,8 @@ async fn the_card_is_chosen_by_a2a_version_and_says_it_varies() {
     // Every 1.0 member stays (a 1.0 reader without the header can still call us).
     assert!(c03["supportedInterfaces"].is_array(), "{c03}");
     assert_eq!(c03["additionalInterfaces"][0]["transport"], "JSONRPC");
+    assert_eq!(c03["additionalInterfaces"][1]["transport"], "HTTP+JSON");
+    assert_eq!(c03["additionalInterfaces"][1]["url"], s.base.as_str());
     // The advertisement is the same in both kinds of card.
     let (_, h10, c10) = card_with(&s, &[("A2A-Version", "1.0")]).await;
     assert!(header(&h10, "vary").contains("A2A-Version"));
@@ -78,8 +80,9 @@ async fn the_card_is_chosen_by_a2a_version_and_says_it_varies() {
         .iter()
         .filter(|i| i["protocolVersion"] == "0.3")
         .collect();
-    assert_eq!(v03.len(), 1, "{c10}");
+    assert_eq!(v03.len(), 2, "{c10}");
     assert_eq!(v03[0]["protocolBinding"], "JSONRPC");
+    assert_eq!(v03[1]["protocolBinding"], "HTTP+JSON");
     // Distinct representations carry distinct validators, and one never revalidates the other.
     let (e03, e10) = (header(&h03, "etag"), header(&h10, "etag"));
     assert!(!e03.is_empty() && e03 != e10, "{e03} {e10}");

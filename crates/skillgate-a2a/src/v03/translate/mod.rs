@@ -4,7 +4,10 @@
 //! `historyLength` 0, and the nesting of push configs (`docs/a2a-0.3.md` 1.5-1.8).
 //!
 //! `*_from_v03` reads (errors: [`ReadError`], InvalidParams), `*_to_v03` writes (errors:
-//! [`WriteError`], only for 1.0 values 0.3 cannot say).
+//! [`WriteError`], only for 1.0 values 0.3 cannot say). The 0.3 ProtoJSON of HTTP+JSON is
+//! translated by [`pj`], through these functions, so each rule above still lives here only.
+
+pub mod pj;
 
 use super::error::{ReadError, WriteError};
 use super::json as v03;
