@@ -192,3 +192,54 @@ pub fn outcome(result: CallToolResult, structured: bool) -> ToolOutcome {
         Err(e) => ToolOutcome::Unusable(format!("its content blocks: {e}")),
     }
 }
+
+/// One tool of an imported server and its document (or why it has none).
+#[derive(Debug)]
+pub struct Imported {
+    /// The tool as the server listed it.
+    pub tool: Tool,
+    /// Its document, or the findings that stop it from having one.
+    pub document: Result<ValidatedDocument, ImportError>,
+}
+
+impl Imported {
+    /// Whether the document's output schema is the fallback (the tool has no `outputSchema`).
+    pub fn output_fallback(&self) -> bool {
+        self.tool.output_schema.is_none()
+    }
+}
+
+/// `skillgate interface from-mcp`: starts a session with the server at `endpoint`, lists its
+/// tools and makes one document per tool, in the server's order. `select` (empty: every tool)
+/// names the tools wanted; one the server does not list is an error. `options` gives each
+/// tool's overrides by name. One tool without a document does not stop the others.
+pub async fn import_server(
+    endpoint: &crate::McpEndpoint,
+    bounds: crate::Bounds,
+    select: &[String],
+    options: impl Fn(&str) -> ImportOptions,
+) -> Result<Vec<Imported>, crate::UpstreamError> {
+    let session = crate::McpUpstream::connect(endpoint, bounds).await?;
+    let tools = session.tools().await?;
+    if let Some(missing) = select
+        .iter()
+        .find(|s| !tools.iter().any(|t| t.name.as_ref() == s.as_str()))
+    {
+        return Err(crate::UpstreamError::UnknownTool {
+            tool: missing.clone(),
+            available: tools
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    Ok(tools
+        .into_iter()
+        .filter(|t| select.is_empty() || select.iter().any(|s| s.as_str() == t.name.as_ref()))
+        .map(|tool| {
+            let document = document_for(&tool, &options(&tool.name));
+            Imported { tool, document }
+        })
+        .collect())
+}

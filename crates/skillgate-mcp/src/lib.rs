@@ -36,8 +36,8 @@ mod upstream;
 
 pub use error::McpError;
 pub use import::{
-    check_tool, document_for, fallback_output_schema, outcome, output_schema_of, Drift,
-    ImportError, ImportOptions, ToolOutcome,
+    check_tool, document_for, fallback_output_schema, import_server, outcome, output_schema_of,
+    Drift, ImportError, ImportOptions, Imported, ToolOutcome,
 };
 pub use result::{call_result, failure_result, META_PREFIX};
 pub use serve::{serve_http, serve_stdio, HttpServer};

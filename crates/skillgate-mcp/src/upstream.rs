@@ -128,6 +128,14 @@ pub enum UpstreamError {
         /// The SDK's reason (a JSON-RPC error, a closed transport, a timeout).
         message: String,
     },
+    /// A tool asked for by name is not in the server's list.
+    #[error("the MCP server lists no tool `{tool}` (it lists: {available})")]
+    UnknownTool {
+        /// The name asked for.
+        tool: String,
+        /// The names it lists.
+        available: String,
+    },
     /// The server listed more tools (or pages) than [`Bounds`] allow.
     #[error("the MCP server ({server}) lists more than {limit} {what}")]
     TooMany {
@@ -229,6 +237,15 @@ impl McpUpstream {
     /// The server, as messages name it.
     pub fn server(&self) -> &str {
         &self.server
+    }
+
+    /// The server's name and version from its `initialize` answer (`serverInfo`), when it
+    /// gave them: a gateway's card names the server it fronts.
+    pub fn server_info(&self) -> Option<(String, String)> {
+        self.service
+            .peer_info()
+            .and_then(|i| i.server_info.clone())
+            .map(|s| (s.name, s.version))
     }
 
     fn request_error(&self, method: &'static str, message: String) -> UpstreamError {
