@@ -44,6 +44,9 @@ pub struct ImportOptions {
     pub skill_version: Option<String>,
     /// The version of both Schema References (default `1.0`).
     pub schema_version: Option<String>,
+    /// The authority mode (default: from the tool's `readOnlyHint`, see [`document_for`]):
+    /// for an operator who knows what a tool does better than its hints say.
+    pub authority: Option<AuthorityMode>,
 }
 
 /// Why a tool has no document.
@@ -75,10 +78,11 @@ pub fn output_schema_of(tool: &Tool) -> Value {
 }
 
 /// The Skill Interface Document of `tool`. The input schema is `inputSchema` whole, the
-/// output schema [`output_schema_of`]. Authority mirrors [`crate::tool_for`]: a tool hinted
-/// read-only is `observe_only`, any other `execute` (a hint is no proof, but claiming less
-/// than execute for a tool that may write would be worse). Every tool is cancelable, since
-/// MCP cancels any request.
+/// output schema [`output_schema_of`]. Authority, unless given, mirrors [`crate::tool_for`]:
+/// a tool hinted read-only is `observe_only`, any other `execute` (a hint is no proof, but
+/// claiming less than execute for a tool that may write would be worse; a runtime then runs it
+/// only when its approval policy approves, docs/design.md D272). Every tool is cancelable,
+/// since MCP cancels any request.
 pub fn document_for(tool: &Tool, opts: &ImportOptions) -> Result<ValidatedDocument, ImportError> {
     let name = tool.name.to_string();
     let id = opts.skill_id.clone().unwrap_or_else(|| name.clone());
@@ -89,6 +93,11 @@ pub fn document_for(tool: &Tool, opts: &ImportOptions) -> Result<ValidatedDocume
         .as_ref()
         .and_then(|a| a.read_only_hint)
         .unwrap_or(false);
+    let mode = opts.authority.unwrap_or(if read_only {
+        AuthorityMode::ObserveOnly
+    } else {
+        AuthorityMode::Execute
+    });
     InterfaceBuilder::new(&id, version)
         .input(
             schema_uri(&name, "input"),
@@ -101,11 +110,7 @@ pub fn document_for(tool: &Tool, opts: &ImportOptions) -> Result<ValidatedDocume
             cancelable: true,
         })
         .authority(Authority {
-            default_mode: if read_only {
-                AuthorityMode::ObserveOnly
-            } else {
-                AuthorityMode::Execute
-            },
+            default_mode: mode,
             approval_may_be_required: false,
         })
         .build()
@@ -136,7 +141,7 @@ pub fn check_tool(tool: &Tool, document: &ValidatedDocument) -> Result<(), Drift
         return Err(Drift {
             role: "input",
             now: input,
-            pinned: d.input_schema.digest.clone(),
+            pinned: d.input_schema.digest,
         });
     }
     let output = digest(&output_schema_of(tool));
@@ -144,7 +149,7 @@ pub fn check_tool(tool: &Tool, document: &ValidatedDocument) -> Result<(), Drift
         return Err(Drift {
             role: "output",
             now: output,
-            pinned: d.output_schema.digest.clone(),
+            pinned: d.output_schema.digest,
         });
     }
     Ok(())

@@ -40,9 +40,9 @@ pub use import::{
     Drift, ImportError, ImportOptions, Imported, ToolOutcome,
 };
 pub use result::{call_result, failure_result, META_PREFIX};
+/// The SDK's tool and tool-result types, as [`McpUpstream`] returns them.
+pub use rmcp::model::{CallToolResult, JsonObject, Tool};
 pub use serve::{serve_http, serve_stdio, HttpServer};
 pub use server::{SkillServer, PROTOCOL_VERSIONS};
 pub use tool::{tool_for, Unlistable};
 pub use upstream::{Bounds, McpEndpoint, McpUpstream, SharedUpstream, UpstreamError};
-/// The SDK's tool and tool-result types, as [`McpUpstream`] returns them.
-pub use rmcp::model::{CallToolResult, JsonObject, Tool};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, JsonObject,
-    PaginatedRequestParams, Tool,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    JsonObject, PaginatedRequestParams, Tool,
 };
 use rmcp::service::{ClientCacheConfig, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;

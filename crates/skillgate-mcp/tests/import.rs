@@ -12,8 +12,8 @@ use skillgate_core::digest::digest;
 use skillgate_core::document::FindingKind;
 use skillgate_core::wire::AuthorityMode;
 use skillgate_mcp::{
-    check_tool, document_for, fallback_output_schema, outcome, Bounds, CallToolResult,
-    ImportError, ImportOptions, McpEndpoint, McpUpstream, Tool, ToolOutcome, UpstreamError,
+    check_tool, document_for, fallback_output_schema, outcome, Bounds, CallToolResult, ImportError,
+    ImportOptions, McpEndpoint, McpUpstream, Tool, ToolOutcome, UpstreamError,
 };
 use skillgate_testkit::mcp_tools::{lookup_input_schema, lookup_output_schema, McpToolServer};
 
@@ -69,8 +69,13 @@ async fn every_tool_of_a_real_server_becomes_a_valid_document() {
         skill_id: Some("net.lookup".into()),
         skill_version: Some("2.3".into()),
         schema_version: Some("1.1".into()),
+        authority: Some(AuthorityMode::Execute),
     };
     let renamed = document_for(&tools[0], &opts).unwrap();
+    assert_eq!(
+        renamed.document().authority.default_mode,
+        AuthorityMode::Execute
+    );
     assert_eq!(renamed.skill_id(), "net.lookup");
     assert_eq!(renamed.skill_version(), "2.3");
     assert_eq!(renamed.document().output_schema.version, "1.1");
@@ -102,7 +107,10 @@ fn a_bad_tool_schema_has_no_document() {
     let e = document_for(&old, &ImportOptions::default()).unwrap_err();
     assert!(kinds(&e).contains(&FindingKind::WrongDialect), "{e}");
 
-    let broken = tool("broken", json!({"type": "object", "properties": {"a": {"type": 5}}}));
+    let broken = tool(
+        "broken",
+        json!({"type": "object", "properties": {"a": {"type": 5}}}),
+    );
     let e = document_for(&broken, &ImportOptions::default()).unwrap_err();
     assert!(kinds(&e).contains(&FindingKind::NotJsonSchema), "{e}");
 
@@ -125,7 +133,10 @@ fn results_read_as_outputs() {
         ToolOutcome::Output(json!({"rtt_ms": 1.0}))
     );
     let text = CallToolResult::success(vec![rmcp::model::ContentBlock::text("hi")]);
-    assert!(matches!(outcome(text.clone(), true), ToolOutcome::Unusable(_)));
+    assert!(matches!(
+        outcome(text.clone(), true),
+        ToolOutcome::Unusable(_)
+    ));
     let ToolOutcome::Output(v) = outcome(text, false) else {
         panic!("fallback output")
     };

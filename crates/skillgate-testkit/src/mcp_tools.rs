@@ -4,9 +4,9 @@
 //! - `lookup` (read-only hint): `{"host": string}` in, `{"rtt_ms": number}` out as
 //!   `structuredContent`; host `bad-output` answers `{"rtt_ms": "fast"}`, which its own
 //!   `outputSchema` refuses;
-//! - `echo`: no `outputSchema`, answers its `text` as a text block;
-//! - `fails`: answers `isError: true` with a reason;
-//! - `slow`: waits until cancelled (and notes that the cancel arrived) or 30 s.
+//! - `echo`: no `outputSchema` and no read-only hint, answers its `text` as a text block;
+//! - `fails` (read-only hint): answers `isError: true` with a reason;
+//! - `slow` (read-only hint): waits until cancelled (and notes that the cancel arrived) or 30 s.
 //!
 //! Every call that reaches a tool is counted, per tool; [`McpToolServer::drift`] widens
 //! `lookup`'s input schema from the next `tools/list` on.
@@ -88,18 +88,19 @@ impl Handler {
         let echo = Tool::new(
             "echo",
             "Echoes its text",
-            object(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})),
+            object(
+                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+            ),
         );
-        let fails = Tool::new(
-            "fails",
-            "Always fails",
-            object(json!({"type": "object"})),
-        );
+        let read_only = ToolAnnotations::from_raw(None, Some(true), None, None, None);
+        let fails = Tool::new("fails", "Always fails", object(json!({"type": "object"})))
+            .with_annotations(read_only.clone());
         let slow = Tool::new(
             "slow",
             "Waits to be cancelled",
             object(json!({"type": "object"})),
-        );
+        )
+        .with_annotations(read_only);
         vec![lookup, echo, fails, slow]
     }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args};
 use serde_json::{json, Value};
+use skillgate_core::wire::AuthorityMode;
 use skillgate_mcp::{Bounds, ImportOptions, Imported, McpEndpoint};
 
 use super::interface::Format;
@@ -40,6 +41,11 @@ pub struct FromMcpArgs {
     /// (repeatable) [default: 1.0].
     #[arg(long, value_name = "[TOOL=]VERSION")]
     skill_version: Vec<String>,
+    /// The authority mode (observe_only, recommend_only, execute) of every tool, or of one
+    /// with TOOL=MODE (repeatable) [default: observe_only for a tool hinted readOnlyHint,
+    /// else execute, which a gateway runs only when approved].
+    #[arg(long, value_name = "[TOOL=]MODE")]
+    authority: Vec<String>,
     /// The version of every Schema Reference.
     #[arg(long, default_value = "1.0")]
     schema_version: String,
@@ -73,6 +79,16 @@ fn by_tool(flag: &str, values: &[String]) -> Result<(BTreeMap<String, String>, O
         }
     }
     Ok((map, all))
+}
+
+/// An authority mode as documents spell it.
+fn mode(s: &str) -> Result<AuthorityMode> {
+    Ok(match s {
+        "observe_only" => AuthorityMode::ObserveOnly,
+        "recommend_only" => AuthorityMode::RecommendOnly,
+        "execute" => AuthorityMode::Execute,
+        other => bail!("--authority {other:?}: expected observe_only, recommend_only or execute"),
+    })
 }
 
 /// A skill id that can name a file in DIR: ASCII letters, digits, `_`, `-`, `.`, not
@@ -148,10 +164,17 @@ pub fn run(a: FromMcpArgs) -> Result<u8> {
     };
     let (ids, _) = by_tool("skill-id", &a.skill_id)?;
     let (versions, version) = by_tool("skill-version", &a.skill_version)?;
+    let (modes, all_modes) = by_tool("authority", &a.authority)?;
+    let modes: BTreeMap<String, AuthorityMode> = modes
+        .iter()
+        .map(|(t, m)| Ok((t.clone(), mode(m)?)))
+        .collect::<Result<_>>()?;
+    let all_modes = all_modes.as_deref().map(mode).transpose()?;
     let options = |tool: &str| ImportOptions {
         skill_id: ids.get(tool).cloned(),
         skill_version: versions.get(tool).cloned().or_else(|| version.clone()),
         schema_version: Some(a.schema_version.clone()),
+        authority: modes.get(tool).copied().or(all_modes),
     };
     if !a.out.is_dir() {
         bail!("--out {}: not a directory", a.out.display());
@@ -166,7 +189,9 @@ pub fn run(a: FromMcpArgs) -> Result<u8> {
         .build()
         .context("cannot start the async runtime")?;
     let imported = rt
-        .block_on(skillgate_mcp::import_server(&endpoint, bounds, &a.tool, options))
+        .block_on(skillgate_mcp::import_server(
+            &endpoint, bounds, &a.tool, options,
+        ))
         .with_context(|| format!("cannot list the tools of {}", endpoint.shown()))?;
     let (mut written, mut failed) = (Vec::new(), Vec::new());
     for i in &imported {

@@ -24,7 +24,14 @@ fn from_mcp_over_stdio_keeps_the_schema_digests_of_the_governed_skills() {
     let out = dir.path().to_str().unwrap();
     let command = format!("{} mcp {url}", env!("CARGO_BIN_EXE_skillgate"));
     let o = skillgate().run(&[
-        "interface", "from-mcp", "--command", &command, "--out", out, "--format", "json",
+        "interface",
+        "from-mcp",
+        "--command",
+        &command,
+        "--out",
+        out,
+        "--format",
+        "json",
     ]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let summary = stdout_json(&o);
@@ -38,7 +45,10 @@ fn from_mcp_over_stdio_keeps_the_schema_digests_of_the_governed_skills() {
         let original = &stdout_json(&described)["document"];
         let written = read(&dir.path().join(format!("{id}.json")));
         for role in ["input_schema", "output_schema"] {
-            assert_eq!(written[role]["digest"], original[role]["digest"], "{id} {role}");
+            assert_eq!(
+                written[role]["digest"], original[role]["digest"],
+                "{id} {role}"
+            );
             assert_eq!(
                 written[role]["resolution"]["schema"], original[role]["resolution"]["schema"],
                 "{id} {role}"
@@ -82,16 +92,23 @@ fn from_mcp_over_http_selects_renames_and_uses_the_fallback() {
         "2.1",
         "--skill-version",
         "echo=1.4",
+        "--authority",
+        "echo=recommend_only",
     ]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("lookup -> "), "{text}");
     assert!(text.contains("no outputSchema: content fallback"), "{text}");
-    assert!(text.contains("2 document(s) written, 0 tool(s) without one"), "{text}");
+    assert!(
+        text.contains("2 document(s) written, 0 tool(s) without one"),
+        "{text}"
+    );
     let lookup = read(&dir.path().join("net.lookup.json"));
     assert_eq!(lookup["skill_version"], "2.1");
     let echo = read(&dir.path().join("echo.json"));
     assert_eq!(echo["skill_version"], "1.4");
+    assert_eq!(echo["authority"]["default_mode"], "recommend_only");
+    assert_eq!(lookup["authority"]["default_mode"], "observe_only");
     assert_eq!(
         echo["output_schema"]["resolution"]["schema"],
         skillgate_mcp::fallback_output_schema()
@@ -100,9 +117,21 @@ fn from_mcp_over_http_selects_renames_and_uses_the_fallback() {
     // No tool was called to make the documents.
     assert_eq!(server.calls("lookup") + server.calls("echo"), 0);
 
-    let unknown = skillgate().run(&["interface", "from-mcp", &server.url(), "--out", out, "--tool", "nope"]);
+    let unknown = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        &server.url(),
+        "--out",
+        out,
+        "--tool",
+        "nope",
+    ]);
     assert_eq!(code(&unknown), 2);
-    assert!(stderr(&unknown).contains("lists no tool `nope`"), "{}", stderr(&unknown));
+    assert!(
+        stderr(&unknown).contains("lists no tool `nope`"),
+        "{}",
+        stderr(&unknown)
+    );
     drop(server);
 }
 
@@ -111,15 +140,35 @@ fn from_mcp_says_why_a_server_cannot_be_read() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let o = skillgate().run(&[
-        "interface", "from-mcp", "--command", "/nonexistent/server", "--out", out,
+        "interface",
+        "from-mcp",
+        "--command",
+        "/nonexistent/server",
+        "--out",
+        out,
     ]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("cannot start the MCP server"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot start the MCP server"),
+        "{}",
+        stderr(&o)
+    );
     let o = skillgate().run(&[
-        "interface", "from-mcp", "--command", "sleep 10", "--out", out, "--start-timeout", "0.5",
+        "interface",
+        "from-mcp",
+        "--command",
+        "sleep 10",
+        "--out",
+        out,
+        "--start-timeout",
+        "0.5",
     ]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("did not complete initialize within 500 ms"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did not complete initialize within 500 ms"),
+        "{}",
+        stderr(&o)
+    );
     let o = skillgate().run(&["interface", "from-mcp", "--out", out]);
     assert_eq!(code(&o), 2, "neither a URL nor --command");
 }
