@@ -1,6 +1,6 @@
 //! `skillgate interface from-mcp` as a real process against real MCP servers: `skillgate mcp`
 //! started by it over stdio (in front of a real `skillgate serve`), and the testkit's rmcp
-//! server over Streamable HTTP.
+//! server over Streamable HTTP; and `skillgate gateway` serving what it wrote.
 
 use std::process::Stdio;
 
@@ -171,4 +171,92 @@ fn from_mcp_says_why_a_server_cannot_be_read() {
     );
     let o = skillgate().run(&["interface", "from-mcp", "--out", out]);
     assert_eq!(code(&o), 2, "neither a URL nor --command");
+}
+
+/// The documents `from-mcp` wrote, behind `skillgate gateway` with an `[mcp]` url and no
+/// `--upstream`: the tool's output through our client; a config with neither upstream, and
+/// one with both, stop start-up with the reason.
+#[test]
+fn gateway_serves_the_imported_tools_with_an_mcp_table_and_no_upstream_flag() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(McpToolServer::start());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        &server.url(),
+        "--out",
+        out,
+        "--tool",
+        "lookup",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let config = dir.path().join("gateway.toml");
+    let table = "[[skills]]\ninterface = \"lookup.json\"\ntool = \"lookup\"\n";
+    std::fs::write(
+        &config,
+        format!("[mcp]\nurl = \"{}\"\n\n{table}", server.url()),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let (gw, url) = skillgate().spawn_server(
+        &[
+            "gateway",
+            "--config",
+            config,
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+        ],
+        Stdio::null(),
+    );
+    let o = skillgate().run(&[
+        "call",
+        &url,
+        "lookup",
+        "--args",
+        r#"{"host": "ab"}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout_json(&o)["output"],
+        serde_json::json!({"rtt_ms": 3.0})
+    );
+    assert_eq!(server.calls("lookup"), 1);
+    stop(gw);
+
+    let both = skillgate().run(&[
+        "gateway",
+        "--config",
+        config,
+        "--upstream",
+        "http://127.0.0.1:9",
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(code(&both), 2);
+    assert!(
+        stderr(&both).contains("a gateway fronts one upstream"),
+        "{}",
+        stderr(&both)
+    );
+    let plain = dir.path().join("plain.toml");
+    std::fs::write(&plain, "[[skills]]\ninterface = \"lookup.json\"\n").unwrap();
+    let neither = skillgate().run(&[
+        "gateway",
+        "--config",
+        plain.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(code(&neither), 2);
+    assert!(
+        stderr(&neither).contains("no upstream: give --upstream URL"),
+        "{}",
+        stderr(&neither)
+    );
 }
