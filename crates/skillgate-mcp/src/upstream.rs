@@ -171,6 +171,16 @@ fn client_info() -> ClientConfig {
     )
 }
 
+/// The SDK's reason an `initialize` failed, without the transport's Rust type name (its
+/// display of a transport error names the generic type, which tells a user nothing).
+fn handshake_message(e: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::TransportError { error, context } => format!("{context}: {}", error.error),
+        other => other.to_string(),
+    }
+}
+
 impl McpUpstream {
     /// Starts a session (spawns the command, or connects to the URL) and completes
     /// `initialize` within `bounds.start`.
@@ -178,7 +188,7 @@ impl McpUpstream {
         let server = endpoint.shown();
         let handshake = |e: rmcp::service::ClientInitializeError| UpstreamError::Handshake {
             server: server.clone(),
-            message: e.to_string(),
+            message: handshake_message(&e),
         };
         let start = async {
             match endpoint {

@@ -188,11 +188,10 @@ pub fn run(a: FromMcpArgs) -> Result<u8> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let imported = rt
-        .block_on(skillgate_mcp::import_server(
-            &endpoint, bounds, &a.tool, options,
-        ))
-        .with_context(|| format!("cannot list the tools of {}", endpoint.shown()))?;
+    // The error names the server already.
+    let imported = rt.block_on(skillgate_mcp::import_server(
+        &endpoint, bounds, &a.tool, options,
+    ))?;
     let (mut written, mut failed) = (Vec::new(), Vec::new());
     for i in &imported {
         match write_one(i, &a.out, a.force) {
