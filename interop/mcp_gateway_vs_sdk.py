@@ -4,7 +4,8 @@
 by our client and by the a2a-sdk 1.3.0 client (this script runs in the v10 venv).
 
   - `skillgate interface from-mcp --command ...` writes one document per tool (the fallback
-    output schema for tools without outputSchema) without calling any tool;
+    output schema for tools without outputSchema) without calling any tool, and the same
+    documents from the server over Streamable HTTP (`from-mcp URL`);
   - the gateway starts the server itself ([mcp] command) and serves the tools as skills:
     our client and the SDK's get lookup's output; input the gate refuses (sent raw by the SDK
     client) never reaches the tool (the server counts its calls); structured output that
@@ -12,8 +13,10 @@ by our client and by the a2a-sdk 1.3.0 client (this script runs in the v10 venv)
     the tool's reason; the content fallback is the output of a tool without outputSchema;
   - a cancel through the gateway (SDK client, streaming) reaches the tool as
     notifications/cancelled;
-  - a round trip: the gateway's skills served back out by `skillgate mcp --listen` and read
-    again by `from-mcp`: the same documents, digest for digest;
+  - a round trip: the gateway's skills served back out by `skillgate mcp --listen`: the MCP
+    Python SDK's client lists them with the server's own schemas (the fallback as outputSchema
+    for tools without one) and the imported documents' digests in `_meta`, and `from-mcp`
+    reads them back as the same documents, digest for digest;
   - drift: lookup's input schema changes on the server; after a refresh the gateway refuses
     lookup (execution_failed, the tool not called, the report on stderr), a reload (SIGHUP)
     with the old document still refuses it, and one with a regenerated document serves it.
@@ -24,6 +27,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -164,7 +168,40 @@ def write_config(d, mcp_python, state):
     return path
 
 
-def round_trip(binary, gw, d, originals):
+def sdk_tools(mcp_python, *target):
+    """The tools the MCP Python SDK's client lists at `target` (URL, or --command ...), by name."""
+    p = subprocess.run([mcp_python, os.path.join(HERE, "mcp_list_tools.py"), *target],
+                       capture_output=True, text=True, timeout=60)
+    listed = parse_json(p.stdout) or {}
+    return {t["name"]: t for t in listed.get("tools", [])}, p.stderr
+
+
+def http_import(binary, mcp_python, d, state, originals):
+    """The same documents from the server over Streamable HTTP."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([mcp_python, os.path.join(HERE, "mcp_tools_server.py"), state, "--http", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        out = os.path.join(d, "over-http")
+        os.mkdir(out)
+        code, summary, err = import_docs(binary, [f"http://127.0.0.1:{port}/mcp"], out)
+        got = {e["tool"]: e.get("interface_digest") for e in summary.get("documents", [])}
+        want = {t: e.get("interface_digest") for t, e in originals.items()}
+        check(code == 0 and got == want, f"from-mcp over Streamable HTTP writes the same documents (exit {code} {err[-200:]})")
+    finally:
+        halt(server)
+
+
+def round_trip(binary, mcp_python, gw, d, state, originals):
     mcp, url = start([binary, "mcp", gw, "--listen", "127.0.0.1:0"], os.path.join(d, "mcp.log"))
     try:
         back = os.path.join(d, "back")
@@ -172,6 +209,18 @@ def round_trip(binary, gw, d, originals):
         code, summary, err = import_docs(binary, [url], back)
         check(code == 0, f"from-mcp reads the tools `skillgate mcp` serves from the gateway (exit {code} {err[-300:]})")
         again = {e["tool"]: e for e in summary.get("documents", [])}
+        source, _ = sdk_tools(mcp_python, "--command", mcp_python, os.path.join(HERE, "mcp_tools_server.py"), state)
+        back, err = sdk_tools(mcp_python, url)
+        check(sorted(back) == sorted(TOOLS), f"the MCP Python SDK lists the four tools served back ({sorted(back)} {err[-200:]})")
+        for t in TOOLS:
+            with open(os.path.join(d, "interfaces", f"{t}.json"), encoding="utf-8") as f:
+                doc = json.load(f)
+            s, b = source.get(t, {}), back.get(t, {})
+            out = s.get("outputSchema", doc["output_schema"]["resolution"]["schema"])
+            check(b.get("inputSchema") == s.get("inputSchema") and b.get("outputSchema") == out,
+                  f"round trip of {t} (MCP SDK client): the server's schemas{'' if 'outputSchema' in s else ', the fallback as outputSchema'}")
+            check((b.get("_meta") or {}).get("skillgate/interface_digest") == originals.get(t, {}).get("interface_digest"),
+                  f"round trip of {t} (MCP SDK client): _meta names the imported document's digest")
         for t in TOOLS:
             o, a = originals.get(t, {}), again.get(t, {})
             check(a.get("input_schema_digest") == o.get("input_schema_digest")
@@ -245,7 +294,8 @@ def main(binary, mcp_python):
         check(code == 0 and res.get("output") == {"content": [{"type": "text", "text": "hi"}]},
               f"a tool without outputSchema: its content blocks are the output ({res.get('output')})")
         asyncio.run(sdk_checks(gw, state))
-        round_trip(binary, gw, d, docs)
+        http_import(binary, mcp_python, d, state, docs)
+        round_trip(binary, mcp_python, gw, d, state, docs)
         drift_checks(binary, gw, gw_proc, d, state, source, log)
     finally:
         halt(gw_proc)

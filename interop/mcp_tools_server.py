@@ -14,7 +14,8 @@ State lives in the directory STATE_DIR (argv[1]), so the scenario can read it wh
 gateway owns this process: every call that reaches a tool appends the tool's name to
 `calls`; a cancelled `slow` writes `cancelled`; while a file `drift` exists, `lookup` lists
 another input schema (a `port` property more), read at every tools/list.
-Usage: mcp_tools_server.py STATE_DIR
+With `--http PORT` it serves Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio.
+Usage: mcp_tools_server.py STATE_DIR [--http PORT]
 """
 
 import json
@@ -88,11 +89,20 @@ async def call_tool(ctx, params):
     return types.CallToolResult(content=text("done"))
 
 
+def server():
+    return Server("interop-mcp-tools", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
 async def main():
-    server = Server("interop-mcp-tools", version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+    s = server()
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        await s.run(read, write, s.create_initialization_options())
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    if len(sys.argv) == 4 and sys.argv[2] == "--http":
+        import uvicorn
+
+        uvicorn.run(server().streamable_http_app(), host="127.0.0.1", port=int(sys.argv[3]), log_level="warning")
+    else:
+        anyio.run(main)
