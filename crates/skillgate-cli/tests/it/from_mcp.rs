@@ -260,3 +260,72 @@ fn gateway_serves_the_imported_tools_with_an_mcp_table_and_no_upstream_flag() {
         stderr(&neither)
     );
 }
+
+/// A gateway whose `[mcp]` command is `skillgate mcp` in front of `skillgate serve`: the
+/// netops skills, imported by `from-mcp` from the same command, are A2A skills again behind
+/// the gateway (stdio upstream, started in the config's directory).
+#[test]
+fn gateway_over_a_stdio_mcp_upstream_serves_the_netops_skills_again() {
+    let (agent, agent_url) = skillgate().spawn_server(
+        &["serve", "--listen", "127.0.0.1:0", "--store", "memory"],
+        Stdio::null(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_skillgate");
+    let skill = "collect_interface_counters";
+    let o = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        "--command",
+        &format!("{bin} mcp {agent_url}"),
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--tool",
+        skill,
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp]\ncommand = [{bin:?}, \"mcp\", {agent_url:?}]\n\n[[skills]]\ninterface = \"{skill}.json\"\ntool = \"{skill}\"\n"
+        ),
+    )
+    .unwrap();
+    let (gw, url) = skillgate().spawn_server(
+        &[
+            "gateway",
+            "--config",
+            config.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+        ],
+        Stdio::null(),
+    );
+    let o = skillgate().run(&[
+        "call",
+        &url,
+        skill,
+        "--args",
+        r#"{"interface":"lo","window_ms":100}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(stdout_json(&o)["output"]["interface"], "lo");
+    let bad = skillgate().run(&[
+        "call",
+        &url,
+        skill,
+        "--args",
+        r#"{"interface":5}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&bad), 1, "{}", stdout(&bad));
+    assert!(stdout(&bad).contains("input_invalid"), "{}", stdout(&bad));
+    stop(gw);
+    stop(agent);
+}
