@@ -9,7 +9,8 @@
 //! - `slow` (read-only hint): waits until cancelled (and notes that the cancel arrived) or 30 s.
 //!
 //! Every call that reaches a tool is counted, per tool; [`McpToolServer::drift`] widens
-//! `lookup`'s input schema from the next `tools/list` on.
+//! `lookup`'s input schema from the next `tools/list` on, [`McpToolServer::hide_lookup`] drops
+//! it from the list.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -33,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 struct State {
     calls: Mutex<HashMap<String, usize>>,
     drifted: AtomicBool,
+    hidden: AtomicBool,
     cancelled: AtomicBool,
 }
 
@@ -101,6 +103,9 @@ impl Handler {
             object(json!({"type": "object"})),
         )
         .with_annotations(read_only);
+        if self.0.hidden.load(Ordering::SeqCst) {
+            return vec![echo, fails, slow];
+        }
         vec![lookup, echo, fails, slow]
     }
 
@@ -209,6 +214,11 @@ impl McpToolServer {
     /// From now on `lookup` lists another input schema (a `port` property more).
     pub fn drift(&self) {
         self.state.drifted.store(true, Ordering::SeqCst);
+    }
+
+    /// From now on `lookup` is not listed at all.
+    pub fn hide_lookup(&self) {
+        self.state.hidden.store(true, Ordering::SeqCst);
     }
 
     /// The tools as listed now.

@@ -226,6 +226,23 @@ async fn a_drifted_tool_is_refused_until_reload_and_start_up_refuses_a_mismatch(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_no_longer_listed_is_refused_until_reload() {
+    let s = setup("").await;
+    s.tools.hide_lookup();
+    let found = s.watch.check().await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("MCP tool `lookup` is no longer listed by the MCP server"),
+        "{found:?}"
+    );
+    let e = call(&s.server.base, "lookup", json!({"host": "abc"}))
+        .await
+        .unwrap_err();
+    assert_eq!(remote_code(&e), "execution_failed", "{e}");
+    assert_eq!(s.tools.calls("lookup"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_goes_round_trip_through_the_gateway_and_skillgate_mcp() {
     let s = setup("").await;
     let client = Client::new(ClientConfig::default()).unwrap();
