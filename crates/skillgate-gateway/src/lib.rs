@@ -83,7 +83,21 @@ pub enum GatewayError {
         /// Which schema differs, and both digests (boxed: the error stays small).
         drift: Box<skillgate_mcp::Drift>,
     },
-    /// A governed skill is not in the upstream card (or an MCP tool not in the tool list).
+    /// A governed tool is not in the MCP server's tool list.
+    #[error("{}:{line}: MCP tool `{tool}` is not listed by the MCP server ({server}; it lists: {available})", file.display())]
+    MissingTool {
+        /// The config file.
+        file: PathBuf,
+        /// The skill table's line.
+        line: usize,
+        /// The tool's name.
+        tool: String,
+        /// The server, as shown.
+        server: String,
+        /// The tool names it lists.
+        available: String,
+    },
+    /// A governed skill is not in the upstream card.
     #[error("{}:{line}: upstream skill `{skill}` is not in the Agent Card of {url} (it lists: {available})", file.display())]
     MissingSkill {
         /// The config file.

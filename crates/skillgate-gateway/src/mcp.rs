@@ -164,11 +164,11 @@ fn find_tool<'t>(
     tools
         .iter()
         .find(|t| t.name.as_ref() == g.upstream_skill)
-        .ok_or_else(|| GatewayError::MissingSkill {
+        .ok_or_else(|| GatewayError::MissingTool {
             file: config.file.clone(),
             line: g.line,
-            skill: g.upstream_skill.clone(),
-            url: session.server().to_owned(),
+            tool: g.upstream_skill.clone(),
+            server: session.server().to_owned(),
             available: tools
                 .iter()
                 .map(|t| t.name.as_ref())

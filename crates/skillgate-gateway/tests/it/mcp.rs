@@ -223,6 +223,20 @@ async fn a_drifted_tool_is_refused_until_reload_and_start_up_refuses_a_mismatch(
         e.to_string().contains("skillgate interface from-mcp"),
         "{e}"
     );
+    // A table naming a tool the server does not list: the line and what it lists.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("tool = \"lookup\"", "tool = \"nope\"");
+    std::fs::write(&path, text).unwrap();
+    let e = build_any(config::load(&path).unwrap(), None)
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        matches!(&e, GatewayError::MissingTool { tool, line: 7, .. } if tool == "nope"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("lookup, echo, fails, slow"), "{e}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
