@@ -148,6 +148,22 @@ pub enum UpstreamError {
     },
 }
 
+impl UpstreamError {
+    /// The failure code a command reports for it (`--format json`), in the client's
+    /// vocabulary: what was asked is wrong (`usage_error`), the server is no MCP peer
+    /// (`protocol_error`), or it could not be reached, started or heard in time
+    /// (`transport_error`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::EmptyCommand | Self::NotHttp(_) | Self::UnknownTool { .. } => "usage_error",
+            Self::Handshake { .. } | Self::TooMany { .. } => "protocol_error",
+            Self::Spawn { .. } | Self::StartTimeout { .. } | Self::Request { .. } => {
+                "transport_error"
+            }
+        }
+    }
+}
+
 /// A live session with one MCP server. Dropping it ends the session (a child process is
 /// killed).
 pub struct McpUpstream {

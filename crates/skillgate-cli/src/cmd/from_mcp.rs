@@ -188,10 +188,20 @@ pub fn run(a: FromMcpArgs) -> Result<u8> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    // The error names the server already.
-    let imported = rt.block_on(skillgate_mcp::import_server(
+    let imported = match rt.block_on(skillgate_mcp::import_server(
         &endpoint, bounds, &a.tool, options,
-    ))?;
+    )) {
+        Ok(i) => i,
+        // The error names the server already; its code says what kind of failure it is.
+        Err(e) => {
+            let message = skillgate_transport::redact_text(&e.to_string());
+            errln!("skillgate: {message}");
+            if a.format == Format::Json {
+                crate::fail::print(crate::fail::json(e.code(), &message));
+            }
+            return Ok(exit::USAGE);
+        }
+    };
     let (mut written, mut failed) = (Vec::new(), Vec::new());
     for i in &imported {
         match write_one(i, &a.out, a.force) {

@@ -157,6 +157,30 @@ fn from_mcp_says_why_a_server_cannot_be_read() {
         "interface",
         "from-mcp",
         "--command",
+        "/nonexistent/server",
+        "--out",
+        out,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout_json(&o)["code"], "transport_error", "{}", stdout(&o));
+    let o = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        "--command",
+        "true",
+        "--out",
+        out,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout_json(&o)["code"], "protocol_error", "{}", stdout(&o));
+    let o = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        "--command",
         "sleep 10",
         "--out",
         out,
