@@ -22,7 +22,11 @@
 #   (g) the `mcp` group: the official MCP Python SDK (mcp 2.3.0) as the client of `skillgate mcp`
 #       over stdio and Streamable HTTP, in front of `skillgate serve` (and a long call it
 #       cancels, with progress, against a declarative agent; its own venv
-#       INTEROP_MCP_VENV, default target/interop-venv-mcp, interop/requirements-mcp.txt).
+#       INTEROP_MCP_VENV, default target/interop-venv-mcp, interop/requirements-mcp.txt); and an
+#       MCP server written with that SDK behind `skillgate gateway` (its tools as governed A2A
+#       skills, documents from `skillgate interface from-mcp`), called by our client and by
+#       a2a-sdk 1.3.0's (so this group also sets up the v10 venv), with the round trip back out
+#       through `skillgate mcp`.
 # Usage: interop/run.sh [GROUP ...] with groups v10 (a)-(e), v03 (f), mcp (g); no group (or
 # `all`) runs every one. Creates each group's venv, installs its pinned requirements, builds
 # `skillgate`, runs every scenario of the groups and exits non-zero if any failed.
@@ -52,8 +56,9 @@ venv() {
     fi
     "$1/bin/python" -m pip install --quiet --disable-pip-version-check -r "$2"
 }
-# The v03 group uses the 1.x venv too: a2a-sdk 1.3.0's 0.3 compatibility client.
-if want v10 || want v03; then venv "$VENV" interop/requirements.txt; fi
+# The v03 group uses the 1.x venv too (a2a-sdk 1.3.0's 0.3 compatibility client), and so does
+# the mcp group (a2a-sdk 1.3.0's client drives the gateway in front of an MCP server).
+if want v10 || want v03 || want mcp; then venv "$VENV" interop/requirements.txt; fi
 if want v03; then venv "$VENV_V03" interop/requirements-v03.txt; fi
 if want mcp; then venv "$MCP_VENV" interop/requirements-mcp.txt; fi
 
@@ -109,6 +114,8 @@ if want mcp; then
     PY="$MCP_VENV/bin/python"
     run mcp_client_vs_skillgate interop/mcp_client_vs_skillgate.py "$SKILLGATE"
     run mcp_cancel_vs_skillgate interop/mcp_cancel_vs_skillgate.py "$SKILLGATE"
+    # The a2a-sdk client drives the gateway; the MCP venv's python runs the MCP server.
+    PY="$VENV/bin/python" run mcp_gateway_vs_sdk interop/mcp_gateway_vs_sdk.py "$SKILLGATE" "$MCP_VENV/bin/python"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

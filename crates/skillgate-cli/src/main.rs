@@ -68,8 +68,9 @@ enum Command {
     /// Run an agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON): a declarative agent with
     /// --config agent.toml, else the netops example agent.
     Serve(cmd::serve::ServeArgs),
-    /// Serve a governed front for an existing A2A 1.0 agent: its skills get Skill Interface
-    /// Documents, input is refused before it reaches the agent, output is validated.
+    /// Serve a governed front for an existing A2A 1.0 agent, or for an MCP server's tools (an
+    /// [mcp] table in the config): its skills get Skill Interface Documents, input is refused
+    /// before it reaches the agent or tool, output is validated.
     Gateway(Box<cmd::gateway::GatewayArgs>),
     /// Write a starter declarative agent (agent.toml, one Python exec skill and its Skill
     /// Interface Document) into a new or empty directory.

@@ -15,6 +15,22 @@
 //! timeout_ms = 30000
 //! ```
 //!
+//! An MCP server instead of an A2A agent (docs/design.md D273): an `[mcp]` table names it
+//! (a command started in the config's directory, speaking MCP on stdin/stdout, or a Streamable
+//! HTTP URL), and each `[[skills]]` table names its `tool`. The tool's arguments are the
+//! validated arguments object; its output is `structuredContent` (or, for a tool without an
+//! `outputSchema`, `{"content": [...]}`), validated against the document like any output.
+//!
+//! ```toml
+//! [mcp]
+//! command = ["python3", "tools_server.py"]   # or: url = "http://127.0.0.1:8000/mcp"
+//! start_timeout_ms = 20000                   # default 20000
+//!
+//! [[skills]]
+//! interface = "interfaces/lookup.json"       # e.g. written by `skillgate interface from-mcp`
+//! tool = "lookup"                            # default: the document's skill_id
+//! ```
+//!
 //! Where results are read from the upstream task, by default: a record of kind `K` is part 0
 //! of every artifact named `K`; the output is part 0 of the first artifact no record kind
 //! reads (of the reply's parts when the upstream answers with a Message). A Data Part is the
@@ -23,6 +39,7 @@
 use serde::Deserialize;
 use skillgate_agent::config::{Checker, ConfigError};
 use skillgate_core::document::ValidatedDocument;
+use skillgate_mcp::McpEndpoint;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -42,6 +59,14 @@ struct RawGateway {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawMcp {
+    command: Option<Vec<String>>,
+    url: Option<String>,
+    start_timeout_ms: Option<Spanned<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawSource {
     artifact: Option<String>,
     #[serde(default)]
@@ -53,6 +78,7 @@ struct RawSource {
 struct RawSkill {
     interface: Spanned<String>,
     upstream_skill: Option<String>,
+    tool: Option<String>,
     arguments: Option<Spanned<String>>,
     output: Option<RawSource>,
     #[serde(default)]
@@ -66,8 +92,21 @@ struct RawSkill {
 struct RawConfig {
     #[serde(default)]
     gateway: RawGateway,
+    mcp: Option<Spanned<RawMcp>>,
     #[serde(default)]
     skills: Vec<Spanned<RawSkill>>,
+}
+
+/// How long an MCP server may take to start when `[mcp]` does not say.
+pub const DEFAULT_MCP_START: Duration = Duration::from_secs(20);
+
+/// The `[mcp]` table: the gateway fronts this MCP server instead of an A2A agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpUpstreamConfig {
+    /// The server: a command (its working directory the config's) or a URL.
+    pub endpoint: McpEndpoint,
+    /// From spawn (or first request) to the end of `initialize`.
+    pub start_timeout: Duration,
 }
 
 /// How the validated arguments travel upstream.
@@ -97,7 +136,7 @@ pub struct GovernedSkill {
     pub interface_path: PathBuf,
     /// 1-based line of the table, for findings against the upstream card.
     pub line: usize,
-    /// The upstream skill's id.
+    /// The upstream skill's id (with an `[mcp]` upstream: the tool's name).
     pub upstream_skill: String,
     /// How arguments travel upstream.
     pub arguments: ArgumentsAs,
@@ -117,8 +156,10 @@ pub struct GovernedSkill {
 pub struct GatewayConfig {
     /// The config file.
     pub file: PathBuf,
-    /// How often the upstream card is re-read.
+    /// How often the upstream card (or an MCP server's tool list) is re-read.
     pub refresh: Duration,
+    /// The MCP server fronted, when the config has an `[mcp]` table.
+    pub mcp: Option<McpUpstreamConfig>,
     /// The governed skills, in file order.
     pub skills: Vec<GovernedSkill>,
 }
@@ -159,10 +200,16 @@ pub fn parse(path: &Path, text: &str) -> Result<GatewayConfig, ConfigError> {
             d
         }
     };
+    let mcp = match raw.mcp {
+        None => None,
+        Some(m) => Some(mcp(&cx, path, m)?),
+    };
     let mut skills: Vec<GovernedSkill> = Vec::new();
     for s in raw.skills {
         let span = s.span();
-        let skill = skill(&cx, text, s.into_inner(), span.clone())?;
+        let s = s.into_inner();
+        kind_keys(&cx, &s, mcp.is_some(), &span)?;
+        let skill = skill(&cx, text, s, span.clone())?;
         let id = skill.document.skill_id();
         if skills.iter().any(|k| k.document.skill_id() == id) {
             return Err(cx.invalid(&span, format!("skill `{id}` is declared twice")));
@@ -178,8 +225,85 @@ pub fn parse(path: &Path, text: &str) -> Result<GatewayConfig, ConfigError> {
     Ok(GatewayConfig {
         file: path.to_owned(),
         refresh,
+        mcp,
         skills,
     })
+}
+
+/// The `[mcp]` table: exactly one of `command` (a non-empty argv) and `url`.
+fn mcp(
+    cx: &Checker<'_>,
+    path: &Path,
+    m: Spanned<RawMcp>,
+) -> Result<McpUpstreamConfig, ConfigError> {
+    let span = m.span();
+    let m = m.into_inner();
+    let endpoint = match (m.command, m.url) {
+        (Some(argv), None) => {
+            let mut words = argv.into_iter();
+            let program = words
+                .next()
+                .filter(|p| !p.is_empty())
+                .ok_or_else(|| cx.invalid(&span, "[mcp] command is empty: give the program and its arguments"))?;
+            McpEndpoint::Command {
+                program,
+                args: words.collect(),
+                dir: path.parent().map(Path::to_owned),
+            }
+        }
+        (None, Some(url)) if url.starts_with("http://") || url.starts_with("https://") => {
+            McpEndpoint::Url(url)
+        }
+        (None, Some(_)) => {
+            return Err(cx.invalid(&span, "[mcp] url must be an http:// or https:// URL"))
+        }
+        _ => {
+            return Err(cx.invalid(
+                &span,
+                "[mcp] needs exactly one of command = [\"PROGRAM\", \"ARG\", ...] and url = \"http://HOST/mcp\"",
+            ))
+        }
+    };
+    let start_timeout = match m.start_timeout_ms {
+        None => DEFAULT_MCP_START,
+        Some(t) if (1..=600_000).contains(t.get_ref()) => Duration::from_millis(*t.get_ref()),
+        Some(t) => return Err(cx.invalid(&t.span(), "start_timeout_ms must be from 1 to 600000")),
+    };
+    Ok(McpUpstreamConfig {
+        endpoint,
+        start_timeout,
+    })
+}
+
+/// The keys of a `[[skills]]` table that belong to one kind of upstream only: `tool` to an
+/// MCP server, the rest to an A2A agent (an MCP tool takes an arguments object and answers
+/// one result, so there is nothing to map).
+fn kind_keys(
+    cx: &Checker<'_>,
+    s: &RawSkill,
+    mcp: bool,
+    span: &Range<usize>,
+) -> Result<(), ConfigError> {
+    if mcp {
+        let a2a = [
+            ("upstream_skill", s.upstream_skill.is_some()),
+            ("arguments", s.arguments.is_some()),
+            ("output", s.output.is_some()),
+            ("records", !s.records.is_empty()),
+        ];
+        if let Some((key, _)) = a2a.iter().find(|(_, set)| *set) {
+            return Err(cx.invalid(
+                span,
+                format!("`{key}` is for an A2A upstream; with [mcp], a skill names its `tool`"),
+            ));
+        }
+    } else if s.tool.is_some() {
+        return Err(cx.invalid(
+            span,
+            "`tool` names an MCP tool: it needs an [mcp] table (an A2A upstream's skill is `upstream_skill`)",
+        ));
+    }
+    Ok(())
 }
 
 fn skill(
@@ -237,7 +361,7 @@ fn skill(
     }
     let (max_concurrency, timeout) = cx.limits(&document, s.max_concurrency, s.timeout_ms)?;
     Ok(GovernedSkill {
-        upstream_skill: s.upstream_skill.unwrap_or_else(|| id.clone()),
+        upstream_skill: s.upstream_skill.or(s.tool).unwrap_or_else(|| id.clone()),
         document,
         interface_path,
         line: skillgate_agent::config::line_of(text, span.start),

@@ -17,8 +17,13 @@
 //! the upstream implements the draft, a new advertised version or digest is a change too,
 //! and the report carries skillgate-evolve's verdict on the new document against the one
 //! read at build time (docs/design.md, D236).
+//!
+//! The upstream may be an MCP server instead ([`mcp`]: an `[mcp]` table in the config, no
+//! `--upstream`): its tools are served as governed skills behind the same gate, its tool list
+//! re-read every `refresh` for drift (docs/design.md, D273–D276).
 
 pub mod config;
+pub mod mcp;
 pub mod upstream;
 
 use config::{GatewayConfig, GovernedSkill};
@@ -50,6 +55,47 @@ pub enum GatewayError {
         url: String,
         /// What went wrong.
         source: ClientError,
+    },
+    /// Neither `--upstream` (an A2A agent) nor an `[mcp]` table names an upstream.
+    #[error("{}: no upstream: give --upstream URL (an A2A agent) or an [mcp] table (an MCP server) in the config", file.display())]
+    NoUpstream {
+        /// The config file.
+        file: PathBuf,
+    },
+    /// Both `--upstream` and an `[mcp]` table: a gateway fronts one upstream.
+    #[error("{}: the config has an [mcp] table and --upstream was given too: a gateway fronts one upstream", file.display())]
+    TwoUpstreams {
+        /// The config file.
+        file: PathBuf,
+    },
+    /// The MCP server could not be started, listed or reached.
+    #[error(transparent)]
+    Mcp(#[from] skillgate_mcp::UpstreamError),
+    /// An MCP tool's schemas are not the ones its document pins.
+    #[error("{}:{line}: MCP tool `{tool}` does not match its Skill Interface Document: {drift} (write the document again with `skillgate interface from-mcp`, or restore the tool)", file.display())]
+    ToolMismatch {
+        /// The config file.
+        file: PathBuf,
+        /// The skill table's line.
+        line: usize,
+        /// The tool's name.
+        tool: String,
+        /// Which schema differs, and both digests (boxed: the error stays small).
+        drift: Box<skillgate_mcp::Drift>,
+    },
+    /// A governed tool is not in the MCP server's tool list.
+    #[error("{}:{line}: MCP tool `{tool}` is not listed by the MCP server ({server}; it lists: {available})", file.display())]
+    MissingTool {
+        /// The config file.
+        file: PathBuf,
+        /// The skill table's line.
+        line: usize,
+        /// The tool's name.
+        tool: String,
+        /// The server, as shown.
+        server: String,
+        /// The tool names it lists.
+        available: String,
     },
     /// A governed skill is not in the upstream card.
     #[error("{}:{line}: upstream skill `{skill}` is not in the Agent Card of {url} (it lists: {available})", file.display())]
@@ -100,11 +146,22 @@ pub struct Gateway {
     pub watch: Watch,
 }
 
-/// The upstream skills a running gateway serves, with their card entries at build time.
+/// The upstream skills a running gateway serves, with what they were at build time.
 pub struct Watch {
+    refresh: Duration,
+    watching: Watching,
+}
+
+/// What a refresh re-reads: an A2A agent's card, or an MCP server's tool list.
+enum Watching {
+    A2a(Box<A2aWatch>),
+    Mcp(mcp::McpWatch),
+}
+
+/// The A2A upstream skills, with their card entries at build time.
+struct A2aWatch {
     client: Client,
     upstream: Upstream,
-    refresh: Duration,
     skills: Vec<Watched>,
 }
 
@@ -134,7 +191,21 @@ fn entry_of(s: &AgentSkill) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// Reads `config`, fetches the upstream card and builds the gateway's agent.
+/// Builds the gateway of `config` in front of its upstream: the MCP server of its `[mcp]`
+/// table, or else the A2A agent `upstream` (exactly one of the two).
+pub async fn build_any(
+    config: GatewayConfig,
+    upstream: Option<Upstream>,
+) -> Result<Gateway, GatewayError> {
+    match (config.mcp.is_some(), upstream) {
+        (true, None) => mcp::build(config).await,
+        (false, Some(u)) => build(config, u).await,
+        (true, Some(_)) => Err(GatewayError::TwoUpstreams { file: config.file }),
+        (false, None) => Err(GatewayError::NoUpstream { file: config.file }),
+    }
+}
+
+/// Reads `config`, fetches the upstream A2A agent's card and builds the gateway's agent.
 pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway, GatewayError> {
     let client = Client::new(upstream.client.clone()).map_err(|source| GatewayError::Upstream {
         url: upstream.shown(),
@@ -180,10 +251,12 @@ pub async fn build(config: GatewayConfig, upstream: Upstream) -> Result<Gateway,
     Ok(Gateway {
         agent,
         watch: Watch {
-            client,
-            upstream,
             refresh: config.refresh,
-            skills: watched,
+            watching: Watching::A2a(Box::new(A2aWatch {
+                client,
+                upstream,
+                skills: watched,
+            })),
         },
     })
 }
@@ -251,10 +324,21 @@ impl Watch {
         self.refresh
     }
 
-    /// Re-reads the upstream card once; every governed skill whose card entry or advertised
-    /// interface (version, digest) changed, or that vanished, is marked and refused from now
-    /// on. Returns one line per new finding, with the interface verdict when there is one.
+    /// Re-reads the upstream card (or the MCP server's tool list) once; every governed skill
+    /// that changed or vanished is marked and refused from now on. Returns one line per new
+    /// finding, with the interface verdict when there is one.
     pub async fn check(&self) -> Vec<String> {
+        match &self.watching {
+            Watching::A2a(w) => w.check().await,
+            Watching::Mcp(w) => w.check().await,
+        }
+    }
+}
+
+impl A2aWatch {
+    /// [`Watch::check`] for an A2A upstream: a card entry or advertised interface (version,
+    /// digest) that changed is a change.
+    async fn check(&self) -> Vec<String> {
         let target = match self.upstream.card(&self.client).await {
             Ok(t) => t,
             Err(e) => return vec![format!("cannot re-read the upstream card: {e}")],
@@ -330,14 +414,15 @@ impl Watch {
 /// rebuilt gateway's [`Watch`] replaces the running one's in its [`Refresh`].
 pub struct GatewaySource {
     config: PathBuf,
-    upstream: Upstream,
+    upstream: Option<Upstream>,
     watch: tokio::sync::watch::Sender<Arc<Watch>>,
 }
 
 impl GatewaySource {
-    /// The source of the gateway built from `config` and `upstream`, whose watch is `watch`,
-    /// and the refresh of its upstream card, which follows every reload.
-    pub fn new(config: PathBuf, upstream: Upstream, watch: Watch) -> (Self, Refresh) {
+    /// The source of the gateway built from `config` and `upstream` (`None`: the config's
+    /// `[mcp]` server), whose watch is `watch`, and the refresh of its upstream, which follows
+    /// every reload.
+    pub fn new(config: PathBuf, upstream: Option<Upstream>, watch: Watch) -> (Self, Refresh) {
         let (tx, rx) = tokio::sync::watch::channel(Arc::new(watch));
         (
             Self {
@@ -358,7 +443,7 @@ impl AgentSource for GatewaySource {
     }
 
     async fn rebuild(&mut self) -> Result<Agent, GatewayError> {
-        let g = reload(&self.config, &self.upstream).await?;
+        let g = reload(&self.config, self.upstream.as_ref()).await?;
         // The reloader swaps the agent in right after: the refresh watches its skills.
         self.watch.send_replace(Arc::new(g.watch));
         Ok(g.agent)
@@ -397,9 +482,13 @@ impl Refresh {
     }
 }
 
-/// Reads the config (off the async workers: files and schema compilation) and builds.
-pub async fn reload(path: &std::path::Path, upstream: &Upstream) -> Result<Gateway, GatewayError> {
+/// Reads the config (off the async workers: files and schema compilation) and builds it in
+/// front of `upstream`, or of its `[mcp]` server when `upstream` is `None`.
+pub async fn reload(
+    path: &std::path::Path,
+    upstream: Option<&Upstream>,
+) -> Result<Gateway, GatewayError> {
     let p = path.to_owned();
     let config = skillgate_agent::off_workers(path, move || config::load(&p)).await?;
-    build(config, upstream.clone()).await
+    build_any(config, upstream.cloned()).await
 }

@@ -74,7 +74,7 @@ impl Drop for CancelGuard {
 /// An upstream text for a message: its first [`QUOTE_CHARS`] characters, with control
 /// characters (terminal escapes, line breaks that could forge log lines) and bidi overrides
 /// blanked.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut q: String = s
         .chars()
         .take(QUOTE_CHARS)

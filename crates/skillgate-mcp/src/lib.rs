@@ -17,18 +17,32 @@
 //! | `structuredContent` | the validated output (step 10) |
 //! | result `_meta` | the task id and state, the supporting records (validated) |
 //! | `isError: true` | any client failure: the draft code, every detail, the step |
+//!
+//! The other direction (an MCP server's tools as governed skills: `skillgate interface
+//! from-mcp` and a gateway's MCP upstream) uses the SDK's client: [`McpUpstream`] holds the
+//! session, [`document_for`] makes a tool's document, [`check_tool`] tells drift, and
+//! [`outcome`] reads a tool result as an output.
 
 // The public API is the set of `pub use` below; everything else is crate-private.
 #![warn(unreachable_pub)]
 
 mod error;
+mod import;
 mod result;
 mod serve;
 mod server;
 mod tool;
+mod upstream;
 
 pub use error::McpError;
+pub use import::{
+    check_tool, document_for, fallback_output_schema, import_server, outcome, output_schema_of,
+    Drift, ImportError, ImportOptions, Imported, ToolOutcome,
+};
 pub use result::{call_result, failure_result, META_PREFIX};
+/// The SDK's tool and tool-result types, as [`McpUpstream`] returns them.
+pub use rmcp::model::{CallToolResult, JsonObject, Tool};
 pub use serve::{serve_http, serve_stdio, HttpServer};
 pub use server::{SkillServer, PROTOCOL_VERSIONS};
 pub use tool::{tool_for, Unlistable};
+pub use upstream::{Bounds, McpEndpoint, McpUpstream, SharedUpstream, UpstreamError};

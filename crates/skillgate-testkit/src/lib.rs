@@ -7,6 +7,8 @@
 //!   HTTP client that speaks its bindings;
 //! - [`plain`]: a plain A2A agent (no extension) for the gateway to front;
 //! - [`cli`]: runs a built binary (the `skillgate` CLI) and captures stdout, stderr and exit code;
+//! - [`mcp_tools`]: a real MCP server (rmcp) whose tools count their calls, can drift and
+//!   can answer badly, for MCP tools as governed skills;
 //! - [`browser`]: headless chromium over chromedriver, for the consoles' browser tests;
 //! - [`poll`]: waiting for an observable state with a deadline instead of sleeping;
 //! - [`requests`]: skill requests and SendMessage params, shared by every binding's tests;
@@ -19,6 +21,7 @@
 pub mod browser;
 pub mod cli;
 pub mod fake;
+pub mod mcp_tools;
 pub mod plain;
 pub mod poll;
 pub mod rawhttp;

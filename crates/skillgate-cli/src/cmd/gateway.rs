@@ -1,5 +1,5 @@
-//! `skillgate gateway`: serve a governed front for an existing A2A 1.0 or 0.3 agent (see
-//! `skillgate_gateway`).
+//! `skillgate gateway`: serve a governed front for an existing A2A 1.0 or 0.3 agent, or for
+//! the MCP server of the config's `[mcp]` table (see `skillgate_gateway`).
 
 use anyhow::Context;
 use clap::Args;
@@ -17,9 +17,10 @@ use super::serve::{run_server, Served, ServerFlags};
 #[derive(Args)]
 pub struct GatewayArgs {
     /// The upstream A2A 1.0 or 0.3 agent: its base URL or Agent Card URL (https, or http to a
-    /// loopback host unless --upstream-allow-http).
+    /// loopback host unless --upstream-allow-http). Not given when the config's [mcp] table
+    /// names an MCP server instead.
     #[arg(long, value_name = "URL")]
-    pub upstream: String,
+    pub upstream: Option<String>,
     /// The gateway.toml naming each governed skill, its Skill Interface Document and where
     /// its output is read from upstream; SIGHUP re-reads it (and the upstream card).
     #[arg(long, value_name = "GATEWAY.TOML")]
@@ -63,7 +64,14 @@ pub struct GatewayArgs {
 }
 
 impl GatewayArgs {
-    fn upstream(&self) -> anyhow::Result<Upstream> {
+    fn upstream(&self) -> anyhow::Result<Option<Upstream>> {
+        let Some(url) = &self.upstream else {
+            return Ok(None);
+        };
+        self.a2a_upstream(url).map(Some)
+    }
+
+    fn a2a_upstream(&self, url: &str) -> anyhow::Result<Upstream> {
         if !(self.upstream_timeout.is_finite() && (0.001..=3600.0).contains(&self.upstream_timeout))
         {
             anyhow::bail!("--upstream-timeout is in seconds, from 0.001 to 3600");
@@ -90,10 +98,9 @@ impl GatewayArgs {
             ),
         };
         // The token goes to the upstream's origin and the ones allowed, nowhere else.
-        let mut credential_origins: Vec<url::Origin> =
-            skillgate_transport::card_url(&self.upstream)
-                .map(|u| vec![u.origin()])
-                .unwrap_or_default();
+        let mut credential_origins: Vec<url::Origin> = skillgate_transport::card_url(url)
+            .map(|u| vec![u.origin()])
+            .unwrap_or_default();
         for spec in &self.upstream_allow_credentials_to {
             credential_origins.push(
                 origin_of(spec).with_context(|| "--upstream-allow-credentials-to".to_owned())?,
@@ -101,7 +108,7 @@ impl GatewayArgs {
         }
         let d = TransportConfig::default();
         Ok(Upstream {
-            url: self.upstream.clone(),
+            url: url.to_owned(),
             client: ClientConfig::from_transport(TransportConfig {
                 connect_timeout: d.connect_timeout.min(timeout),
                 read_timeout: timeout,
@@ -131,11 +138,15 @@ pub fn run(a: GatewayArgs) -> anyhow::Result<u8> {
     let upstream = a.upstream()?;
     let path = a.config;
     run_server(a.server, move || async move {
-        let gateway = skillgate_gateway::reload(&path, &upstream).await?;
+        let gateway = skillgate_gateway::reload(&path, upstream.as_ref()).await?;
+        let shown = upstream.as_ref().map_or_else(
+            || "the MCP server of the config".to_owned(),
+            |u| skillgate_transport::redact_str(&u.url),
+        );
         tracing::info!(
-            upstream = %skillgate_transport::redact_str(&upstream.url),
+            upstream = %shown,
             skills = gateway.agent.skill_ids().count(),
-            "gateway in front of the upstream agent"
+            "gateway in front of the upstream"
         );
         let (source, refresh) = GatewaySource::new(path, upstream, gateway.watch);
         // Installed before the address is printed: an early SIGHUP must reload, not kill.

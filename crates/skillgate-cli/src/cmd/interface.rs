@@ -49,6 +49,11 @@ pub enum InterfaceCommand {
     /// (exit 0 if nothing was stale or --write fixed it and the document is valid; 1 if a
     /// stale digest was left unwritten or other findings remain).
     Fix(super::authoring::FixArgs),
+    /// Write one Skill Interface Document per tool of an MCP server (stdio command or
+    /// Streamable HTTP URL): input from inputSchema, output from outputSchema or, for a tool
+    /// without one, its content blocks as {"content": [...]}; every digest computed (exit 0
+    /// every tool has its document, 1 one has not, 2 the server could not be read).
+    FromMcp(super::from_mcp::FromMcpArgs),
 }
 
 /// Arguments of `interface check`.
@@ -90,6 +95,7 @@ impl InterfaceCommand {
             InterfaceCommand::Compose(a) => a.format,
             InterfaceCommand::Validate(a) => a.format(),
             InterfaceCommand::Diff(a) => return a.json(),
+            InterfaceCommand::FromMcp(a) => a.format(),
             InterfaceCommand::New(_) | InterfaceCommand::Fix(_) => Format::Text,
         };
         f == Format::Json
@@ -109,6 +115,7 @@ pub fn run(cmd: InterfaceCommand) -> Result<u8> {
         InterfaceCommand::New(a) => super::authoring::new(a),
         InterfaceCommand::Validate(a) => super::authoring::validate(a),
         InterfaceCommand::Fix(a) => super::authoring::fix(a),
+        InterfaceCommand::FromMcp(a) => super::from_mcp::run(a),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod docs;
 pub mod evolve;
 pub mod examples;
+pub mod from_mcp;
 pub mod gateway;
 pub mod init;
 pub mod inspect;

@@ -351,6 +351,7 @@ const COMMANDS: &[&[&str]] = &[
     &["interface", "validate"],
     &["interface", "fix"],
     &["interface", "diff"],
+    &["interface", "from-mcp"],
     &["card", "lint"],
     &["card", "diff"],
     &["card", "sign"],

@@ -17,6 +17,7 @@ mod credential_origins;
 mod declarative;
 mod doc_links;
 mod evolve_cli;
+mod from_mcp;
 mod gateway;
 mod inspect_cli;
 mod logs;

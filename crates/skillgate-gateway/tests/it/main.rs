@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod hostile;
+mod mcp;
 
 use serde_json::{json, Value};
 use skillgate_client::{Client, ClientConfig, ClientError, Mode};
@@ -329,7 +330,7 @@ async fn a_reload_rebuilds_the_gateway_and_the_refresh_follows_it() {
         "http://127.0.0.1:1",
         Metrics::disabled(),
     );
-    let (source, refresh) = GatewaySource::new(path, upstream(&up), g.watch);
+    let (source, refresh) = GatewaySource::new(path, Some(upstream(&up)), g.watch);
     let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
     tokio::spawn(refresh.run(move |l| {
         let _ = lines_tx.send(l.to_owned());
