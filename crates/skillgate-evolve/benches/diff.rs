@@ -12,7 +12,7 @@ use skillgate_core::document::{Expectations, ValidatedDocument};
 
 fn load(version: &str) -> Value {
     let path = format!(
-        "{}/tests/corpus/documents/evaluate_resource_condition-{version}.json",
+        "{}/tests/fixtures/evolution/documents/evaluate_resource_condition-{version}.json",
         env!("CARGO_MANIFEST_DIR")
     );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -1,9 +1,9 @@
-//! The corpus: pairs of documents under `tests/corpus/`, each with the findings it must give
+//! The corpus: pairs of documents under `tests/fixtures/evolution/`, each with the findings it must give
 //! (rule, side, class), the required bump and whether NEW's version carries it.
 //!
 //! A case is either shorthand (`old`/`new` hold the skill version, the schemas and whatever
 //! else differs; the test assembles each document with its digests) or two whole documents
-//! (`old_file`/`new_file`, paths relative to `tests/corpus/`). Regenerate the expectations
+//! (`old_file`/`new_file`, paths relative to `tests/fixtures/evolution/`). Regenerate the expectations
 //! with `SKILLGATE_BLESS=1 cargo test -p skillgate-evolve --test corpus`, then read the diff:
 //! blessing writes what the code says, not what is right.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -19,7 +19,7 @@ use skillgate_evolve::rules::RULES;
 use skillgate_evolve::{diff, Report};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/evolution")
 }
 
 /// Assembles a document from the shorthand of a case.
