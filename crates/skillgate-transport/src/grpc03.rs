@@ -87,7 +87,7 @@ impl Grpc<'_> {
             methods::SEND_MESSAGE => {
                 let s: SendMessageRequest = typed(params)?;
                 let pj = t::send_message_request_to_pj(&s).map_err(no_form)?;
-                Unary::Send(to_pb(&pj)?)
+                Unary::Send(Box::new(to_pb(&pj)?))
             }
             methods::GET_TASK => {
                 let g: GetTaskRequest = typed(params)?;
@@ -109,7 +109,7 @@ impl Grpc<'_> {
         let started = Instant::now();
         let answer: Result<(Value, Option<String>, Answer), Status> = match request {
             Unary::Send(m) => c
-                .send_message(self.request(m, activate))
+                .send_message(self.request(*m, activate))
                 .await
                 .and_then(|r| {
                     let ext = extensions_of(r.metadata());
@@ -202,7 +202,8 @@ impl Grpc<'_> {
 
 /// The 0.3 unary RPCs this client sends.
 enum Unary {
-    Send(pb03::SendMessageRequest),
+    // Boxed: a message is far larger than the name-only requests.
+    Send(Box<pb03::SendMessageRequest>),
     Get(pb03::GetTaskRequest),
     Cancel(pb03::CancelTaskRequest),
 }
