@@ -302,5 +302,39 @@ fn describe_call_stream_and_the_gate_over_a2a_0_3_grpc() {
         sent.status.code(),
         stderr(&sent)
     );
+    // The task is read back by resource name; a 0.3 error status ("TaskNotFoundError: ...")
+    // reaches the client as the 1.0 error; ListTasks has no 0.3 RPC and is never sent.
+    let sent = stdout_json(&skillgate().run(&[
+        "send",
+        &url,
+        "--data",
+        &request.to_string(),
+        "--format",
+        "json",
+        grpc[0],
+        grpc[1],
+    ]));
+    let id = sent["task"]["id"].as_str().unwrap_or_default().to_owned();
+    let got = skillgate().run(&["task", "get", &url, &id, grpc[0], grpc[1]]);
+    assert_eq!(code(&got), 0, "{sent} {}", stderr(&got));
+    assert!(
+        stdout(&got).starts_with(&format!("task {id} TASK_STATE_REJECTED")),
+        "{}",
+        stdout(&got)
+    );
+    let missing = skillgate().run(&["task", "get", &url, "no-such-task", grpc[0], grpc[1]]);
+    assert_eq!(code(&missing), 2);
+    assert!(
+        stderr(&missing).contains("NOT_FOUND") && stderr(&missing).contains("no-such-task"),
+        "{}",
+        stderr(&missing)
+    );
+    let list = skillgate().run(&["task", "list", &url, grpc[0], grpc[1]]);
+    assert_eq!(code(&list), 2);
+    assert!(
+        stderr(&list).contains("nothing was sent"),
+        "{}",
+        stderr(&list)
+    );
     skillgate_testkit::cli::stop(child);
 }
