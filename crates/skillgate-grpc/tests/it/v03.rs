@@ -380,3 +380,39 @@ async fn the_03_service_refuses_when_03_is_not_served() {
     c10.send_message(req(m, &[])).await.unwrap();
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_03_service_keeps_the_ports_bearer_check_and_body_limit() {
+    let token = "grpc-test-token-0123456789";
+    let s = Both::start(ServerConfig {
+        tokens: Some(tokens(token)),
+        body_limit: 2048,
+        ..Default::default()
+    })
+    .await;
+    let mut c = client03(&s).await;
+    let describe = || {
+        send03(
+            json!({"skill": "describe_skill", "arguments": {"skill_id": "echo"}}),
+            true,
+        )
+    };
+    let e = c.send_message(req03(describe())).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    let mut r = req03(describe());
+    r.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let ok = c.send_message(r).await.unwrap().into_inner();
+    assert_eq!(
+        json_of(&ok)["task"]["status"]["state"],
+        "TASK_STATE_COMPLETED"
+    );
+    // A message over the body limit is refused by tonic before it is decoded.
+    let big = send03(json!({"skill": "x".repeat(4096)}), true);
+    let mut r = req03(big);
+    r.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let e = c.send_message(r).await.unwrap_err();
+    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    s.shutdown().await;
+}
