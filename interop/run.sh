@@ -11,6 +11,8 @@
 #   (f) the `v03` group, with the A2A 0.3 SDK line (a2a-sdk 0.3.26, interop/requirements-v03.txt,
 #       its own venv INTEROP_VENV_V03, default target/interop-venv-v03): its client over 0.3
 #       JSON-RPC and 0.3 HTTP+JSON against `skillgate serve` (and its webhook, sent 0.3 tasks),
+#       its gRPC client (a2a-sdk[grpc], grpcio wheels) against `serve --grpc-listen`'s
+#       `a2a.v1.A2AService`,
 #       the gateway in front of a plain 0.3 agent served over JSON-RPC and over HTTP+JSON, our
 #       client against a 0.3 agent implementing the extension by hand (JSON-RPC and REST
 #       servers), and its signature verifier against the 0.3 card `serve --signing-key` serves;
@@ -96,6 +98,7 @@ fi
 if want v03; then
     PY="$VENV_V03/bin/python"
     run v03_sdk_client_vs_skillgate interop/v03_sdk_client_vs_skillgate.py "$SKILLGATE"
+    run v03_grpc_vs_skillgate interop/v03_grpc_vs_skillgate.py "$SKILLGATE"
     run v03_gateway_vs_sdk interop/v03_gateway_vs_sdk.py "$SKILLGATE"
     run v03_sdk_server_extension interop/v03_sdk_server_extension.py \
         "$SKILLGATE" "$EXAMPLE.json" "$EXAMPLE.input.json" "$EXAMPLE.output.json" "$EXAMPLE.record.json"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Our client against an a2a-sdk **0.3.26** agent that implements the schema-interface extension
-by hand (the A2A 0.3 line CrewAI, Strands and ADK ship), over A2A 0.3 JSON-RPC, and the same
+by hand (the A2A 0.3 line CrewAI, Strands and ADK ship), over A2A 0.3 JSON-RPC, the same
 agent served by a2a-sdk 0.3.26's REST application (A2A 0.3 HTTP+JSON, its card offering only
-that binding).
+that binding), and by its gRPC server.
 
 The agent serves one of our documents (DOCUMENT, checked with `skillgate interface check`; its
 digest computed with `skillgate digest`, never re-implemented here), advertises it in its 0.3
@@ -19,7 +19,11 @@ selection, and returns the skill's output and supporting record as data-part art
   - against the REST agent: describe picks HTTP+JSON at 0.3 and checks the digest (the document
     crossed ProtoJSON, integers as doubles), call and call --stream succeed, every request went
     to `/v1/...` with both extension headers and `A2A-Version: 0.3`, refused arguments are never
-    sent.
+    sent;
+  - the same executor behind a2a-sdk 0.3.26's gRPC server (`a2a.v1.A2AService`, listed as the
+    card's GRPC interface): `--binding grpc` describes (digest checked after protobuf) and
+    calls, blocking and streaming; every call reached `a2a.v1.A2AService` with
+    `x-a2a-extensions` metadata.
 Usage: v03_sdk_server_extension.py PATH/TO/skillgate DOCUMENT INPUT OUTPUT RECORD
        (run with the a2a-sdk 0.3.26 venv's python)
 """
@@ -40,6 +44,7 @@ from a2a.types import (
     AgentCapabilities,
     AgentCard,
     AgentExtension,
+    AgentInterface,
     AgentSkill,
     DataPart,
     Part,
@@ -140,7 +145,54 @@ class HandWrittenExtension(AgentExecutor):
         raise NotImplementedError
 
 
-def serve(executor, document, digest, rest=False):
+class MetadataLog:
+    """A gRPC server interceptor recording (method, metadata) of every call."""
+
+    def __init__(self):
+        import grpc
+
+        calls = self.calls = []
+
+        class Interceptor(grpc.aio.ServerInterceptor):
+            async def intercept_service(self, continuation, details):
+                calls.append((details.method, {k.lower(): v for k, v in details.invocation_metadata}))
+                return await continuation(details)
+
+        self.interceptor = Interceptor()
+
+
+def serve_grpc(card, executor, port):
+    """The executor behind a2a-sdk 0.3.26's gRPC server (`a2a.v1.A2AService`) on `port`, in
+    a thread with its own event loop; returns (stop, MetadataLog)."""
+    import asyncio
+
+    import grpc
+    from a2a.grpc import a2a_pb2_grpc
+    from a2a.server.request_handlers import GrpcHandler
+
+    log = MetadataLog()
+    started = threading.Event()
+    state = {}
+
+    async def run():
+        server = grpc.aio.server(interceptors=[log.interceptor])
+        handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore())
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(card, handler), server)
+        server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        state["stop"] = asyncio.Event()
+        started.set()
+        await state["stop"].wait()
+        await server.stop(None)
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_until_complete, args=(run(),), daemon=True).start()
+    if not started.wait(10):
+        raise SystemExit("the a2a-sdk 0.3 gRPC server did not start")
+    return (lambda: loop.call_soon_threadsafe(state["stop"].set)), log
+
+
+def serve(executor, document, digest, rest=False, grpc_port=None):
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -156,6 +208,10 @@ def serve(executor, document, digest, rest=False):
             params={"interface_version": "1.0", "skills": [
                 {"skill_id": skill, "skill_version": document["skill_version"], "interface_digest": digest}]},
         )]),
+        additional_interfaces=None if grpc_port is None else [
+            AgentInterface(transport="JSONRPC", url=f"{base}/"),
+            AgentInterface(transport="GRPC", url=f"127.0.0.1:{grpc_port}"),
+        ],
         default_input_modes=["application/json"], default_output_modes=["application/json"],
         skills=[
             AgentSkill(id="describe_skill", name="Describe skill", description="Returns a skill's interface",
@@ -173,6 +229,9 @@ def serve(executor, document, digest, rest=False):
         if time.monotonic() > deadline:
             raise SystemExit("the a2a-sdk 0.3 server did not start")
         time.sleep(0.05)
+    if grpc_port is not None:
+        stop_grpc, grpc_log = serve_grpc(card, executor, grpc_port)
+        return server, base, (stop_grpc, grpc_log)
     return server, base, log
 
 
@@ -240,7 +299,45 @@ def main(binary, doc_path, input_path, output_path, record_path):
     finally:
         server.should_exit = True
     rest_checks(binary, document, digest, output, record, input_path)
+    grpc_checks(binary, document, digest, output, record, input_path)
     finish("v03_sdk_server_extension")
+
+
+def grpc_checks(binary, document, digest, output, record, input_path):
+    """The same agent behind a2a-sdk 0.3.26's gRPC server too: `--binding grpc` takes the
+    card's GRPC 0.3 interface, our client's `a2a.v1` endpoint."""
+    skill = document["skill_id"]
+    executor = HandWrittenExtension(document, digest, output, record)
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    server, base, (stop_grpc, log) = serve(executor, document, digest, grpc_port=port)
+    try:
+        code, out, err = skillgate(binary, "describe", base, skill, "--binding", "grpc")
+        check(code == 0, f"[GRPC] skillgate describe --binding grpc succeeds ({err.strip()[:300]})")
+        check("interface GRPC" in out and "(A2A 0.3)" in out,
+              f"[GRPC] describe chose the card's GRPC interface at A2A 0.3 ({out.strip()[:200]})")
+        check(digest in out, "[GRPC] the digest checks out although the document crossed protobuf")
+        for extra in ([], ["--stream"]):
+            code, out, err = skillgate(binary, "call", base, skill, "--args", f"@{input_path}",
+                                       "--format", "json", "--binding", "grpc", *extra)
+            label = "call --binding grpc" + (" --stream" if extra else "")
+            check(code == 0, f"[GRPC] skillgate {label} succeeds ({(out + err).strip()[:400]})")
+            text = json.dumps(result_json(out) or {})
+            check(output["result"] in text and "observation-7" in text,
+                  f"[GRPC] skillgate {label} prints the validated output and record reference")
+        domain = [r for r in executor.requests if r and r.get("skill") == skill]
+        check(len(domain) == 2 and all(r.get("interface_digest") == digest for r in domain),
+              f"[GRPC] two domain requests were delegated, naming the digest ({len(domain)})")
+        methods = sorted({m for m, _ in log.calls})
+        check(log.calls and all(m.startswith("/a2a.v1.A2AService/") for m, _ in log.calls),
+              f"[GRPC] every call went to a2a.v1.A2AService ({methods})")
+        check(log.calls and all(md.get("x-a2a-extensions") == EXT for _, md in log.calls),
+              "[GRPC] every call activated the extension with x-a2a-extensions metadata")
+    finally:
+        stop_grpc()
+        server.should_exit = True
 
 
 def rest_checks(binary, document, digest, output, record, input_path):

@@ -170,3 +170,27 @@ fn the_constant_keeps_its_old_path() {
     );
     assert!(V03_ONLY_CARD_MEMBERS.contains(&"additionalInterfaces"));
 }
+
+#[test]
+fn the_proto_form_of_the_03_card_writes_security_as_the_proto_does() {
+    let v03 = serde_json::json!({
+        "name": "a", "url": "http://h/", "protocolVersion": "0.3.0",
+        "security": [{"bearer": ["read", "write"]}, {}],
+        "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"},
+            "type": "http", "scheme": "Bearer"}},
+        "skills": [{"id": "s", "security": [{"bearer": []}]}, {"id": "t"}]
+    });
+    let p = skillgate_a2a::v03::card::to_proto_json(&v03);
+    assert_eq!(
+        p["security"],
+        serde_json::json!([{"schemes": {"bearer": {"list": ["read", "write"]}}}, {"schemes": {}}])
+    );
+    assert_eq!(
+        p["skills"][0]["security"],
+        serde_json::json!([{"schemes": {"bearer": {"list": []}}}])
+    );
+    assert!(p["skills"][1].get("security").is_none());
+    // Everything else is the 0.3 card's own.
+    assert_eq!(p["securitySchemes"], v03["securitySchemes"]);
+    assert_eq!(p["url"], v03["url"]);
+}

@@ -54,6 +54,36 @@ impl Adapter {
     /// The request context from the call's metadata, after the bearer and version checks,
     /// and the extensions to echo.
     fn context(&self, md: &MetadataMap) -> Result<(RequestContext, Vec<String>), Status> {
+        self.context_checked(md, WireVersion::V1_0)
+            .map_err(|e| match e {
+                Refused::A2a(kind, message) => a2a_status(kind, message),
+                Refused::Auth(status) => status,
+            })
+    }
+
+    /// The service this adapter calls (shared with the 0.3 adapter over the same port).
+    pub(crate) fn service(&self) -> &A2aService {
+        &self.service
+    }
+
+    /// The swap the cards are read from.
+    pub(crate) fn swap(&self) -> &AgentSwap {
+        &self.swap
+    }
+
+    /// The event stream's end at shutdown.
+    pub(crate) fn streams_end(&self) -> CancellationToken {
+        self.streams_end.clone()
+    }
+
+    /// [`Self::context`] for a service of `family` (`lf.a2a.v1` is 1.0, `a2a.v1` is 0.3):
+    /// the same bearer check, then [`checks::negotiate`] with that family. A refusal is kept
+    /// apart from its status so each service writes an A2A error in its own dialect.
+    pub(crate) fn context_checked(
+        &self,
+        md: &MetadataMap,
+        family: WireVersion,
+    ) -> Result<(RequestContext, Vec<String>), Refused> {
         // The HTTP layers' order: the caller first, then the version.
         let caller = match &self.tokens {
             None => None,
@@ -62,7 +92,10 @@ impl Adapter {
                     .get_all(AUTHORIZATION_KEY)
                     .iter()
                     .map(|v| v.to_str().unwrap_or(""));
-                Some(skillgate_runtime::authenticate(t, values).map_err(auth_status)?)
+                Some(
+                    skillgate_runtime::authenticate(t, values)
+                        .map_err(|e| Refused::Auth(auth_status(e)))?,
+                )
             }
         };
         let version = md
@@ -70,10 +103,10 @@ impl Adapter {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .trim();
-        // This service is the 1.0 one (`lf.a2a.v1`): its family is 1.0 whatever is served.
-        if let Err(r) = checks::negotiate(version, Some(WireVersion::V1_0), self.service.versions())
-        {
-            return Err(a2a_status(A2aError::VersionNotSupported, r.message));
+        // The service's own family decides, whatever is served: a 0.3 service must not
+        // answer when 0.3 is not served, nor a 1.0 one when 1.0 is not.
+        if let Err(r) = checks::negotiate(version, Some(family), self.service.versions()) {
+            return Err(Refused::A2a(A2aError::VersionNotSupported, r.message));
         }
         // Both names activate: `x-a2a-extensions` is what 0.3 clients send.
         let requested: Vec<&str> = [EXTENSIONS_KEY, EXTENSIONS_KEY_V03]
@@ -86,7 +119,7 @@ impl Adapter {
         let ctx = RequestContext {
             caller,
             extensions: extensions.clone(),
-            version: WireVersion::V1_0,
+            version: family,
         };
         Ok((ctx, extensions))
     }
@@ -122,6 +155,15 @@ impl Adapter {
         let push = self.service.push_configs().map_err(service_status)?;
         Ok((ctx, ext, push))
     }
+}
+
+/// Why a call's context was refused: an A2A error (written in the service's dialect) or the
+/// bearer check's status, which is the same on both services.
+pub(crate) enum Refused {
+    /// An A2A error and its message.
+    A2a(A2aError, String),
+    /// The bearer check's refusal, already a status.
+    Auth(Status),
 }
 
 type Answer<T> = Result<Response<T>, Status>;

@@ -1,5 +1,7 @@
 //! skillgate-grpc: the A2A gRPC binding (`lf.a2a.v1.A2AService`), generated at build time
-//! from the vendored normative `proto/a2a.proto` (A2A 1.0.1).
+//! from the vendored normative `proto/a2a.proto` (A2A 1.0.1), and the A2A 0.3 service
+//! `a2a.v1.A2AService` on the same port (`proto/a2a_v0_3.proto`, [`Adapter03`]), which
+//! reaches the same service through `skillgate_a2a::v03`'s translation.
 //!
 //! It is a thin adapter: [`serve`] answers every method through the same
 //! [`skillgate_runtime::A2aService`] as the server's JSON-RPC and HTTP+JSON bindings (one gate,
@@ -19,6 +21,8 @@
 #[cfg(feature = "server")]
 mod adapter;
 #[cfg(feature = "server")]
+mod adapter03;
+#[cfg(feature = "server")]
 mod codec;
 #[cfg(feature = "server")]
 pub mod convert;
@@ -34,6 +38,8 @@ mod watch;
 
 #[cfg(feature = "server")]
 pub use adapter::{Adapter, EventStream};
+#[cfg(feature = "server")]
+pub use adapter03::{Adapter03, EventStream03};
 #[cfg(feature = "server")]
 pub use server::{serve, GrpcConfig, GrpcError};
 
@@ -52,4 +58,21 @@ pub mod pb {
     // The service side, generated on its own with the request codec (build.rs).
     #[cfg(feature = "server")]
     include!(concat!(env!("OUT_DIR"), "/server/lf.a2a.v1.rs"));
+}
+
+/// The generated messages, service and client of the A2A 0.3 package `a2a.v1` (the proto
+/// a2a-sdk ships, `proto/a2a_v0_3.proto`), with ProtoJSON serde impls: the bridge to the
+/// `skillgate_a2a::v03::pj` types, through which every 0.3 rule is reached.
+#[allow(
+    missing_docs,
+    clippy::all,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+pub mod pb03 {
+    include!(concat!(env!("OUT_DIR"), "/v03/a2a.v1.rs"));
+    include!(concat!(env!("OUT_DIR"), "/v03/a2a.v1.serde.rs"));
+    #[cfg(feature = "server")]
+    include!(concat!(env!("OUT_DIR"), "/v03/server/a2a.v1.rs"));
 }

@@ -5,8 +5,10 @@
 //! shutdown (streams end at once, in-flight calls get the grace).
 
 use crate::adapter::Adapter;
+use crate::adapter03::Adapter03;
 use crate::limit::{Limited, Timers};
 use crate::pb::a2a_service_server::A2aServiceServer;
+use crate::pb03::a2a_service_server::A2aServiceServer as A2aServiceServer03;
 use crate::watch::WatchLayer;
 use futures_util::StreamExt;
 use skillgate_runtime::{AgentSwap, TokenTable};
@@ -109,6 +111,11 @@ pub async fn serve(
 ) -> Result<(), GrpcError> {
     let streams_end = CancellationToken::new();
     let adapter = Adapter::new(swap, config.tokens.map(Arc::new), streams_end.clone());
+    // The 0.3 service (`a2a.v1`) beside the 1.0 one (`lf.a2a.v1`): distinct full names, one
+    // port. It answers only when 0.3 is served (its calls negotiate as 0.3).
+    let service03 = A2aServiceServer03::new(Adapter03::new(adapter.clone()))
+        .max_decoding_message_size(config.body_limit)
+        .max_encoding_message_size(usize::MAX);
     let service = A2aServiceServer::new(adapter)
         .max_decoding_message_size(config.body_limit)
         .max_encoding_message_size(usize::MAX);
@@ -144,6 +151,7 @@ pub async fn serve(
         .http2_max_header_list_size(MAX_HEADER_LIST)
         .layer(WatchLayer::new(config.max_open_calls))
         .add_service(service)
+        .add_service(service03)
         .serve_with_incoming_shutdown(incoming, signal);
     let grace = config.shutdown_grace;
     let grace_over = async move {

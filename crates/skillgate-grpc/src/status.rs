@@ -25,6 +25,14 @@ fn code_of(name: &str) -> Code {
     }
 }
 
+/// The status of an A2A error on the 0.3 service (`a2a.v1`): the code and message text of
+/// `skillgate_a2a::v03::error::grpc_status` (a2a-sdk 0.3.26's table), no ErrorInfo detail,
+/// since 0.3 defines none and its clients read only the code and text.
+pub fn v03_status(kind: A2aError, message: &str) -> Status {
+    let (code, text) = skillgate_a2a::v03::error::grpc_status(kind, message);
+    Status::new(code_of(code), text)
+}
+
 /// The status of an A2A error, with its ErrorInfo.
 pub fn a2a_status(kind: A2aError, message: impl Into<String>) -> Status {
     Status::with_error_details(

@@ -91,17 +91,6 @@ pub enum NoInterface {
         /// What the card offers instead, or `none`.
         found: String,
     },
-    /// The agent speaks A2A 0.3 only over a binding whose 0.3 dialect this client does not
-    /// write yet (gRPC): distinct from [`NoInterface::None`] because the agent is fine and
-    /// the gap is ours.
-    #[error(
-        "A2A 0.3 over gRPC is not supported yet; the agent offers {offered} \
-         (this client speaks A2A 0.3 over JSONRPC and HTTP+JSON)"
-    )]
-    V03BindingNotBuilt {
-        /// The 0.3 interfaces the card names (`GRPC 0.3`).
-        offered: String,
-    },
 }
 
 /// The `protocolBinding protocolVersion` text an error shows for an interface.
@@ -139,9 +128,10 @@ impl Interface {
     /// `preferred` if given) at protocol version 1.x. Second pass (unless `version` is 1.0
     /// only), when the first found nothing: the card's 0.3 interfaces, JSON-RPC preferred
     /// whatever the card's order, since only 0.3 JSON-RPC carries files and large integers
-    /// faithfully, then HTTP+JSON (the agent's only 0.3 binding, or the one `preferred`). gRPC is chosen only when
-    /// `preferred`; its `host:port` URL is read as `http://host:port` (plain HTTP/2, so the
-    /// scheme policy allows it on loopback or with `allow_http`).
+    /// faithfully, then HTTP+JSON, then gRPC (each when it is the agent's only 0.3 binding
+    /// left, or the one `preferred`). In the first pass gRPC is chosen only when `preferred`;
+    /// its `host:port` URL is read as `http://host:port` (plain HTTP/2, so the scheme policy
+    /// allows it on loopback or with `allow_http`).
     ///
     /// The first such interface is the choice: a bad or refused URL there is an error rather
     /// than a silent fall-back to a later, less preferred interface.
@@ -163,7 +153,9 @@ impl Interface {
                 .iter()
                 .filter(|i| interface_version(i) == Some(WireVersion::V0_3))
                 .collect();
-            for written in [Binding::JsonRpc, Binding::HttpJson] {
+            // gRPC last: without `preferred`, it is chosen only when it is the agent's one
+            // 0.3 binding, since only JSON-RPC carries files and large integers faithfully.
+            for written in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
                 let found = v03.iter().find(|i| {
                     Binding::from_card(&i.protocol_binding) == Some(written)
                         && preferred.is_none_or(|p| p == written)
@@ -171,19 +163,6 @@ impl Interface {
                 if let Some(i) = found {
                     return Self::checked(i, WireVersion::V0_3, allow_http);
                 }
-            }
-            let unbuilt: Vec<String> = v03
-                .iter()
-                .filter(|i| {
-                    Binding::from_card(&i.protocol_binding)
-                        .is_some_and(|b| b == Binding::Grpc && preferred.is_none_or(|p| p == b))
-                })
-                .map(|i| shown_interface(i))
-                .collect();
-            if !unbuilt.is_empty() {
-                return Err(NoInterface::V03BindingNotBuilt {
-                    offered: unbuilt.join(", "),
-                });
             }
         }
         let found: Vec<String> = if seen.is_empty() {
@@ -263,7 +242,7 @@ fn wanted(preferred: Option<Binding>, version: VersionChoice) -> String {
     };
     let v03 = match preferred {
         Some(b) => format!("A2A 0.3 {}", b.as_str()),
-        None => "A2A 0.3 JSONRPC or HTTP+JSON".to_owned(),
+        None => "A2A 0.3 JSONRPC, HTTP+JSON or GRPC".to_owned(),
     };
     match version {
         VersionChoice::Auto => format!("{v1}, or {v03}"),
@@ -338,7 +317,7 @@ mod tests {
         let e = Interface::select(&c, None, false).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "the card offers no A2A 1.x JSONRPC or HTTP+JSON, or A2A 0.3 JSONRPC or HTTP+JSON interface \
+            "the card offers no A2A 1.x JSONRPC or HTTP+JSON, or A2A 0.3 JSONRPC, HTTP+JSON or GRPC interface \
              (found: GRPC, JSONRPC 0.2)"
         );
         let c = card(serde_json::json!([
@@ -385,7 +364,7 @@ mod tests {
     }
 
     #[test]
-    fn v03_rest_is_chosen_after_v03_json_rpc_and_grpc_alone_is_named_as_not_built() {
+    fn v03_rest_is_chosen_after_v03_json_rpc_and_grpc_when_asked_or_alone() {
         let c = card(serde_json::json!([
             {"url": "http://127.0.0.1:1/", "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
             {"url": "127.0.0.1:2", "protocolBinding": "GRPC", "protocolVersion": "0.3"}
@@ -410,13 +389,17 @@ mod tests {
             (i.binding, i.version),
             (Binding::HttpJson, WireVersion::V0_3)
         );
-        let g = Interface::select(&c, Some(Binding::Grpc), false).unwrap_err();
-        assert!(
-            matches!(&g, NoInterface::V03BindingNotBuilt { offered } if offered == "GRPC 0.3"),
-            "{g:?}"
-        );
-        assert!(g
-            .to_string()
-            .starts_with("A2A 0.3 over gRPC is not supported yet"));
+        // gRPC 0.3 when asked for, or when it is the agent's only 0.3 binding; its
+        // `host:port` is read as plain HTTP/2.
+        let g = Interface::select(&c, Some(Binding::Grpc), false).unwrap();
+        assert_eq!((g.binding, g.version), (Binding::Grpc, WireVersion::V0_3));
+        assert_eq!(g.url.as_str(), "http://127.0.0.1:2/");
+        let only = card(serde_json::json!([
+            {"url": "127.0.0.1:2", "protocolBinding": "GRPC", "protocolVersion": "0.3"}
+        ]));
+        let i = Interface::select(&only, None, false).unwrap();
+        assert_eq!((i.binding, i.version), (Binding::Grpc, WireVersion::V0_3));
+        let e = Interface::select(&only, Some(Binding::JsonRpc), false).unwrap_err();
+        assert!(matches!(e, NoInterface::None { .. }), "{e:?}");
     }
 }

@@ -7,7 +7,8 @@
 //! `GET tasks/{id}:subscribe`, `GET tasks?QUERY`; on an A2A 0.3 interface the same operations
 //! under `v1/` with ProtoJSON bodies, the answers translated to 1.0 (see the `v03rest`
 //! module). gRPC: the `A2AService` method, its answer
-//! handed back in the HTTP+JSON shapes (see the `grpc` module).
+//! handed back in the HTTP+JSON shapes (see the `grpc` module); on an A2A 0.3 interface the
+//! `a2a.v1` RPC, its answer translated to 1.0 as a 0.3 HTTP+JSON answer is (`grpc03`).
 
 use serde::Serialize;
 use skillgate_a2a::version::WireVersion;
@@ -86,22 +87,6 @@ impl Endpoint {
         Ok(url)
     }
 
-    /// Refuses an interface whose dialect this endpoint does not write: 0.3 over gRPC.
-    /// Selection never yields one ([`Interface::select_version`] answers
-    /// `V03BindingNotBuilt`), but an embedder may build an [`Interface`] by hand, and sending
-    /// 1.0 requests to it would be read by the agent as something else.
-    fn dialect_written(&self) -> Result<(), TransportError> {
-        let i = &self.interface;
-        if i.version == WireVersion::V0_3 && i.binding == Binding::Grpc {
-            return Err(TransportError::Config(format!(
-                "A2A 0.3 over {} is not supported yet (interface {})",
-                i.binding.as_str(),
-                crate::redact(&i.url)
-            )));
-        }
-        Ok(())
-    }
-
     fn grpc(&self) -> crate::grpc::Grpc<'_> {
         crate::grpc::Grpc {
             transport: &self.transport,
@@ -130,9 +115,12 @@ impl Endpoint {
         accept: &str,
         activate: bool,
     ) -> Result<(Option<JsonRpcId>, Streaming), TransportError> {
-        self.dialect_written()?;
         let t = &self.transport;
         match self.interface.binding {
+            Binding::Grpc if self.interface.version == WireVersion::V0_3 => {
+                let open = self.grpc().open03(method, &params, activate).await?;
+                Ok((None, open))
+            }
             Binding::Grpc => {
                 let open = self.grpc().open(method, &params, activate).await?;
                 Ok((None, open))
@@ -266,8 +254,10 @@ impl Endpoint {
         accept: &str,
         activate: bool,
     ) -> Result<Sent, TransportError> {
-        self.dialect_written()?;
         if self.interface.binding == Binding::Grpc {
+            if self.interface.version == WireVersion::V0_3 {
+                return self.grpc().unary03(method, &params, activate).await;
+            }
             return self.grpc().unary(method, &params, activate).await;
         }
         let (request_id, open) = self.open(method, params, rest, accept, activate).await?;
@@ -327,15 +317,12 @@ impl Endpoint {
     /// `ListTasks`. HTTP+JSON puts the request's members in the query string of `GET tasks`
     /// (the tenant in the path).
     pub async fn list_tasks(&self, request: &ListTasksRequest) -> Result<Sent, TransportError> {
-        self.dialect_written()?;
         match self.interface.binding {
+            _ if self.interface.version == WireVersion::V0_3 => Err(TransportError::Unsupported {
+                operation: methods::LIST_TASKS,
+                version: WireVersion::V0_3,
+            }),
             Binding::Grpc => self.grpc().unary(methods::LIST_TASKS, request, true).await,
-            Binding::JsonRpc | Binding::HttpJson if self.interface.version == WireVersion::V0_3 => {
-                Err(TransportError::Unsupported {
-                    operation: methods::LIST_TASKS,
-                    version: WireVersion::V0_3,
-                })
-            }
             Binding::JsonRpc => {
                 let rest = (Verb::Get, &["tasks"][..]);
                 self.unary(

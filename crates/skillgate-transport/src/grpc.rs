@@ -25,8 +25,17 @@ use crate::{Sent, Transport, TransportError};
 
 /// A gRPC server stream read as server-sent events (see [`Streaming`]).
 pub(crate) struct EventSource {
-    stream: tonic::Streaming<pb::StreamResponse>,
-    read_timeout: Duration,
+    pub(crate) stream: Messages,
+    pub(crate) read_timeout: Duration,
+}
+
+/// The messages of a server stream: 1.0 ones, handed on as they are, or 0.3 ones, each
+/// translated to its 1.0 form as it is read (`crate::v03rest::event`).
+pub(crate) enum Messages {
+    /// `lf.a2a.v1` StreamResponses.
+    V10(tonic::Streaming<pb::StreamResponse>),
+    /// `a2a.v1` StreamResponses.
+    V03(tonic::Streaming<skillgate_grpc::pb03::StreamResponse>),
 }
 
 impl EventSource {
@@ -35,15 +44,25 @@ impl EventSource {
         &mut self,
         url: &Url,
     ) -> Result<Option<Vec<u8>>, TransportError> {
-        let next = tokio::time::timeout(self.read_timeout, self.stream.message())
-            .await
-            .map_err(|_| TransportError::Timeout { url: redact(url) })?;
+        let next = tokio::time::timeout(self.read_timeout, async {
+            match &mut self.stream {
+                Messages::V10(s) => s
+                    .message()
+                    .await
+                    .map(|m| m.map(|m| json_of(&m, url).map(|v| v.to_string()))),
+                Messages::V03(s) => s.message().await.map(|m| {
+                    m.map(|m| {
+                        let v = json_of(&m, url)?;
+                        crate::v03rest::event(v.to_string().as_bytes(), url)
+                    })
+                }),
+            }
+        })
+        .await
+        .map_err(|_| TransportError::Timeout { url: redact(url) })?;
         match next {
             Ok(None) => Ok(None),
-            Ok(Some(m)) => {
-                let v = json_of(&m, url)?;
-                Ok(Some(format!("data: {v}\n\n").into_bytes()))
-            }
+            Ok(Some(text)) => Ok(Some(format!("data: {}\n\n", text?).into_bytes())),
             Err(s) => Err(TransportError::Http {
                 url: redact(url),
                 reason: format!(
@@ -57,7 +76,7 @@ impl EventSource {
 }
 
 /// A protobuf answer as JSON, whole doubles within the safe range turned back into integers.
-fn json_of<M: Serialize>(m: &M, url: &Url) -> Result<Value, TransportError> {
+pub(crate) fn json_of<M: Serialize>(m: &M, url: &Url) -> Result<Value, TransportError> {
     let mut v = serde_json::to_value(m).map_err(|e| TransportError::Http {
         url: redact(url),
         reason: format!("the gRPC answer has no JSON form: {e}"),
@@ -68,7 +87,7 @@ fn json_of<M: Serialize>(m: &M, url: &Url) -> Result<Value, TransportError> {
 
 /// An A2A request as its protobuf message (integers past 2^53 - 1 become doubles, the only
 /// form a `Struct` has for them).
-fn to_pb<Q: Serialize, M: DeserializeOwned>(params: &Q) -> Result<M, TransportError> {
+pub(crate) fn to_pb<Q: Serialize, M: DeserializeOwned>(params: &Q) -> Result<M, TransportError> {
     let mut v = serde_json::to_value(params)
         .map_err(|e| TransportError::Config(format!("cannot encode the request: {e}")))?;
     inexact_integers(&mut v);
@@ -100,7 +119,7 @@ fn name_of(code: Code) -> (u16, &'static str) {
 }
 
 /// A gRPC refusal as the HTTP+JSON error reply (`google.rpc.Status` body, ErrorInfo kept).
-fn refusal(url: &Url, s: &Status) -> Reply {
+pub(crate) fn refusal(url: &Url, s: &Status) -> Reply {
     let (http, name) = name_of(s.code());
     let details = s
         .get_error_details()
@@ -133,16 +152,16 @@ fn refusal(url: &Url, s: &Status) -> Reply {
     }
 }
 
-fn extensions_of(md: &MetadataMap) -> Option<String> {
-    let all: Vec<&str> = md
-        .get_all(
-            skillgate_a2a::A2A_EXTENSIONS_HEADER
-                .to_ascii_lowercase()
-                .as_str(),
-        )
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
+/// The echoed extensions of an answer, under either name (`x-a2a-extensions` is 0.3's).
+pub(crate) fn extensions_of(md: &MetadataMap) -> Option<String> {
+    let all: Vec<&str> = [
+        skillgate_a2a::A2A_EXTENSIONS_HEADER.to_ascii_lowercase(),
+        "x-a2a-extensions".to_owned(),
+    ]
+    .iter()
+    .flat_map(|k| md.get_all(k.as_str()).iter())
+    .filter_map(|v| v.to_str().ok())
+    .collect();
     (!all.is_empty()).then(|| all.join(","))
 }
 
@@ -154,6 +173,14 @@ pub(crate) struct Grpc<'a> {
 
 impl Grpc<'_> {
     async fn client(&self) -> Result<A2aServiceClient<Channel>, TransportError> {
+        let channel = self.channel().await?;
+        let limit = self.transport.config().response_limit;
+        Ok(A2aServiceClient::new(channel).max_decoding_message_size(limit))
+    }
+
+    /// The HTTP/2 channel to the interface, under the transport's scheme policy and timers
+    /// (shared by the 1.0 and the 0.3 clients).
+    pub(crate) async fn channel(&self) -> Result<Channel, TransportError> {
         let url = &self.interface.url;
         let cfg = self.transport.config();
         check_scheme(url, cfg.allow_http).map_err(|e| TransportError::Refused(e.to_string()))?;
@@ -179,16 +206,16 @@ impl Grpc<'_> {
                 reason,
             }
         })?;
-        Ok(A2aServiceClient::new(channel).max_decoding_message_size(cfg.response_limit))
+        Ok(channel)
     }
 
     /// The service parameters of every request (the HTTP headers the transport would send,
     /// `A2A-Version`, `A2A-Extensions`, `Authorization`, `--header`s) as metadata.
-    fn request<M>(&self, msg: M, activate: bool) -> tonic::Request<M> {
+    pub(crate) fn request<M>(&self, msg: M, activate: bool) -> tonic::Request<M> {
         let mut headers = self.transport.headers(
             MEDIA_TYPE_JSON,
             activate,
-            skillgate_a2a::version::WireVersion::V1_0,
+            self.interface.version,
             &self.interface.url,
         );
         headers.remove(reqwest::header::ACCEPT);
@@ -199,7 +226,7 @@ impl Grpc<'_> {
         )
     }
 
-    fn trace(&self, started: Instant, outcome: Result<u16, String>) {
+    pub(crate) fn trace(&self, started: Instant, outcome: Result<u16, String>) {
         if let Some(t) = &self.transport.config().trace {
             t.emit(&TraceEvent {
                 method: "gRPC",
@@ -302,7 +329,7 @@ impl Grpc<'_> {
             Ok(r) => {
                 let extensions = extensions_of(r.metadata());
                 let events = EventSource {
-                    stream: r.into_inner(),
+                    stream: Messages::V10(r.into_inner()),
                     read_timeout: cfg.read_timeout,
                 };
                 (Ok(events), extensions)

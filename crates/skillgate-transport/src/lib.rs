@@ -61,6 +61,7 @@ mod endpoint;
 mod error;
 mod extra;
 mod grpc;
+mod grpc03;
 mod http;
 mod id;
 mod origin;

@@ -371,15 +371,20 @@ fn rest_endpoint(url: Url, binding: Binding, limit: usize) -> Endpoint {
 }
 
 #[tokio::test]
-async fn a_hand_built_0_3_grpc_interface_is_refused_before_sending() {
+async fn a_0_3_grpc_interface_refuses_what_0_3_grpc_cannot_say_before_sending() {
     let script: Script = Arc::new(|_| json_answer(json!({})));
     let (url, log) = peer(script).await;
     let ep = rest_endpoint(url, Binding::Grpc, 1 << 20);
-    let e = ep.get_task("t1").await.unwrap_err();
+    let e = ep
+        .list_tasks(&skillgate_a2a::ListTasksRequest::default())
+        .await
+        .unwrap_err();
     assert!(
-        matches!(&e, TransportError::Config(m) if m.contains("A2A 0.3 over GRPC")),
+        matches!(&e, TransportError::Unsupported { version, .. } if *version == WireVersion::V0_3),
         "{e:?}"
     );
+    let e = ep.get_extended_card().await.unwrap_err();
+    assert!(matches!(&e, TransportError::Unsupported { .. }), "{e:?}");
     assert!(log.lock().unwrap().is_empty());
 }
 

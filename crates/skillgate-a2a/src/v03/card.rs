@@ -162,6 +162,37 @@ pub fn render(card: &AgentCard) -> Result<Value, RenderError> {
     Ok(Value::Object(o))
 }
 
+/// A 0.3 card of [`render`] (signed or not) in the ProtoJSON of the 0.3 proto's `AgentCard`,
+/// what `a2a.v1.A2AService/GetAgentCard` answers (`docs/a2a-0.3.md` 1.11): `security` (top
+/// level and per skill) in the proto form `[{schemes:{n:{list:[s]}}}]` instead of the 0.3 JSON
+/// `[{n:[s]}]`. Everything else already fits: the schemes carry their wrapper half, and the
+/// members the proto lacks (`supportedInterfaces`, the schemes' `type` half) are left for a
+/// ProtoJSON reader to skip, as it must skip unknown members.
+pub fn to_proto_json(v03_card: &Value) -> Value {
+    let mut card = v03_card.clone();
+    proto_security(&mut card);
+    if let Some(Value::Array(skills)) = card.get_mut("skills") {
+        skills.iter_mut().for_each(proto_security);
+    }
+    card
+}
+
+/// `security: [{n:[s]}]` -> `[{schemes:{n:{list:[s]}}}]` in place, on an object that has it.
+fn proto_security(o: &mut Value) {
+    if let Some(Value::Array(reqs)) = o.get_mut("security") {
+        for r in reqs.iter_mut() {
+            let schemes: Map<String, Value> = match r {
+                Value::Object(m) => m
+                    .iter()
+                    .map(|(n, scopes)| (n.clone(), json!({ "list": scopes })))
+                    .collect(),
+                _ => Map::new(),
+            };
+            *r = json!({ "schemes": schemes });
+        }
+    }
+}
+
 /// `[{schemes:{n:{list:[s]}}}]` -> `[{n:[s]}]`.
 fn security_to_v03(reqs: &[SecurityRequirement]) -> Value {
     reqs.iter()

@@ -91,3 +91,82 @@ pub fn to_v03_error(error: JsonRpcError) -> JsonRpcError {
         ..error
     }
 }
+
+/// The gRPC status of an A2A error on the 0.3 service `a2a.v1.A2AService`
+/// (`docs/a2a-0.3.md` 1.12): the code a2a-sdk 0.3.26's gRPC server sends (a name of the
+/// `google.rpc.Code` enum, as [`A2aError::grpc_status`] spells the 1.0 ones), and the status
+/// message `"<ErrorName>: <message>"` it writes, so a 0.3 client that shows or parses the
+/// text sees the same thing from us. The extended-card error, which 0.3.26 answers UNKNOWN,
+/// and the 1.0-only errors are FAILED_PRECONDITION, as in the 1.0 table.
+pub fn grpc_status(e: A2aError, message: &str) -> (&'static str, String) {
+    let (code, name) = match e {
+        A2aError::ParseError => ("INTERNAL", "JSONParseError"),
+        A2aError::InvalidRequest => ("INVALID_ARGUMENT", "InvalidRequestError"),
+        A2aError::MethodNotFound => ("NOT_FOUND", "MethodNotFoundError"),
+        A2aError::InvalidParams => ("INVALID_ARGUMENT", "InvalidParamsError"),
+        A2aError::InternalError => ("INTERNAL", "InternalError"),
+        A2aError::TaskNotFound => ("NOT_FOUND", "TaskNotFoundError"),
+        A2aError::TaskNotCancelable => ("UNIMPLEMENTED", "TaskNotCancelableError"),
+        A2aError::PushNotificationNotSupported => {
+            ("UNIMPLEMENTED", "PushNotificationNotSupportedError")
+        }
+        A2aError::UnsupportedOperation => ("UNIMPLEMENTED", "UnsupportedOperationError"),
+        A2aError::ContentTypeNotSupported => ("UNIMPLEMENTED", "ContentTypeNotSupportedError"),
+        A2aError::InvalidAgentResponse => ("INTERNAL", "InvalidAgentResponseError"),
+        A2aError::ExtendedAgentCardNotConfigured => (
+            "FAILED_PRECONDITION",
+            "AuthenticatedExtendedCardNotConfiguredError",
+        ),
+        A2aError::ExtensionSupportRequired => {
+            ("FAILED_PRECONDITION", "ExtensionSupportRequiredError")
+        }
+        A2aError::VersionNotSupported => ("FAILED_PRECONDITION", "VersionNotSupportedError"),
+    };
+    (code, format!("{name}: {message}"))
+}
+
+/// The A2A error a 0.3 gRPC status stands for, for a client reading a 0.3 server's answer:
+/// the `<ErrorName>` before the first `": "` of the status message when it is one
+/// [`grpc_status`] writes (a2a-sdk 0.3.26 writes the same names), else `None` (the caller
+/// then falls back on the code alone).
+pub fn error_of_grpc_message(message: &str) -> Option<A2aError> {
+    let name = message.split_once(": ").map(|(n, _)| n)?;
+    A2aError::ALL
+        .into_iter()
+        .find(|e| grpc_status(*e, "").1.trim_end_matches(": ") == name)
+}
+
+/// The text after `"<ErrorName>: "` of a 0.3 gRPC status message (the whole text when it has
+/// no known error name).
+pub fn grpc_message_text(message: &str) -> &str {
+    match (error_of_grpc_message(message), message.split_once(": ")) {
+        (Some(_), Some((_, rest))) => rest,
+        _ => message,
+    }
+}
+
+#[cfg(test)]
+mod grpc_tests {
+    use super::*;
+
+    #[test]
+    fn every_error_has_a_03_grpc_status_that_reads_back() {
+        for e in A2aError::ALL {
+            let (code, text) = grpc_status(e, "why it failed");
+            assert!(!code.is_empty());
+            assert_eq!(error_of_grpc_message(&text), Some(e), "{text}");
+            assert_eq!(grpc_message_text(&text), "why it failed");
+        }
+        assert_eq!(
+            grpc_status(A2aError::TaskNotFound, "x"),
+            ("NOT_FOUND", "TaskNotFoundError: x".to_string())
+        );
+        assert_eq!(
+            grpc_status(A2aError::TaskNotCancelable, "x").0,
+            "UNIMPLEMENTED"
+        );
+        assert_eq!(error_of_grpc_message("no name here"), None);
+        assert_eq!(error_of_grpc_message("SomethingElse: x"), None);
+        assert_eq!(grpc_message_text("SomethingElse: x"), "SomethingElse: x");
+    }
+}

@@ -5,8 +5,10 @@
 //! [`translate`] functions when a shared document must not be copied).
 //!
 //! Built: the JSON dialect (JSON-RPC, the 0.3 card, webhook bodies) and the ProtoJSON of
-//! the 0.3 HTTP+JSON binding ([`pj`], its paths and errors in [`rest`]). Not here yet: the
-//! gRPC use of ProtoJSON and the per-reader card signing views.
+//! the 0.3 HTTP+JSON binding ([`pj`], its paths and errors in [`rest`]), which the 0.3 gRPC
+//! binding reaches through the generated pbjson impls (its status codes and texts in
+//! [`error::grpc_status`], its card form in [`card::to_proto_json`]). Not here yet: the
+//! per-reader card signing views.
 
 pub mod card;
 pub mod error;

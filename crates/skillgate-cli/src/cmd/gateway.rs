@@ -50,7 +50,7 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "JWKS.json")]
     pub upstream_trust_jwks: Option<PathBuf>,
     /// Which A2A version to speak to the upstream: auto (an A2A 1.x interface if its card
-    /// offers one, else A2A 0.3 over JSON-RPC, else over HTTP+JSON), 1.0 or 0.3. The gateway's
+    /// offers one, else A2A 0.3 over JSON-RPC, else over HTTP+JSON, else over gRPC), 1.0 or 0.3. The gateway's
     /// own callers get the versions of --a2a-versions whatever the upstream speaks.
     #[arg(
         long,

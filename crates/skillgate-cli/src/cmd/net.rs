@@ -53,8 +53,8 @@ pub struct NetArgs {
     #[arg(long, value_name = "JWKS.json")]
     trust_jwks: Option<PathBuf>,
     /// Which A2A version to speak to the agent: auto (an A2A 1.x interface if its card offers
-    /// one, else A2A 0.3 over JSON-RPC, else over HTTP+JSON), 1.0 or 0.3 (that version's
-    /// interfaces only). The conformance checker always needs a 1.x interface.
+    /// one, else A2A 0.3 over JSON-RPC, else over HTTP+JSON, else over gRPC), 1.0 or 0.3 (that
+    /// version's interfaces only). The conformance checker always needs a 1.x interface.
     #[arg(
         long,
         value_name = "auto|1.0|0.3",

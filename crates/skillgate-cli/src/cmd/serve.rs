@@ -87,7 +87,9 @@ pub struct ServerFlags {
     pub metrics: bool,
     /// Also serve the A2A gRPC binding (`lf.a2a.v1.A2AService`) on this address (port 0
     /// picks a free port), over the same skills, tokens and task store; the card lists it as
-    /// a GRPC interface (`host:port`) after the HTTP ones. Plain HTTP/2 (no TLS), like --listen.
+    /// a GRPC interface (`host:port`) after the HTTP ones. With A2A 0.3 served, the same port
+    /// also answers 0.3's `a2a.v1.A2AService`, listed as GRPC 0.3 after the other 0.3
+    /// interfaces. Plain HTTP/2 (no TLS), like --listen.
     #[arg(long, value_name = "ADDR")]
     pub grpc_listen: Option<String>,
     /// A2A versions to serve, comma-separated: `1.0`, `0.3` or both (the default). With 0.3,

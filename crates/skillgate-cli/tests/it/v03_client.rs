@@ -239,3 +239,102 @@ fn describe_call_stream_and_the_gate_over_a2a_0_3_http_json() {
     );
     skillgate_testkit::cli::stop(child);
 }
+
+#[test]
+fn describe_call_stream_and_the_gate_over_a2a_0_3_grpc() {
+    // A 0.3-only agent with gRPC: its card lists JSON-RPC, HTTP+JSON and gRPC 0.3, and
+    // `--binding grpc` takes the last, the `a2a.v1` service on the gRPC port.
+    let (child, url) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--a2a-versions",
+            "0.3",
+        ],
+        Stdio::null(),
+    );
+    let grpc = ["--binding", "grpc"];
+    let describe = skillgate().run(&["describe", &url, SKILL, "-v", grpc[0], grpc[1]]);
+    let text = stdout(&describe);
+    assert_eq!(code(&describe), 0, "{text}{}", stderr(&describe));
+    assert!(
+        text.contains("interface GRPC http://127.0.0.1:") && text.contains("(A2A 0.3)"),
+        "{text}"
+    );
+    for stream in [false, true] {
+        let mut a = vec!["call", &url, SKILL, "--args", ARGS, "--format", "json"];
+        a.extend(grpc);
+        if stream {
+            a.push("--stream");
+        }
+        let call = skillgate().run(&a);
+        let v = last_json(&call);
+        assert_eq!(code(&call), 0, "stream {stream}: {v} {}", stderr(&call));
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["state"], "TASK_STATE_COMPLETED", "{v}");
+    }
+    // The agent's gate refuses what a plain send carries; its code reaches the client in the
+    // status Data Part, translated from 0.3 protobuf.
+    let d = stdout_json(&skillgate().run(&["describe", &url, SKILL, "--format", "json"]));
+    let request = serde_json::json!({
+        "skill": SKILL, "skill_version": d["skill_version"], "interface_digest": d["interface_digest"],
+        "arguments": {"resource_id": "lo"}
+    });
+    let sent = skillgate().run(&[
+        "send",
+        &url,
+        "--data",
+        &request.to_string(),
+        "--format",
+        "json",
+        grpc[0],
+        grpc[1],
+    ]);
+    let text = stdout(&sent);
+    assert!(
+        text.contains("input_invalid") && text.contains("TASK_STATE_REJECTED"),
+        "exit {:?}: {text} {}",
+        sent.status.code(),
+        stderr(&sent)
+    );
+    // The task is read back by resource name; a 0.3 error status ("TaskNotFoundError: ...")
+    // reaches the client as the 1.0 error; ListTasks has no 0.3 RPC and is never sent.
+    let sent = stdout_json(&skillgate().run(&[
+        "send",
+        &url,
+        "--data",
+        &request.to_string(),
+        "--format",
+        "json",
+        grpc[0],
+        grpc[1],
+    ]));
+    let id = sent["task"]["id"].as_str().unwrap_or_default().to_owned();
+    let got = skillgate().run(&["task", "get", &url, &id, grpc[0], grpc[1]]);
+    assert_eq!(code(&got), 0, "{sent} {}", stderr(&got));
+    assert!(
+        stdout(&got).starts_with(&format!("task {id} TASK_STATE_REJECTED")),
+        "{}",
+        stdout(&got)
+    );
+    let missing = skillgate().run(&["task", "get", &url, "no-such-task", grpc[0], grpc[1]]);
+    assert_eq!(code(&missing), 2);
+    assert!(
+        stderr(&missing).contains("NOT_FOUND") && stderr(&missing).contains("no-such-task"),
+        "{}",
+        stderr(&missing)
+    );
+    let list = skillgate().run(&["task", "list", &url, grpc[0], grpc[1]]);
+    assert_eq!(code(&list), 2);
+    assert!(
+        stderr(&list).contains("nothing was sent"),
+        "{}",
+        stderr(&list)
+    );
+    skillgate_testkit::cli::stop(child);
+}

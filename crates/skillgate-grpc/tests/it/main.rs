@@ -9,3 +9,4 @@ mod errors;
 mod limits;
 mod methods;
 mod numbers;
+mod v03;

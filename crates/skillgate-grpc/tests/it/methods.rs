@@ -12,12 +12,14 @@ async fn card_lists_grpc_after_the_http_interfaces() {
     let s = Both::start(ServerConfig::default()).await;
     let card = s.card().await;
     let i = card["supportedInterfaces"].as_array().unwrap();
-    assert_eq!(i.len(), 5, "{card}");
-    // The A2A 0.3 interfaces (served by default) come last: JSON-RPC, then HTTP+JSON.
-    assert_eq!(i[3]["protocolBinding"], "JSONRPC");
-    assert_eq!(i[3]["protocolVersion"], "0.3");
-    assert_eq!(i[4]["protocolBinding"], "HTTP+JSON");
-    assert_eq!(i[4]["protocolVersion"], "0.3");
+    assert_eq!(i.len(), 6, "{card}");
+    // The A2A 0.3 interfaces (served by default) come last: JSON-RPC, HTTP+JSON, then gRPC
+    // on the same port as 1.0's (D267).
+    for (n, binding) in [(3, "JSONRPC"), (4, "HTTP+JSON"), (5, "GRPC")] {
+        assert_eq!(i[n]["protocolBinding"], binding, "{card}");
+        assert_eq!(i[n]["protocolVersion"], "0.3", "{card}");
+    }
+    assert_eq!(i[5]["url"], s.grpc_addr.as_str());
     assert_eq!(i[0]["protocolBinding"], "JSONRPC");
     assert_eq!(i[1]["protocolBinding"], "HTTP+JSON");
     assert_eq!(i[2]["protocolBinding"], "GRPC");

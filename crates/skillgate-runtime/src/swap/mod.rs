@@ -124,6 +124,16 @@ impl CardSettings {
                 tenant: String::new(),
                 protocol_version: WireVersion::V0_3.as_str().into(),
             });
+            // gRPC last (D267): the same port serves `a2a.v1` beside `lf.a2a.v1`, and a 0.3
+            // client picks it only when asked, so it must not become the 0.3 card's `url`.
+            if let Some(url) = self.grpc_url.as_deref() {
+                card.supported_interfaces.push(a2a::AgentInterface {
+                    url: url.to_owned(),
+                    protocol_binding: a2a::BINDING_GRPC.into(),
+                    tenant: String::new(),
+                    protocol_version: WireVersion::V0_3.as_str().into(),
+                });
+            }
         }
     }
 
