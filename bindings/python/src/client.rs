@@ -381,19 +381,19 @@ fn client_err(e: ClientError) -> PyErr {
     Python::attach(|py| from_client_error(py, &e))
 }
 
-/// The asyncio client. Every method returns an awaitable; cancelling the awaiting task
-/// abandons the call and, when the call streams (the default when the skill and the card
-/// offer it), cancels the remote task too.
+/// The native side of `skillgate.Client` and `skillgate.BlockingClient` (both thin Python
+/// classes): `describe`, `call` and `chain` return awaitables; their `*_blocking` twins run the
+/// same futures to completion on skillgate's runtime with the GIL released. Cancelling an
+/// awaiting task abandons the call and, when the call streams (the default when the skill and
+/// the card offer it), cancels the remote task too.
 #[pyclass(module = "skillgate._skillgate", frozen, name = "NativeClient")]
 pub(crate) struct Client {
     core: Arc<Core>,
 }
 
-/// The blocking client: the same calls as `Client`, each run to completion on skillgate's
-/// runtime with the GIL released.
-#[pyclass(module = "skillgate._skillgate", frozen, name = "BlockingClient")]
-pub(crate) struct BlockingClient {
-    core: Arc<Core>,
+/// Runs `f` to completion on the shared runtime with the GIL released.
+fn block<T: Send>(py: Python<'_>, f: impl std::future::Future<Output = T> + Send) -> T {
+    py.detach(|| pyo3_async_runtimes::tokio::get_runtime().block_on(f))
 }
 
 #[pymethods]
@@ -504,68 +504,22 @@ impl Client {
         let core = Arc::clone(&self.core);
         pyo3_async_runtimes::tokio::future_into_py(py, chain(core, plan, stream))
     }
-}
 
-/// Runs `f` to completion on the shared runtime with the GIL released.
-fn block<T: Send>(py: Python<'_>, f: impl std::future::Future<Output = T> + Send) -> T {
-    py.detach(|| pyo3_async_runtimes::tokio::get_runtime().block_on(f))
-}
-
-#[pymethods]
-impl BlockingClient {
-    /// BlockingClient(*, token=None, timeout=30.0, headers=None, trust_jwks=None, binding=None,
-    ///  cache_dir=None, allow_http=False, a2a_version="auto", allow_credentials_to=())
-    ///
-    /// `token`: bearer token (default `$SKILLGATE_TOKEN`), sent only to the origin of the URL
-    /// a call names (and `allow_credentials_to`). `timeout`: seconds per request. `headers`:
-    /// extra headers (dict or `"Name: value"` strings; never printed). `trust_jwks`: a JWK
-    /// set (path, dict or JSON bytes) the card must be signed by. `binding`: `"jsonrpc"`,
-    /// `"http-json"` or `"grpc"`. `cache_dir`: an on-disk interface cache. `a2a_version`:
-    /// `"auto"`, `"1.0"` or `"0.3"`.
-    #[new]
-    #[pyo3(signature = (*, token = None, timeout = 30.0, headers = None, trust_jwks = None,
-        binding = None, cache_dir = None, allow_http = false, a2a_version = "auto",
-        allow_credentials_to = Vec::new()))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
+    /// describe_blocking(url, skill_id) -> Description: `describe`, blocking.
+    fn describe_blocking(
+        &self,
         py: Python<'_>,
-        token: Option<String>,
-        timeout: f64,
-        headers: Option<&Bound<'_, PyAny>>,
-        trust_jwks: Option<&Bound<'_, PyAny>>,
-        binding: Option<&str>,
-        cache_dir: Option<std::path::PathBuf>,
-        allow_http: bool,
-        a2a_version: &str,
-        allow_credentials_to: Vec<String>,
-    ) -> PyResult<Self> {
-        let core = options(
-            py,
-            token,
-            timeout,
-            headers,
-            trust_jwks,
-            binding,
-            cache_dir,
-            allow_http,
-            a2a_version,
-            allow_credentials_to,
-        )?;
-        Ok(Self {
-            core: Arc::new(core),
-        })
-    }
-
-    /// describe(url, skill_id) -> Description: `Client.describe`, blocking.
-    fn describe(&self, py: Python<'_>, url: String, skill_id: String) -> PyResult<Description> {
+        url: String,
+        skill_id: String,
+    ) -> PyResult<Description> {
         let r = block(py, self.core.describe(url, skill_id));
         r.map(|r| Description { r })
             .map_err(|e| from_client_error(py, &e))
     }
 
-    /// call(url, skill_id, arguments, stream=None) -> CallResult: `Client.call`, blocking.
+    /// call_blocking(url, skill_id, arguments, stream=None) -> CallResult: `call`, blocking.
     #[pyo3(signature = (url, skill_id, arguments, stream = None))]
-    fn call(
+    fn call_blocking(
         &self,
         py: Python<'_>,
         url: String,
@@ -579,9 +533,14 @@ impl BlockingClient {
             .map_err(|e| from_client_error(py, &e))
     }
 
-    /// chain(plan, stream=False) -> dict: `Client.chain`, blocking.
+    /// chain_blocking(plan, stream=False) -> dict: `chain`, blocking.
     #[pyo3(signature = (plan, stream = false))]
-    fn chain(&self, py: Python<'_>, plan: &Bound<'_, PyAny>, stream: bool) -> PyResult<Py<PyAny>> {
+    fn chain_blocking(
+        &self,
+        py: Python<'_>,
+        plan: &Bound<'_, PyAny>,
+        stream: bool,
+    ) -> PyResult<Py<PyAny>> {
         let plan = to_value(plan)?;
         let core = Arc::clone(&self.core);
         block(py, chain(core, plan, stream))

@@ -27,8 +27,8 @@ fn _skillgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gate::Admitted>()?;
     m.add_class::<gate::Described>()?;
     m.add_class::<gate::Refused>()?;
-    m.add_class::<client::Client>()?; // wrapped by skillgate.Client (coroutines)
-    m.add_class::<client::BlockingClient>()?;
+    // Wrapped by the Python classes skillgate.Client and skillgate.BlockingClient.
+    m.add_class::<client::Client>()?;
     m.add_class::<client::CallResult>()?;
     m.add_class::<client::Description>()?;
     m.add("EXTENSION_URI", skillgate_core::wire::EXTENSION_URI)?;

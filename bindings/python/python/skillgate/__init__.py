@@ -16,7 +16,6 @@ advertisement, the describe_skill answer, the admission decision and the output 
 from ._skillgate import (
     EXTENSION_URI,
     Admitted,
-    BlockingClient,
     CallResult,
     Described,
     Description,
@@ -29,7 +28,7 @@ from ._skillgate import (
     digest,
     lint_card,
 )
-from .client import Client
+from .client import BlockingClient, Client
 from .errors import (
     AuthorizationFailed,
     ConstraintRejected,

@@ -123,7 +123,7 @@ _Headers = Union[Mapping[str, str], Sequence[str], None]
 _Jwks = Union[str, PathLike, bytes, Dict[str, Any], None]
 
 class NativeClient:
-    """The native side of :class:`skillgate.Client`; its methods return awaitables."""
+    """The native side of :class:`skillgate.Client` and :class:`skillgate.BlockingClient`."""
     def __init__(
         self,
         *,
@@ -142,23 +142,8 @@ class NativeClient:
         self, url: str, skill_id: str, arguments: JsonValue, stream: Optional[bool] = None
     ) -> Awaitable[CallResult]: ...
     def chain(self, plan: Dict[str, Any], stream: bool = False) -> Awaitable[Dict[str, Any]]: ...
-
-class BlockingClient:
-    def __init__(
-        self,
-        *,
-        token: Optional[str] = None,
-        timeout: float = 30.0,
-        headers: _Headers = None,
-        trust_jwks: _Jwks = None,
-        binding: Optional[str] = None,
-        cache_dir: Union[str, PathLike, None] = None,
-        allow_http: bool = False,
-        a2a_version: str = "auto",
-        allow_credentials_to: Sequence[str] = (),
-    ) -> None: ...
-    def describe(self, url: str, skill_id: str) -> Description: ...
-    def call(
+    def describe_blocking(self, url: str, skill_id: str) -> Description: ...
+    def call_blocking(
         self, url: str, skill_id: str, arguments: JsonValue, stream: Optional[bool] = None
     ) -> CallResult: ...
-    def chain(self, plan: Dict[str, Any], stream: bool = False) -> Dict[str, Any]: ...
+    def chain_blocking(self, plan: Dict[str, Any], stream: bool = False) -> Dict[str, Any]: ...
