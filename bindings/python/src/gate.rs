@@ -13,7 +13,7 @@ use skillgate_runtime::skill::SupportingRecord;
 use skillgate_runtime::{Agent, ApprovalPolicy, Skill, SkillError, SkillOutput};
 
 use crate::core::InterfaceDocument;
-use crate::errors::{from_error_object, raise};
+use crate::errors::{from_error_object, json_invalid, raise};
 use crate::json::{detach_if, to_py, to_value_counted};
 
 /// The gate's card members and decisions for a fixed set of documents. Built once; every
@@ -170,6 +170,66 @@ impl Gate {
             describe_skill,
         })
     }
+
+    /// [`Gate::decide`] on a converted value (`nodes` of it: above the threshold the checks run
+    /// with the GIL released).
+    fn decide_value(
+        &self,
+        py: Python<'_>,
+        data: Value,
+        nodes: usize,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let Some(Value::String(skill)) = data.get(names::SKILL) else {
+            return Ok(None);
+        };
+        if skill == wire::DESCRIBE_SKILL {
+            let args = data.get(names::ARGUMENTS).cloned().unwrap_or(Value::Null);
+            return Ok(Some(match self.agent.describe_skill(&args) {
+                Ok(artifact) => {
+                    let data = artifact
+                        .parts
+                        .first()
+                        .and_then(|p| serde_json::to_value(p).ok())
+                        .and_then(|p| p.get("data").cloned())
+                        .unwrap_or(Value::Null);
+                    let skill_id = args
+                        .get(names::SKILL_ID)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    Py::new(
+                        py,
+                        Described {
+                            skill_id,
+                            artifact_id: artifact.artifact_id.clone(),
+                            name: artifact.name.clone(),
+                            data,
+                        },
+                    )?
+                    .into_any()
+                }
+                Err(r) => Py::new(py, Refused::of(r))?.into_any(),
+            }));
+        }
+        let decided = detach_if(py, nodes, || {
+            self.agent.governed(skill).and_then(|h| {
+                h.gate()
+                    .admit(&data, None, &self.approval)
+                    .map(|a| (h.gate().skill_id().to_owned(), a.arguments))
+            })
+        });
+        Ok(Some(match decided {
+            Ok((skill_id, arguments)) => Py::new(
+                py,
+                Admitted {
+                    skill_id,
+                    arguments,
+                },
+            )?
+            .into_any(),
+            Err(r) => Py::new(py, Refused::of(r))?.into_any(),
+        }))
+    }
 }
 
 #[pymethods]
@@ -251,56 +311,47 @@ impl Gate {
     /// the embedding agent decides what to do with such messages.
     fn decide(&self, py: Python<'_>, request: &Bound<'_, PyAny>) -> PyResult<Option<Py<PyAny>>> {
         let (data, nodes) = to_value_counted(request)?;
-        let Some(Value::String(skill)) = data.get(names::SKILL) else {
-            return Ok(None);
-        };
-        if skill == wire::DESCRIBE_SKILL {
-            let args = data.get(names::ARGUMENTS).cloned().unwrap_or(Value::Null);
-            return Ok(Some(match self.agent.describe_skill(&args) {
-                Ok(artifact) => {
-                    let data = artifact
-                        .parts
-                        .first()
-                        .and_then(|p| serde_json::to_value(p).ok())
-                        .and_then(|p| p.get("data").cloned())
-                        .unwrap_or(Value::Null);
-                    let skill_id = args
-                        .get(names::SKILL_ID)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned();
-                    Py::new(
-                        py,
-                        Described {
-                            skill_id,
-                            artifact_id: artifact.artifact_id.clone(),
-                            name: artifact.name.clone(),
-                            data,
-                        },
-                    )?
-                    .into_any()
-                }
-                Err(r) => Py::new(py, Refused::of(r))?.into_any(),
-            }));
+        self.decide_value(py, data, nodes)
+    }
+
+    /// decide_protobuf(value) -> Admitted | Described | Refused | None
+    /// --
+    ///
+    /// `decide` on a Data Part given as the serialized bytes of its protobuf
+    /// `google.protobuf.Value` (a2a-sdk 1.x: `part.data.SerializeToString()`), read in Rust
+    /// instead of through protobuf's pure-Python `json_format`. Bytes that are not such a value
+    /// raise `JsonInvalid`.
+    fn decide_protobuf(&self, py: Python<'_>, value: &[u8]) -> PyResult<Option<Py<PyAny>>> {
+        let data = protobuf_value(py, value)?;
+        self.decide_value(py, data, 0)
+    }
+
+    /// check_output_protobuf(skill_id, output, records=()) -> Refused | None
+    /// --
+    ///
+    /// `check_output` with the output and each record's data given as serialized protobuf
+    /// `google.protobuf.Value` bytes; records are `(kind, artifact_id, bytes)` tuples.
+    #[pyo3(signature = (skill_id, output, records = None))]
+    fn check_output_protobuf(
+        &self,
+        py: Python<'_>,
+        skill_id: &str,
+        output: &[u8],
+        records: Option<Vec<(String, String, Vec<u8>)>>,
+    ) -> PyResult<Option<Refused>> {
+        let h = self
+            .agent
+            .governed(skill_id)
+            .map_err(|r| from_error_object(py, &r.error))?;
+        let mut out = SkillOutput::new(protobuf_value(py, output)?);
+        for (kind, artifact_id, data) in records.unwrap_or_default() {
+            out = out.with_record(SupportingRecord {
+                artifact_id,
+                kind,
+                data: protobuf_value(py, &data)?,
+            });
         }
-        let decided = detach_if(py, nodes, || {
-            self.agent.governed(skill).and_then(|h| {
-                h.gate()
-                    .admit(&data, None, &self.approval)
-                    .map(|a| (h.gate().skill_id().to_owned(), a.arguments))
-            })
-        });
-        Ok(Some(match decided {
-            Ok((skill_id, arguments)) => Py::new(
-                py,
-                Admitted {
-                    skill_id,
-                    arguments,
-                },
-            )?
-            .into_any(),
-            Err(r) => Py::new(py, Refused::of(r))?.into_any(),
-        }))
+        Ok(h.gate().check_output(&out).err().map(Refused::of))
     }
 
     /// check_output(skill_id, output, records=()) -> Refused | None
@@ -356,4 +407,19 @@ fn record(r: &Bound<'_, PyAny>) -> PyResult<(SupportingRecord, usize)> {
         },
         nodes,
     ))
+}
+
+/// A serialized `google.protobuf.Value` as JSON: prost reads the bytes, pbjson writes the
+/// value's ProtoJSON (numbers are doubles, as the protobuf peer sent them; the gate normalises
+/// integral ones).
+fn protobuf_value(py: Python<'_>, bytes: &[u8]) -> PyResult<Value> {
+    use prost::Message;
+    let v = pbjson_types::Value::decode(bytes).map_err(|e| {
+        json_invalid(
+            py,
+            "syntax",
+            format!("not a serialized google.protobuf.Value: {e}"),
+        )
+    })?;
+    serde_json::to_value(&v).map_err(|e| json_invalid(py, "syntax", e.to_string()))
 }

@@ -112,3 +112,31 @@ def test_a_bad_document_is_refused_with_every_finding():
     with pytest.raises(skillgate.InterfaceInvalid) as e:
         skillgate.Gate([bad])
     assert e.value.findings[0]["path"] == "/output_schema/digest"
+
+
+def test_protobuf_values_decide_and_check_like_dicts(gate):
+    """The a2a-sdk 1.x path: Data Parts as serialized google.protobuf.Value bytes."""
+    struct_pb2 = pytest.importorskip("google.protobuf.struct_pb2")
+    json_format = pytest.importorskip("google.protobuf.json_format")
+
+    def pb(value):
+        v = struct_pb2.Value()
+        json_format.ParseDict(value, v)
+        return v.SerializeToString()
+
+    for r in (request(gate), request(gate, arguments={"resource_id": 7}), {"skill": "nope"}, {"text": 1}):
+        by_dict, by_pb = gate.decide(r), gate.decide_protobuf(pb(r))
+        assert type(by_dict) is type(by_pb), r
+        if isinstance(by_dict, skillgate.Refused):
+            assert (by_dict.code, by_dict.state) == (by_pb.code, by_pb.state)
+    # Protobuf numbers are doubles; the admitted arguments are normalised like a dict's.
+    admitted = gate.decide_protobuf(pb(request(gate)))
+    assert admitted.arguments["condition"]["threshold"] == 80
+    output = json.loads((__import__("agents").EXAMPLES / "evaluate_resource_condition.output.json").read_text())
+    record = json.loads((__import__("agents").EXAMPLES / "evaluate_resource_condition.record.json").read_text())
+    assert gate.check_output_protobuf(
+        "evaluate_resource_condition", pb(output), [("resource-observation", "observation-7", pb(record))]
+    ) is None
+    assert gate.check_output_protobuf("evaluate_resource_condition", pb({"result": 7})).code == "output_invalid"
+    with pytest.raises(skillgate.JsonInvalid):
+        gate.decide_protobuf(b"\xff\xff\xff")

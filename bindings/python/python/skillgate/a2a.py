@@ -86,6 +86,22 @@ class _V1:
         return part
 
     @staticmethod
+    def decide(gate: Gate, message: Any) -> Tuple[Any, Any]:
+        # The Data Part's protobuf Value goes to Rust as bytes: no pure-Python json_format.
+        parts = message.parts if message is not None else []
+        if len(parts) != 1 or parts[0].WhichOneof("content") != "data":
+            return None, None
+        return gate.decide_protobuf(parts[0].data.SerializeToString()), None
+
+    @staticmethod
+    def check_output(gate: Gate, skill: str, out_part: Any, records: List[Tuple[str, str, List[Any]]]) -> Tuple[bool, Any]:
+        is_data = lambda p: p is not None and p.WhichOneof("content") == "data"  # noqa: E731
+        if is_data(out_part) and all(parts and is_data(parts[0]) for _, _, parts in records):
+            rec = [(name, aid, parts[0].data.SerializeToString()) for aid, name, parts in records]
+            return True, gate.check_output_protobuf(skill, out_part.data.SerializeToString(), rec)
+        return _check_output_values(gate, skill, out_part, records)
+
+    @staticmethod
     def with_arguments(message: Any, request: Dict[str, Any]) -> Any:
         # The arguments Value is copied inside protobuf: no round trip through Python dicts.
         copy = _pb.Message()
@@ -198,6 +214,15 @@ class _V03:
             return Part(root=DataPart(data=value))
         return Part(root=DataPart(data={"value": value}, metadata={"data_part_compat": True}))
 
+    @staticmethod
+    def decide(gate: Gate, message: Any) -> Tuple[Any, Any]:
+        request = _request_data(message)
+        return (gate.decide(request) if isinstance(request, dict) else None), request
+
+    @staticmethod
+    def check_output(gate: Gate, skill: str, out_part: Any, records: List[Tuple[str, str, List[Any]]]) -> Tuple[bool, Any]:
+        return _check_output_values(gate, skill, out_part, records)
+
     @classmethod
     def with_arguments(cls, message: Any, request: Dict[str, Any]) -> Any:
         return message.model_copy(update={"parts": [cls.data_part(request.get("arguments"))]})
@@ -287,6 +312,19 @@ def _json_text(text: str) -> Tuple[bool, Any]:
         return True, json.loads(text)
     except ValueError:
         return False, None
+
+
+def _check_output_values(gate: Gate, skill: str, out_part: Any, records: List[Tuple[str, str, List[Any]]]) -> Tuple[bool, Any]:
+    """`Gate.check_output` on the output part's value (a Data Part, or JSON text) and each
+    record's: (False, None) when the output part holds no usable value."""
+    found = _SDK.part_value(out_part) if out_part is not None else (False, None)
+    if not found[0]:
+        return False, None
+    checked = [
+        {"kind": name, "artifact_id": aid, "data": _SDK.part_value(parts[0])[1] if parts else None}
+        for aid, name, parts in records
+    ]
+    return True, gate.check_output(skill, found[1], checked)
 
 
 def _request_data(message: Any) -> Any:
@@ -420,8 +458,7 @@ class GovernedExecutor:
         activate = getattr(context, "add_activated_extension", None)
         if activate is not None and EXTENSION_URI in (context.requested_extensions or ()):
             activate(EXTENSION_URI)
-        request = _request_data(context.message)
-        decision = self.gate.decide(request) if isinstance(request, dict) else None
+        decision, request = _SDK.decide(self.gate, context.message)
         if decision is None:
             self.calls += 1
             return await self.inner.execute(context, event_queue)
@@ -481,15 +518,11 @@ class GovernedExecutor:
             # Any other artifact is not part of the profile's answer: it is not sent.
         if output is None and held.reply is not None:
             output = ("result", list(held.reply.parts))
-        found = _SDK.part_value(output[1][0]) if output and output[1] else (False, None)
-        if not found[0]:
+        out_part = output[1][0] if output and output[1] else None
+        usable, refused = _SDK.check_output(self.gate, skill, out_part, records)
+        if not usable:
             error = {"code": "output_invalid", "message": f"skill {skill} completed without an output (a Data Part or JSON text)"}
             return await event_queue.enqueue_event(_SDK.status(context, "failed", data=error))
-        checked = [
-            {"kind": name, "artifact_id": aid, "data": _SDK.part_value(parts[0])[1] if parts else None}
-            for aid, name, parts in records
-        ]
-        refused = self.gate.check_output(skill, found[1], checked)
         if refused is not None:
             return await event_queue.enqueue_event(_SDK.status(context, refused.state, data=refused.error))
         # Sent as the executor made them (its part objects), the output under the skill's name.
