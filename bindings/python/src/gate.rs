@@ -24,6 +24,9 @@ pub(crate) struct Gate {
     approval: ApprovalPolicy,
     extension: Value,
     describe_skill: Value,
+    /// Each skill's describe_skill Data Part content, by artifact id: read once from the
+    /// runtime's precomputed artifact, never serialized again per request.
+    described: std::collections::HashMap<String, std::sync::Arc<Value>>,
 }
 
 /// A governed request the gate let through: run the skill with `arguments`.
@@ -47,7 +50,7 @@ pub(crate) struct Described {
     /// The artifact's name (`describe_skill`).
     #[pyo3(get)]
     name: String,
-    data: Value,
+    data: std::sync::Arc<Value>,
 }
 
 /// A refused request, or output that failed its schema: end the task in `state` with a status
@@ -163,11 +166,25 @@ impl Gate {
         let extension = serde_json::to_value(ext).map_err(|e| e.to_string())?;
         let describe = card.skills.iter().find(|s| s.id == wire::DESCRIBE_SKILL);
         let describe_skill = serde_json::to_value(describe).map_err(|e| e.to_string())?;
+        let mut described = std::collections::HashMap::new();
+        for id in agent.skill_ids() {
+            let args = serde_json::json!({ names::SKILL_ID: id });
+            if let Ok(artifact) = agent.describe_skill(&args) {
+                let data = artifact
+                    .parts
+                    .first()
+                    .and_then(|p| serde_json::to_value(p).ok())
+                    .and_then(|p| p.get("data").cloned())
+                    .unwrap_or(Value::Null);
+                described.insert(artifact.artifact_id.clone(), std::sync::Arc::new(data));
+            }
+        }
         Ok(Gate {
             agent,
             approval,
             extension,
             describe_skill,
+            described,
         })
     }
 
@@ -186,12 +203,11 @@ impl Gate {
             let args = data.get(names::ARGUMENTS).cloned().unwrap_or(Value::Null);
             return Ok(Some(match self.agent.describe_skill(&args) {
                 Ok(artifact) => {
-                    let data = artifact
-                        .parts
-                        .first()
-                        .and_then(|p| serde_json::to_value(p).ok())
-                        .and_then(|p| p.get("data").cloned())
-                        .unwrap_or(Value::Null);
+                    let data = self
+                        .described
+                        .get(&artifact.artifact_id)
+                        .cloned()
+                        .unwrap_or_default();
                     let skill_id = args
                         .get(names::SKILL_ID)
                         .and_then(Value::as_str)

@@ -8,7 +8,9 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
 use serde_json::{Map, Number, Value};
 use skillgate_core::jcs::{self, JcsError};
 
@@ -169,7 +171,7 @@ pub(crate) enum JsonInput<'a> {
 }
 
 impl<'a> JsonInput<'a> {
-    /// Reads `obj`: `bytes`/`bytearray`-like and `str` are JSON text, anything else a value.
+    /// Reads `obj`: `bytes`, `bytearray` and `str` are JSON text, anything else a value.
     pub(crate) fn read(obj: &'a Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(b) = obj.cast::<PyBytes>() {
             return Ok(JsonInput::Text(std::borrow::Cow::Borrowed(b.as_bytes())));
@@ -180,10 +182,8 @@ impl<'a> JsonInput<'a> {
                 text.into_owned().into_bytes(),
             )));
         }
-        if let Ok(b) = obj.extract::<Vec<u8>>() {
-            if obj.hasattr("decode")? {
-                return Ok(JsonInput::Text(std::borrow::Cow::Owned(b)));
-            }
+        if let Ok(b) = obj.cast::<PyByteArray>() {
+            return Ok(JsonInput::Text(std::borrow::Cow::Owned(b.to_vec())));
         }
         to_value_counted(obj).map(|(v, n)| JsonInput::Value(v, n))
     }

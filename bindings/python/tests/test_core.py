@@ -87,6 +87,11 @@ def test_strict_text_parsing():
         assert e.value.code == code, text[:20]
 
 
+def test_bytearray_is_json_text_and_a_list_of_ints_a_value():
+    assert skillgate.canonicalize(bytearray(b'{"b":1,"a":2}')) == b'{"a":2,"b":1}'
+    assert skillgate.canonicalize([1, 2]) == b"[1,2]"
+
+
 def test_str_is_json_text():
     assert skillgate.canonicalize('{"b": 1, "a": "x"}') == b'{"a":"x","b":1}'
     assert skillgate.canonicalize('"text"') == b'"text"'
