@@ -450,6 +450,7 @@ class GovernedExecutor:
         self.calls = 0
         self.refused = 0
         self._limits: Dict[str, Optional[float]] = {}
+        self._described: Dict[str, Any] = {}
         for skill in gate.skill_ids:
             ms = gate.document(skill).to_dict().get("constraints", {}).get("max_duration_ms")
             self._limits[skill] = ms / 1000.0 if ms else None
@@ -469,7 +470,11 @@ class GovernedExecutor:
         if context.current_task is None:
             await event_queue.enqueue_event(_SDK.new_task(context))
         if isinstance(decision, Described):
-            parts = [_SDK.data_part(decision.data)]
+            # The document never changes: its Data Part is built once per skill, not per request.
+            part = self._described.get(decision.artifact_id)
+            if part is None:
+                part = self._described.setdefault(decision.artifact_id, _SDK.data_part(decision.data))
+            parts = [part]
             await event_queue.enqueue_event(_SDK.artifact(context, decision.artifact_id, decision.name, parts))
             return await event_queue.enqueue_event(_SDK.status(context, "completed"))
         if isinstance(decision, Refused):
