@@ -15,7 +15,7 @@ selection, and returns the skill's output and supporting record as data-part art
     0.3 servers read, and `A2A-Extensions`) and said `A2A-Version: 0.3`;
   - arguments our client refuses are never sent;
   - `skillgate skills` and `skillgate card lint URL` read the 0.3 card;
-  - `skillgate conformance` stops with `needs_a2a_1x` (a 1.0 profile), exit 2;
+  - `skillgate conformance` probes it over 0.3 and passes (on each of the three bindings below);
   - against the REST agent: describe picks HTTP+JSON at 0.3 and checks the digest (the document
     crossed ProtoJSON, integers as doubles), call and call --stream succeed, every request went
     to `/v1/...` with both extension headers and `A2A-Version: 0.3`, refused arguments are never
@@ -292,15 +292,24 @@ def main(binary, doc_path, input_path, output_path, record_path):
         code, out, err = skillgate(binary, "card", "lint", base)
         check(code in (0, 1) and "0.3" in (out + err), f"skillgate card lint URL lints the 0.3 card (exit {code})")
 
-        code, out, err = skillgate(binary, "conformance", base, "--format", "json")
-        report = result_json(out) or {}
-        check(code == 2 and report.get("fatal") == "needs_a2a_1x",
-              f"skillgate conformance says it needs an A2A 1.x interface (exit {code}, {report.get('fatal')})")
+        conformance_check(binary, base, "JSONRPC")
     finally:
         server.should_exit = True
     rest_checks(binary, document, digest, output, record, input_path)
     grpc_checks(binary, document, digest, output, record, input_path)
     finish("v03_sdk_server_extension")
+
+
+def conformance_check(binary, base, binding, *flags):
+    """`skillgate conformance` probes the 0.3-only agent over 0.3 on `binding` and passes."""
+    code, out, err = skillgate(binary, "conformance", base, "--format", "json", *flags, timeout=120)
+    report = result_json(out) or {}
+    failed = sorted({c["id"] for c in report.get("checks", []) if c.get("verdict") == "fail"})
+    check(code == 0 and not failed and report.get("a2a_version") == "0.3"
+          and report.get("binding") == binding,
+          f"[{binding}] skillgate conformance passes over A2A 0.3 (exit {code}, "
+          f"version {report.get('a2a_version')}, binding {report.get('binding')}, failed {failed}) "
+          f"{err.strip()[-300:]}")
 
 
 def grpc_checks(binary, document, digest, output, record, input_path):
@@ -335,6 +344,7 @@ def grpc_checks(binary, document, digest, output, record, input_path):
               f"[GRPC] every call went to a2a.v1.A2AService ({methods})")
         check(log.calls and all(md.get("x-a2a-extensions") == EXT for _, md in log.calls),
               "[GRPC] every call activated the extension with x-a2a-extensions metadata")
+        conformance_check(binary, base, "GRPC", "--binding", "grpc")
     finally:
         stop_grpc()
         server.should_exit = True
@@ -368,6 +378,7 @@ def rest_checks(binary, document, digest, output, record, input_path):
         check(log.posts and all(h.get("x-a2a-extensions") == EXT and h.get("a2a-version") == "0.3"
                                 for h in log.posts),
               "[HTTP+JSON] every request activated X-A2A-Extensions and said A2A-Version: 0.3")
+        conformance_check(binary, base, "HTTP+JSON")
     finally:
         server.should_exit = True
 

@@ -24,17 +24,17 @@ const fn def(id: &'static str, title: &'static str, required: bool, per_skill: b
     }
 }
 
-/// The Agent Card is served at the well-known path and parses as an A2A 1.0 card.
+/// The Agent Card is served at the well-known path and parses as an A2A card (1.0, or 0.3 read into the 1.0 model).
 pub const CARD_FETCH: CheckDef = def(
     "SI-CARD-001",
-    "Agent Card served at /.well-known/agent-card.json and parses as an A2A 1.0 AgentCard",
+    "Agent Card served at /.well-known/agent-card.json and parses as an A2A AgentCard (1.0 or 0.3)",
     true,
     false,
 );
 /// The card offers an interface this checker can probe.
 pub const CARD_INTERFACE: CheckDef = def(
     "SI-CARD-002",
-    "card offers a JSONRPC or HTTP+JSON interface with protocolVersion 1.0",
+    "card offers a JSONRPC or HTTP+JSON interface with protocolVersion 1.0 (or, on a 0.3-only agent, a 0.3 interface)",
     true,
     false,
 );

@@ -1,9 +1,11 @@
 //! `skillgate-conformance`: a checker for the schema-interface draft
 //! (draft-huang-ainetops-agent-schema-interfaces-00, skillgate wire profile) that probes any
-//! A2A 1.0 agent over HTTP: the card's extension advertisement, `describe_skill` for every
-//! advertised skill, three-way digests, document validation, deliberately wrong requests that
-//! must produce the right error code and task state, a valid call with artifact naming and
-//! output/record validation, and the `A2A-Extensions` echo.
+//! A2A agent: the card's extension advertisement, `describe_skill` for every advertised skill,
+//! three-way digests, document validation, deliberately wrong requests that must produce the
+//! right error code and task state, a valid call with artifact naming and output/record
+//! validation, and the extension echo. An agent that offers only A2A 0.3 is probed over 0.3
+//! through the transport's 0.3 layer, which reads its answers strictly into the 1.0 model, so
+//! every check is the same rule whatever the version.
 //!
 //! Probe arguments are generated from each skill's input schema ([`generate`]), so the checker
 //! needs no knowledge of the agent. Each check has a stable id ([`catalogue`]), a verdict and

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillgate_a2a as a2a;
+use skillgate_a2a::version::WireVersion;
 use skillgate_core::jcs::{parse_strict_with, JcsError, ParseOptions};
 use skillgate_transport::{fresh_id, Endpoint, Interface, Reply, Transport, TransportConfig};
 use url::Url;
@@ -170,6 +171,17 @@ pub fn show(v: &Value, max: usize) -> String {
 
 pub use skillgate_transport::check_scheme;
 
+/// The interface a run probes: binding, URL and the A2A version spoken to it.
+#[derive(Debug, Clone)]
+pub struct Probed {
+    /// The binding.
+    pub binding: Binding,
+    /// The interface URL (for gRPC, `http://host:port`).
+    pub url: Url,
+    /// The dialect: 1.0, or 0.3 through the transport's translation.
+    pub version: WireVersion,
+}
+
 /// The transport of one run, with the checker's bounds.
 #[derive(Debug, Clone)]
 pub struct Prober {
@@ -223,14 +235,16 @@ impl Prober {
         &self.config
     }
 
-    fn endpoint(&self, binding: Binding, endpoint: &Url) -> Endpoint {
+    /// The interface `endpoint` in the `version` dialect: on 0.3 the transport writes the 0.3
+    /// requests and hands every answer back in the 1.0 shapes, so decoding stays one path.
+    fn endpoint(&self, to: &Probed) -> Endpoint {
         Endpoint::new(
             self.transport.clone(),
             Interface {
-                url: endpoint.clone(),
-                binding,
+                url: to.url.clone(),
+                binding: to.binding,
                 tenant: String::new(),
-                version: skillgate_a2a::version::WireVersion::V1_0,
+                version: to.version,
             },
         )
     }
@@ -254,8 +268,7 @@ impl Prober {
     /// Sends one `ROLE_USER` message whose only part is a Data Part holding `payload`.
     pub async fn send_data(
         &self,
-        binding: Binding,
-        endpoint: &Url,
+        to: &Probed,
         payload: Value,
         activate: bool,
     ) -> Result<Exchange, TransportError> {
@@ -271,14 +284,11 @@ impl Prober {
             configuration: None,
             metadata: None,
         };
-        let sent = self
-            .endpoint(binding, endpoint)
-            .send_message(&request, activate)
-            .await?;
+        let sent = self.endpoint(to).send_message(&request, activate).await?;
         let (fetched, echo) = fetched(sent.reply);
         let http_status = fetched.status;
         self.note_status(http_status);
-        let outcome = self.decode_send(binding, &fetched);
+        let outcome = self.decode_send(to.binding, &fetched);
         let mut exchange = Exchange {
             sent: payload,
             http_status,
@@ -286,12 +296,12 @@ impl Prober {
             outcome,
             polls: 0,
         };
-        self.follow(binding, endpoint, &mut exchange).await;
+        self.follow(to, &mut exchange).await;
         Ok(exchange)
     }
 
     /// Follows a non-terminal, non-interrupted task with `GetTask` until the deadline.
-    async fn follow(&self, binding: Binding, endpoint: &Url, exchange: &mut Exchange) {
+    async fn follow(&self, to: &Probed, exchange: &mut Exchange) {
         let started = Instant::now();
         let mut delay = Duration::from_millis(50);
         loop {
@@ -308,7 +318,7 @@ impl Prober {
             tokio::time::sleep(delay).await;
             delay = (delay * 2).min(Duration::from_millis(500));
             let id = task.id.clone();
-            match self.get_task(binding, endpoint, &id).await {
+            match self.get_task(to, &id).await {
                 Ok(Outcome::Task(t)) => {
                     exchange.outcome = Outcome::Task(t);
                     exchange.polls += 1;
@@ -319,18 +329,13 @@ impl Prober {
         }
     }
 
-    async fn get_task(
-        &self,
-        binding: Binding,
-        endpoint: &Url,
-        id: &str,
-    ) -> Result<Outcome, TransportError> {
-        let sent = self.endpoint(binding, endpoint).get_task(id).await?;
+    async fn get_task(&self, to: &Probed, id: &str) -> Result<Outcome, TransportError> {
+        let sent = self.endpoint(to).get_task(id).await?;
         let v = match self.parse(&sent.reply.bytes) {
             Ok(v) => v,
             Err(e) => return Ok(Outcome::Malformed(format!("GetTask body: {e}"))),
         };
-        let result = match binding {
+        let result = match to.binding {
             Binding::JsonRpc => match rpc_result(v) {
                 Ok(r) => r,
                 Err(o) => return Ok(*o),

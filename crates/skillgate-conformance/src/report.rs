@@ -61,7 +61,7 @@ pub struct CheckResult {
 pub enum Fatal {
     /// No Agent Card could be fetched (connection, timeout, HTTP error).
     Unreachable,
-    /// Something answered, but not as an A2A 1.0 agent we can talk to.
+    /// Something answered, but not as an A2A agent (1.0 or 0.3) we can talk to.
     NotA2aAgent,
     /// The agent refused the run's credentials (HTTP 401 or 403): nothing can be said about
     /// its conformance.
@@ -69,10 +69,9 @@ pub enum Fatal {
     /// The Agent Card is not signed by a trusted key (`trusted_keys` is set): nothing the
     /// card says is believed, so nothing else is requested.
     Untrusted,
-    /// The agent is an A2A agent, but offers only A2A 0.3 interfaces: the checks are an A2A
-    /// 1.0 profile (1.0 shapes, codes and headers are what they judge), so nothing can be
-    /// judged until it offers a 1.x interface. Not [`Fatal::NotA2aAgent`]: the other
-    /// commands call such an agent fine.
+    /// The agent is an A2A agent, but offers only A2A 0.3 interfaces while the run was
+    /// narrowed to A2A 1.x (`a2a_version` 1.0): nothing was probed. Not
+    /// [`Fatal::NotA2aAgent`]: an unnarrowed run probes such an agent over 0.3.
     #[serde(rename = "needs_a2a_1x")]
     NeedsA2a1x,
 }
@@ -99,7 +98,7 @@ pub enum Outcome {
     Conformant,
     /// At least one required check failed.
     NotConformant,
-    /// The run stopped early: no reachable A2A 1.0 agent.
+    /// The run stopped early: no reachable A2A agent it may probe.
     NoAgent(Fatal),
 }
 
@@ -163,6 +162,10 @@ pub struct Report {
     /// The interface URL probed, once chosen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interface_url: Option<String>,
+    /// The A2A version spoken to that interface (`1.0`, or `0.3` on an agent that offers
+    /// only 0.3 or when the run was narrowed to it), once chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a2a_version: Option<String>,
     /// Set when the run stopped early for want of a reachable A2A agent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fatal: Option<Fatal>,
@@ -252,7 +255,7 @@ impl Report {
                 self.target
             ),
             Fatal::NotA2aAgent => format!(
-                "{} does not answer as an A2A 1.0 agent{}",
+                "{} does not answer as an A2A agent{}",
                 self.target,
                 evidence.map(|e| format!(": {e}")).unwrap_or_default()
             ),
@@ -261,8 +264,8 @@ impl Report {
                 None => format!("the Agent Card of {} is not trusted", self.target),
             },
             Fatal::NeedsA2a1x => format!(
-                "{} offers only A2A 0.3 interfaces; skillgate conformance checks the A2A 1.0 \
-                 profile and needs an A2A 1.x interface (describe and call work over 0.3)",
+                "{} offers only A2A 0.3 interfaces, and the run was narrowed to A2A 1.x (an \
+                 unnarrowed run probes it over 0.3)",
                 self.target
             ),
         })
@@ -287,7 +290,12 @@ impl Report {
         let _ = writeln!(out, "skillgate conformance {}", self.target);
         let _ = writeln!(out, "  card: {}", self.card_url);
         if let (Some(b), Some(u)) = (&self.binding, &self.interface_url) {
-            let _ = writeln!(out, "  interface: {b} {u}");
+            let version = self
+                .a2a_version
+                .as_deref()
+                .map(|v| format!(" (A2A {v})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  interface: {b} {u}{version}");
         }
         for c in &self.checks {
             let req = if c.required { "required" } else { "optional" };
@@ -322,7 +330,7 @@ impl Report {
                 let _ = writeln!(out, "result: agent unreachable{code}");
             }
             Some(Fatal::NotA2aAgent) => {
-                let _ = writeln!(out, "result: not an A2A 1.0 agent{code}");
+                let _ = writeln!(out, "result: not an A2A agent{code}");
             }
             Some(Fatal::Unauthorized) => {
                 let _ = writeln!(
@@ -336,7 +344,7 @@ impl Report {
             Some(Fatal::NeedsA2a1x) => {
                 let _ = writeln!(
                     out,
-                    "result: A2A 0.3 only; conformance needs an A2A 1.x interface{code}"
+                    "result: A2A 0.3 only; the run was narrowed to A2A 1.x{code}"
                 );
             }
             None if s.required_failed > 0 => {
@@ -371,6 +379,7 @@ mod tests {
             card_url: "http://127.0.0.1:9/.well-known/agent-card.json".into(),
             binding: None,
             interface_url: None,
+            a2a_version: None,
             fatal,
             checks: vec![CheckResult {
                 id: "SI-CARD-001",
@@ -437,7 +446,7 @@ mod tests {
         let r = report(Some(Fatal::NotA2aAgent), &["HTTP 200 text/html"]);
         assert_eq!(
             r.no_agent_reason().as_deref(),
-            Some("http://127.0.0.1:9 does not answer as an A2A 1.0 agent: HTTP 200 text/html")
+            Some("http://127.0.0.1:9 does not answer as an A2A agent: HTTP 200 text/html")
         );
         let r = report(Some(Fatal::Untrusted), &["signature invalid"]);
         assert_eq!(

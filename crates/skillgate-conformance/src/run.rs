@@ -3,7 +3,7 @@
 use url::Url;
 
 use crate::checks::{card, describe, extension, skill, summary, Run, Target};
-use crate::probe::{Binding, ProbeConfig, Prober};
+use crate::probe::{Binding, ProbeConfig, Probed, Prober};
 use crate::report::{Fatal, Report};
 
 /// Most skills probed in one run.
@@ -53,6 +53,7 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
             card_url: skillgate_transport::redact(&card_url),
             binding: None,
             interface_url: None,
+            a2a_version: None,
             fatal: None,
             checks: Vec::new(),
             notes: Vec::new(),
@@ -63,7 +64,8 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
     let Some(card) = card::fetch_card(&mut run, &card_url).await else {
         return Ok(run.report);
     };
-    let Some((binding, endpoint)) = card::choose_interface(&mut run, &card, options.binding) else {
+    let Some((binding, url, version)) = card::choose_interface(&mut run, &card, options.binding)
+    else {
         run.report.fatal = Some(if card::only_v03(&card) {
             Fatal::NeedsA2a1x
         } else {
@@ -82,10 +84,12 @@ pub async fn check(target: &str, options: &Options) -> Result<Report, UsageError
             advertised.len()
         ));
     }
-    let to = Target {
+    let probed = Probed {
         binding,
-        endpoint: &endpoint,
+        url,
+        version,
     };
+    let to: Target<'_> = &probed;
     for a in advertised.iter().take(MAX_SKILLS) {
         skill::skill_checks(&mut run, to, a).await;
     }

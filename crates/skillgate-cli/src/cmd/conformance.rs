@@ -50,7 +50,7 @@ impl ConformanceArgs {
 const TOKEN_HINT: &str = " with --token or SKILLGATE_TOKEN";
 
 /// Exit 0 when every required check passed, 1 when one failed, 2 when the agent could not be
-/// reached or is not an A2A 1.0 agent (or the URL is unusable).
+/// reached or is not an A2A agent it may probe (or the URL is unusable).
 pub fn run(a: ConformanceArgs) -> anyhow::Result<u8> {
     let transport = match a.net.transport(&[&a.url]) {
         Ok(t) => t,

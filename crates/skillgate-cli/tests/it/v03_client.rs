@@ -126,19 +126,91 @@ fn the_gate_refuses_bad_input_sent_over_a2a_0_3() {
     skillgate_testkit::cli::stop(child);
 }
 
+/// The ids of the checks a JSON report failed.
+fn failed_checks(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter(|c| c["verdict"] == "fail")
+                .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn conformance_probes_the_0_3_side_of_a_two_version_agent_when_narrowed() {
+    let (child, url) = skillgate().spawn_server(
+        &["serve", "--listen", "127.0.0.1:0", "--store", "memory"],
+        Stdio::null(),
+    );
+    for (version, expected) in [(None, "1.0"), (Some("0.3"), "0.3")] {
+        let mut args = vec!["conformance", url.as_str(), "--format", "json"];
+        if let Some(v) = version {
+            args.extend(["--a2a-version", v]);
+        }
+        let conf = skillgate().run(&args);
+        let v = stdout_json(&conf);
+        assert_eq!(
+            code(&conf),
+            0,
+            "{expected}: failed {:?}: {v}",
+            failed_checks(&v)
+        );
+        assert_eq!(v["a2a_version"], expected, "{v}");
+        // The card fetched is the one readers of that version get.
+        let fetch = &v["checks"][0]["evidence"][0];
+        assert!(
+            fetch
+                .to_string()
+                .contains(&format!("A2A-Version: {expected}")),
+            "{fetch}"
+        );
+    }
+    skillgate_testkit::cli::stop(child);
+}
+
 #[test]
 fn conformance_and_card_lint_on_an_a2a_0_3_agent() {
     let (child, url) = serve_v03();
-    let conf = skillgate().run(&["conformance", &url, "--format", "json"]);
-    assert_eq!(code(&conf), 2, "{}", stdout(&conf));
-    let v = stdout_json(&conf);
-    assert_eq!(v["fatal"], "needs_a2a_1x", "{v}");
+    // A 0.3-only agent is probed over 0.3, on each 0.3 binding the client speaks over HTTP.
+    for (flags, binding) in [
+        (&[][..], "JSONRPC"),
+        (&["--binding", "http-json"][..], "HTTP+JSON"),
+    ] {
+        let mut args = vec!["conformance", url.as_str(), "--format", "json"];
+        args.extend_from_slice(flags);
+        let conf = skillgate().run(&args);
+        let v = stdout_json(&conf);
+        assert_eq!(
+            code(&conf),
+            0,
+            "{binding}: failed {:?}: {v}",
+            failed_checks(&v)
+        );
+        assert_eq!(v["a2a_version"], "0.3", "{v}");
+        assert_eq!(v["binding"], binding, "{v}");
+        assert!(v["summary"]["pass"].as_u64().unwrap_or(0) >= 15, "{v}");
+        assert!(
+            v["notes"].to_string().contains("probed over A2A 0.3"),
+            "{v}"
+        );
+    }
     let text = skillgate().run(&["conformance", &url]);
-    assert!(
-        stdout(&text).contains("A2A 0.3 only; conformance needs an A2A 1.x interface"),
-        "{}",
-        stdout(&text)
-    );
+    assert!(stdout(&text).contains("(A2A 0.3)"), "{}", stdout(&text));
+    // Narrowed to 1.x, nothing can be probed: exit 2 with its own code.
+    let narrowed = skillgate().run(&[
+        "conformance",
+        &url,
+        "--a2a-version",
+        "1.0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&narrowed), 2, "{}", stdout(&narrowed));
+    let v = stdout_json(&narrowed);
+    assert_eq!(v["fatal"], "needs_a2a_1x", "{v}");
 
     let lint = skillgate().run(&["card", "lint", &url, "--deep"]);
     assert!(
@@ -260,6 +332,19 @@ fn describe_call_stream_and_the_gate_over_a2a_0_3_grpc() {
     );
     let grpc = ["--binding", "grpc"];
     let describe = skillgate().run(&["describe", &url, SKILL, "-v", grpc[0], grpc[1]]);
+    let conf = skillgate().run(&["conformance", &url, "--format", "json", grpc[0], grpc[1]]);
+    let v = stdout_json(&conf);
+    assert_eq!(
+        code(&conf),
+        0,
+        "gRPC 0.3: failed {:?}: {v}",
+        failed_checks(&v)
+    );
+    assert_eq!(
+        (&v["binding"], &v["a2a_version"]),
+        (&"GRPC".into(), &"0.3".into()),
+        "{v}"
+    );
     let text = stdout(&describe);
     assert_eq!(code(&describe), 0, "{text}{}", stderr(&describe));
     assert!(

@@ -5,10 +5,9 @@ use serde_json::Value;
 use skillgate_a2a::{self as a2a, Role, SingleDataError, Task, TaskState};
 use skillgate_core::wire::{self, ErrorObject, SkillRequest};
 use skillgate_core::ErrorCode;
-use url::Url;
 
 use crate::catalogue::CheckDef;
-use crate::probe::{Binding, Exchange, Prober};
+use crate::probe::{Exchange, Probed, Prober};
 use crate::report::{CheckResult, Report, Verdict};
 
 pub(crate) mod artifacts;
@@ -32,12 +31,9 @@ pub(crate) struct Run {
     pub(crate) error_shapes: Vec<(String, Option<String>)>,
 }
 
-/// Where a run sends its requests: the chosen binding at the chosen interface URL.
-#[derive(Clone, Copy)]
-pub(crate) struct Target<'a> {
-    pub(crate) binding: Binding,
-    pub(crate) endpoint: &'a Url,
-}
+/// Where a run sends its requests: the chosen binding at the chosen interface URL, in the
+/// chosen A2A version.
+pub(crate) type Target<'a> = &'a Probed;
 
 /// The error object of a failed or rejected task, as seen on the wire.
 #[derive(Debug, Clone)]
@@ -86,11 +82,7 @@ impl Run {
         label: String,
         payload: Value,
     ) -> Result<Exchange, String> {
-        match self
-            .prober
-            .send_data(to.binding, to.endpoint, payload, true)
-            .await
-        {
+        match self.prober.send_data(to, payload, true).await {
             Ok(ex) => {
                 self.echoes.push((label, ex.echoed(wire::EXTENSION_URI)));
                 Ok(ex)

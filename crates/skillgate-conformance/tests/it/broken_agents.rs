@@ -258,7 +258,7 @@ async fn unreachable_and_non_a2a_targets_exit_2() {
     let r = check(&html.base, &Options::default()).await.unwrap();
     assert_eq!(r.fatal, Some(Fatal::NotA2aAgent));
     assert_eq!(r.outcome(), Outcome::NoAgent(Fatal::NotA2aAgent));
-    assert!(r.to_text().contains("not an A2A 1.0 agent"));
+    assert!(r.to_text().contains("not an A2A agent"));
 }
 
 #[tokio::test]
