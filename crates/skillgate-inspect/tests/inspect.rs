@@ -655,3 +655,67 @@ async fn hostile_remote_text_is_escaped() {
     inspector.stop().await;
     agent.shutdown().await;
 }
+
+/// Waits for the conformance run `run` to finish and returns its last progress answer.
+async fn finished_run(inspector: &Inspector, run: &str) -> Value {
+    let client = inspector.client.clone();
+    let url = format!("{}/api/conformance/{run}", inspector.base);
+    eventually(Duration::from_secs(120), || {
+        let client = client.clone();
+        let url = url.clone();
+        async move {
+            let text = client.get(&url).send().await.ok()?.text().await.ok()?;
+            let v: Value = serde_json::from_str(&text).ok()?;
+            (v["done"] == true).then_some(v)
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn the_inspector_reads_calls_and_checks_an_a2a_0_3_agent() {
+    let config = ServerConfig {
+        a2a_versions: skillgate_runtime::checks::VersionSet::parse_list("0.3").unwrap(),
+        ..ServerConfig::default()
+    };
+    let agent = netops(config).await;
+    let inspector = Inspector::start(InspectConfig::default()).await;
+    // The card page reads the 0.3 card: its skills and digests are there.
+    let (status, body) = inspector
+        .get(&format!("/?agent={}", enc(&agent.base)))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("collect_interface_counters"), "{body}");
+    assert!(body.contains("sha256:"), "{body}");
+    // A call runs the client's steps over 0.3 and validates both ways.
+    let (status, v) = inspector
+        .post_json(
+            "/api/call",
+            json!({"agent": agent.base, "skill": "collect_interface_counters",
+                "arguments": {"interface": "lo", "window_ms": 100}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["output"]["interface"], "lo", "{v}");
+    // Bad input is refused locally, with its code.
+    let (_, refused) = inspector
+        .post_json(
+            "/api/call",
+            json!({"agent": agent.base, "skill": "collect_interface_counters",
+                "arguments": {"window_ms": 100}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], "input_invalid", "{refused}");
+    assert_eq!(refused["error"]["where"], "local", "{refused}");
+    // Conformance probes it over 0.3 and finds it conformant.
+    let (status, v) = inspector
+        .post_json("/api/conformance", json!({"agent": agent.base}))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let done = finished_run(&inspector, v["run"].as_str().unwrap()).await;
+    assert_eq!(done["outcome"], "conformant", "{done}");
+    assert_eq!(done["summary"]["required_failed"], 0, "{done}");
+    inspector.stop().await;
+    agent.shutdown().await;
+}
