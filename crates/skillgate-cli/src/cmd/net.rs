@@ -54,7 +54,8 @@ pub struct NetArgs {
     trust_jwks: Option<PathBuf>,
     /// Which A2A version to speak to the agent: auto (an A2A 1.x interface if its card offers
     /// one, else A2A 0.3 over JSON-RPC, else over HTTP+JSON, else over gRPC), 1.0 or 0.3 (that
-    /// version's interfaces only). The conformance checker always needs a 1.x interface.
+    /// version's interfaces only). conformance probes a 1.x JSON-RPC or HTTP+JSON interface
+    /// when the card has one (auto), else the 0.3 one auto would choose; 0.3 probes the 0.3 side.
     #[arg(
         long,
         value_name = "auto|1.0|0.3",
