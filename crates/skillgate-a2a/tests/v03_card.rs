@@ -193,4 +193,6 @@ fn the_proto_form_of_the_03_card_writes_security_as_the_proto_does() {
     // Everything else is the 0.3 card's own.
     assert_eq!(p["securitySchemes"], v03["securitySchemes"]);
     assert_eq!(p["url"], v03["url"]);
+    // A client reading GetAgentCard's answer gets the 0.3 JSON card back.
+    assert_eq!(skillgate_a2a::v03::card::from_proto_json(&p), v03);
 }
