@@ -136,6 +136,18 @@ pub fn render(card: &AgentCard) -> Result<Value, RenderError> {
     if let Some(ext) = card.capabilities.extended_agent_card {
         o.insert("supportsAuthenticatedExtendedCard".into(), json!(ext));
     }
+    // `required` written even when false: a2a-sdk 0.3 reads a card fetched over gRPC with
+    // `required` always set (a proto3 bool), so its signature view has `"required": false`
+    // there; written here too, the HTTP and the gRPC reading rebuild the same bytes and one
+    // 0.3 signature verifies both ways (design.md D303). 1.0 readers do not sign a `false`.
+    if let Some(Value::Array(exts)) = o
+        .get_mut("capabilities")
+        .and_then(|c| c.get_mut("extensions"))
+    {
+        for e in exts.iter_mut().filter_map(Value::as_object_mut) {
+            e.entry("required").or_insert(json!(false));
+        }
+    }
     if !card.security_requirements.is_empty() {
         o.insert(
             "security".into(),
