@@ -111,14 +111,18 @@ fn early_error(
 }
 
 /// Reads the body as one JSON-RPC request: content type, size and I-JSON limits, no batch,
-/// the envelope; a failure is the answer, in `early`'s shapes.
+/// the envelope; a failure is the answer, in the shapes of the version `requested` (the
+/// `A2A-Version` sent) names, decided only when something fails.
 async fn read_request(
     st: &AppState,
     headers: &axum::http::HeaderMap,
     body: axum::body::Body,
-    early: WireVersion,
+    requested: &str,
 ) -> Result<JsonRpcRequest, Response> {
-    let fail = |status, id, kind, message: &str| early_error(early, status, id, kind, message);
+    let fail = |status, id, kind, message: &str| {
+        let early = checks::version_before_method(requested);
+        early_error(early, status, id, kind, message)
+    };
     if !is_json_content_type(headers) {
         return Err(fail(
             StatusCode::OK,
@@ -166,8 +170,7 @@ pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response
         .extensions
         .get::<RequestedVersion>()
         .map_or("", |r| r.0.as_str());
-    let early = checks::version_before_method(requested);
-    let rpc = match read_request(&st, &parts.headers, body, early).await {
+    let rpc = match read_request(&st, &parts.headers, body, requested).await {
         Ok(rpc) => rpc,
         Err(answer) => return answer,
     };
