@@ -46,6 +46,8 @@ fn render_writes_the_0_3_members_and_dual_form_schemes() {
         json!({"apiKeySecurityScheme":{"location":"header","name":"X-Key","description":"k"},"type":"apiKey","in":"header","name":"X-Key","description":"k"})
     );
     assert_eq!(v["securitySchemes"]["oauth"]["flows"], json!({}));
+    // `required` is written even when false, as a 0.3 reader of the gRPC card sees it.
+    assert_eq!(v["capabilities"]["extensions"][0]["required"], false);
     assert_eq!(v["supportedInterfaces"], card_1_0()["supportedInterfaces"]);
     // Reading our own rendering gives the 1.0 card back.
     assert_eq!(read(&v).unwrap(), (card, CardForm::Mixed));
@@ -193,4 +195,6 @@ fn the_proto_form_of_the_03_card_writes_security_as_the_proto_does() {
     // Everything else is the 0.3 card's own.
     assert_eq!(p["securitySchemes"], v03["securitySchemes"]);
     assert_eq!(p["url"], v03["url"]);
+    // A client reading GetAgentCard's answer gets the 0.3 JSON card back.
+    assert_eq!(skillgate_a2a::v03::card::from_proto_json(&p), v03);
 }

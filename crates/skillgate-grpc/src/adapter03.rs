@@ -18,8 +18,9 @@ use skillgate_a2a::v03::translate::{history_length_from_v03, pj as t};
 use skillgate_a2a::v03::{pj, ReadError, WriteError};
 use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{self as a2a, A2aError};
-use skillgate_runtime::{A2aService, PushConfigs, RequestContext, ServiceError};
+use skillgate_runtime::{A2aService, PushConfigs, RequestContext, ServedCard, ServiceError};
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Request, Response, Status};
 
@@ -35,6 +36,39 @@ const EXTENSIONS_KEY_V03: &str = "x-a2a-extensions";
 #[derive(Clone)]
 pub struct Adapter03 {
     inner: Adapter,
+    public_card: Arc<ProtoCard>,
+}
+
+/// The public 0.3 card in proto form, built once per served card: the card is served as an
+/// `Arc` snapshot that a reload replaces, so a snapshot other than the one it was built from
+/// means the card changed. Built from the 0.3 rendering's bytes (signatures included) the
+/// first time it is asked for after a change.
+#[derive(Default)]
+struct ProtoCard(Mutex<Option<(Arc<ServedCard>, pb03::AgentCard)>>);
+
+impl ProtoCard {
+    fn get(&self, served: Arc<ServedCard>) -> Result<pb03::AgentCard, Status> {
+        let mut cached = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((of, card)) = cached.as_ref() {
+            if Arc::ptr_eq(of, &served) {
+                return Ok(card.clone());
+            }
+        }
+        let Some(v03) = &served.v03 else {
+            // Negotiation refuses a 0.3 call when 0.3 is not served, so this is unreachable
+            // from outside; answered rather than assumed.
+            return Err(v03_status(
+                A2aError::UnsupportedOperation,
+                "A2A 0.3 is not served here",
+            ));
+        };
+        let value: serde_json::Value = serde_json::from_slice(&v03.bytes)
+            .map_err(|e| v03_status(A2aError::InternalError, &format!("the 0.3 card: {e}")))?;
+        let proto = skillgate_a2a::v03::card::to_proto_json(&value);
+        let card: pb03::AgentCard = from_json(proto).map_err(svc)?;
+        *cached = Some((served, card.clone()));
+        Ok(card)
+    }
 }
 
 type Answer<T> = Result<Response<T>, Status>;
@@ -74,7 +108,10 @@ fn pb_of<T: Serialize, P: DeserializeOwned>(v: &T) -> Result<P, Status> {
 impl Adapter03 {
     /// The 0.3 service over the same adapter state as the 1.0 service.
     pub fn new(inner: Adapter) -> Self {
-        Self { inner }
+        Self {
+            inner,
+            public_card: Arc::default(),
+        }
     }
 
     fn service(&self) -> &A2aService {
@@ -260,20 +297,18 @@ impl pb03::a2a_service_server::A2aService for Adapter03 {
         &self,
         req: Request<pb03::GetAgentCardRequest>,
     ) -> Answer<pb03::AgentCard> {
-        let (_, ext) = self.context(req.metadata())?;
-        let served = self.inner.swap().card();
-        let Some(card) = &served.v03 else {
-            // Negotiation refuses a 0.3 call when 0.3 is not served, so this is unreachable
-            // from outside; answered rather than assumed.
-            return Err(v03_status(
-                A2aError::UnsupportedOperation,
-                "A2A 0.3 is not served here",
-            ));
-        };
-        let value: serde_json::Value = serde_json::from_slice(&card.bytes)
-            .map_err(|e| v03_status(A2aError::InternalError, &format!("the 0.3 card: {e}")))?;
-        let proto = skillgate_a2a::v03::card::to_proto_json(&value);
-        Ok(Self::answer(from_json(proto).map_err(svc)?, &ext))
+        let (ctx, ext) = self.context(req.metadata())?;
+        // a2a-sdk 0.3's gRPC client asks GetAgentCard for the authenticated extended card
+        // too: a caller with a token of an agent that has one gets its own, as
+        // `agent/getAuthenticatedExtendedCard` answers it; everyone else the public card.
+        let swap = self.inner.swap();
+        if ctx.caller.is_some() {
+            if let Ok(card) = swap.extended_card_in(&ctx, WireVersion::V0_3) {
+                let proto = skillgate_a2a::v03::card::to_proto_json(&card);
+                return Ok(Self::answer(from_json(proto).map_err(svc)?, &ext));
+            }
+        }
+        Ok(Self::answer(self.public_card.get(swap.card())?, &ext))
     }
 
     async fn delete_task_push_notification_config(

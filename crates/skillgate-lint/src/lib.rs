@@ -343,13 +343,16 @@ pub fn primary_interface_url(card: &Value) -> Option<String> {
 
 /// CARD-SIGN-004: adds a finding for every signature whose `kid` names one of `keys` but
 /// which does not verify with it (the card changed after signing, or was signed over another
-/// canonical form). Signatures by other keys are not judged: the linter cannot know them.
+/// canonical form). Signatures by other keys are not judged: the linter cannot know them. A
+/// signature verifies for either version's readers (a card served to A2A 0.3 readers carries
+/// one over their view, D235).
 pub fn check_signatures(
     report: &mut Report,
     card: &serde_json::Value,
     keys: &skillgate_sign::TrustedKeys,
 ) {
-    let Ok(results) = skillgate_sign::verify_each(card, keys) else {
+    let views = [skillgate_sign::View::V1_0, skillgate_sign::View::V0_3];
+    let Ok(results) = skillgate_sign::verify_each_for(card, keys, &views) else {
         return;
     };
     for (i, r) in results.into_iter().enumerate() {

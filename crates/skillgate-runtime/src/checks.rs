@@ -142,6 +142,18 @@ pub fn negotiate(
     }
 }
 
+/// The version whose shapes answer a request refused before its method is read (no token, a
+/// foreign origin, the connection limit, a body that cannot be read): the one the header names
+/// (no header is 0.3, as in [`negotiate`]); a header naming no version answers in 1.0. What
+/// [`negotiate`] decides for an endpoint that names no version, whatever is served, so a
+/// client is refused in the same shapes before and after its method is known.
+pub fn version_before_method(header: &str) -> WireVersion {
+    match negotiate(header, None, VersionSet::ALL) {
+        Ok(v) => v,
+        Err(r) => r.answer_in,
+    }
+}
+
 /// The extensions to activate among those a request lists (`A2A-Extensions`, already split
 /// on commas): the ones this server supports, once each, in the order asked. The response
 /// echoes them.
@@ -158,7 +170,7 @@ pub fn activate_extensions<'a>(requested: impl IntoIterator<Item = &'a str>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{negotiate, VersionSet};
+    use super::{negotiate, version_before_method, VersionSet};
     use skillgate_a2a::version::WireVersion::{V0_3, V1_0};
 
     #[test]
@@ -204,6 +216,16 @@ mod tests {
         assert_eq!(negotiate("1.0", Some(V1_0), only_1), Ok(V1_0));
         let r = negotiate("1.0", Some(V1_0), VersionSet::only(V0_3)).unwrap_err();
         assert!(r.message.contains("serves 0.3"), "{}", r.message);
+    }
+
+    #[test]
+    fn before_its_method_is_read_a_request_is_answered_in_its_headers_version() {
+        assert_eq!(version_before_method(""), V0_3);
+        assert_eq!(version_before_method("0.3"), V0_3);
+        assert_eq!(version_before_method("1.0"), V1_0);
+        assert_eq!(version_before_method("1.2.3"), V1_0);
+        assert_eq!(version_before_method("99.0"), V1_0);
+        assert_eq!(version_before_method("0.2"), V1_0);
     }
 
     #[test]

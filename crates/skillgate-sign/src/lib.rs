@@ -73,6 +73,62 @@ pub enum SignError {
     /// The cryptographic operation failed.
     #[error("signing failed: {0}")]
     Crypto(String),
+    /// A signature for A2A 0.3 readers was asked of a card they cannot read: it has no `url`
+    /// (0.3's required member), so no 0.3 reader would ever check it.
+    #[error("the card has no A2A 0.3 `url`, so no A2A 0.3 reader reads it: sign it for 1.0 readers, or add its 0.3 members first")]
+    NotV03,
+}
+
+/// The readers a signature is made for, and so the bytes it covers (`docs/a2a-0.3.md` 3.5,
+/// design.md D235): each version's readers rebuild different bytes from the same card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum View {
+    /// A2A 1.0 readers and skillgate: RFC 8785 of the card ([`signing_payload`]); of a card
+    /// that also carries 0.3 members, of its 1.0 view (`skillgate_a2a::v03::card::v1_view`,
+    /// all a 1.0 reader reads of it).
+    V1_0,
+    /// A2A 0.3 readers (a2a-sdk 0.3.x): the view their verifier rebuilds
+    /// ([`v03_signing_payload`]), which covers only the members 0.3 defines.
+    V0_3,
+}
+
+impl View {
+    /// `1.0` or `0.3`, as the CLI and its output name the view.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::V1_0 => "1.0",
+            Self::V0_3 => "0.3",
+        }
+    }
+}
+
+/// Whether an A2A 0.3 reader reads `card`: it carries 0.3's required `url` (a 0.3 card, or a
+/// 1.0 card rendered for 0.3 readers too).
+fn read_by_v03(card: &Value) -> bool {
+    card.get("url").is_some_and(Value::is_string)
+}
+
+/// The views a card is signed for when none is named: the 1.0 view, and the 0.3 view too
+/// when 0.3 readers read the card (a 0.3 card, or a 1.0 card carrying the 0.3 members).
+pub fn default_views(card: &Value) -> &'static [View] {
+    if read_by_v03(card) {
+        &[View::V1_0, View::V0_3]
+    } else {
+        &[View::V1_0]
+    }
+}
+
+/// The bytes a signature for `view` covers; `None` when `card` is not an object or (for the
+/// 0.3 view) has no 0.3 reader.
+fn view_payload(card: &Value, view: View) -> Option<Vec<u8>> {
+    match view {
+        View::V1_0 => match skillgate_a2a::v03::card::v1_view(card) {
+            Some(v1) => signing_payload(&v1),
+            None => signing_payload(card),
+        },
+        View::V0_3 if read_by_v03(card) => v03_signing_payload(card),
+        View::V0_3 => None,
+    }
 }
 
 /// A private key ready to sign cards, with the header values every signature carries.
@@ -191,6 +247,33 @@ impl SigningKey {
         self.signature_over(&payload)
     }
 
+    /// The `signatures[]` entry of `card` for `view`'s readers.
+    pub fn signature_for(&self, card: &Value, view: View) -> Result<Value, SignError> {
+        if !card.is_object() {
+            return Err(SignError::NotACard);
+        }
+        let payload = view_payload(card, view).ok_or(SignError::NotV03)?;
+        self.signature_over(&payload)
+    }
+
+    /// Appends one signature per view to `card.signatures`, in the order given (the 1.0 one
+    /// first, as a server's 0.3 card carries them). Every signature is made before any is
+    /// added, and none is added if one cannot be made.
+    pub fn sign_views(&self, card: &mut Value, views: &[View]) -> Result<(), SignError> {
+        let sigs = views
+            .iter()
+            .map(|v| self.signature_for(card, *v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let obj = card.as_object_mut().ok_or(SignError::NotACard)?;
+        match obj.get_mut("signatures") {
+            Some(Value::Array(a)) => a.extend(sigs),
+            _ => {
+                obj.insert("signatures".into(), Value::Array(sigs));
+            }
+        }
+        Ok(())
+    }
+
     /// A detached JWS over `payload`, as a `signatures[]` entry.
     fn signature_over(&self, payload: &[u8]) -> Result<Value, SignError> {
         let mut header = Map::new();
@@ -300,6 +383,8 @@ pub struct Verified {
     pub kid: String,
     /// Its algorithm.
     pub alg: String,
+    /// The readers whose bytes it covers.
+    pub view: View,
 }
 
 /// Why no signature verified a card: one reason per signature (none when there are none).
@@ -408,9 +493,14 @@ pub enum SignatureError {
     },
 }
 
-/// Verifies `card`: succeeds with the first signature that one of `keys` verifies.
+/// Verifies `card` for skillgate and A2A 1.0 readers: succeeds with the first signature that
+/// one of `keys` verifies over the card's 1.0 view ([`View::V1_0`]). A signature over the 0.3
+/// view alone is not enough: skillgate reads members that view does not cover (D235).
 pub fn verify(card: &Value, keys: &TrustedKeys) -> Result<Verified, VerifyError> {
-    let results = verify_each(card, keys)?;
+    first_verified(verify_each(card, keys)?)
+}
+
+fn first_verified(results: Vec<Result<Verified, SignatureError>>) -> Result<Verified, VerifyError> {
     let mut reasons = Vec::new();
     for (index, r) in results.into_iter().enumerate() {
         match r {
@@ -421,10 +511,22 @@ pub fn verify(card: &Value, keys: &TrustedKeys) -> Result<Verified, VerifyError>
     Err(VerifyError::Invalid(reasons))
 }
 
-/// Every signature of `card` checked on its own, in order (a linter reports each one).
+/// Every signature of `card` checked on its own, in order, for skillgate and A2A 1.0 readers
+/// (see [`verify`]).
 pub fn verify_each(
     card: &Value,
     keys: &TrustedKeys,
+) -> Result<Vec<Result<Verified, SignatureError>>, VerifyError> {
+    verify_each_for(card, keys, &[View::V1_0])
+}
+
+/// Every signature of `card` checked on its own, in order, over the bytes of each of
+/// `views` in turn (a linter reports each signature, and must not call a signature for the
+/// other version's readers wrong).
+pub fn verify_each_for(
+    card: &Value,
+    keys: &TrustedKeys,
+    views: &[View],
 ) -> Result<Vec<Result<Verified, SignatureError>>, VerifyError> {
     let sigs = match card.get("signatures") {
         Some(Value::Array(a)) if !a.is_empty() => a,
@@ -435,29 +537,49 @@ pub fn verify_each(
             "the card is not a JSON object".into()
         ]));
     };
-    // The card as received, and for a card that also carries A2A 0.3 members (what a server
-    // answers a 0.3 reader) its 1.0 view: the 1.0 signature was made over that, and a 1.0
-    // reader reads nothing else of it, so nothing unsigned is read either way.
-    let mut encoded = vec![URL_SAFE_NO_PAD.encode(payload)];
-    if let Some(view) = skillgate_a2a::v03::card::v1_view(card).and_then(|v| signing_payload(&v)) {
-        encoded.push(URL_SAFE_NO_PAD.encode(view));
+    let mut encoded = Vec::new();
+    for view in views {
+        match view {
+            // The card as received, and for a card that also carries A2A 0.3 members (what a
+            // server answers a 0.3 reader) its 1.0 view: the 1.0 signature was made over
+            // that, and a 1.0 reader reads nothing else of it, so nothing unsigned is read
+            // either way.
+            View::V1_0 => {
+                encoded.push((View::V1_0, URL_SAFE_NO_PAD.encode(&payload)));
+                if let Some(v) =
+                    skillgate_a2a::v03::card::v1_view(card).and_then(|v| signing_payload(&v))
+                {
+                    encoded.push((View::V1_0, URL_SAFE_NO_PAD.encode(v)));
+                }
+            }
+            View::V0_3 => {
+                if let Some(v) = view_payload(card, View::V0_3) {
+                    encoded.push((View::V0_3, URL_SAFE_NO_PAD.encode(v)));
+                }
+            }
+        }
     }
     Ok(sigs
         .iter()
         .enumerate()
         .map(|(index, sig)| {
-            verify_one(sig, &encoded, keys).map(|(kid, alg)| Verified { index, kid, alg })
+            verify_one(sig, &encoded, keys).map(|(kid, alg, view)| Verified {
+                index,
+                kid,
+                alg,
+                view,
+            })
         })
         .collect())
 }
 
-/// Checks one signature over each of `payloads` (base64url) in turn; the first that
-/// verifies wins.
+/// Checks one signature over each of `payloads` (base64url, with the view each covers) in
+/// turn; the first that verifies wins.
 fn verify_one(
     sig: &Value,
-    payloads: &[String],
+    payloads: &[(View, String)],
     keys: &TrustedKeys,
-) -> Result<(String, String), SignatureError> {
+) -> Result<(String, String, View), SignatureError> {
     let header = protected_header(sig)?;
     let alg_name = header
         .get("alg")
@@ -491,10 +613,10 @@ fn verify_one(
         .get("protected")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    for payload in payloads {
+    for (view, payload) in payloads {
         let input = format!("{protected}.{payload}");
         match jsonwebtoken::crypto::verify(signature, input.as_bytes(), &key, alg) {
-            Ok(true) => return Ok((kid.to_owned(), alg_name.to_owned())),
+            Ok(true) => return Ok((kid.to_owned(), alg_name.to_owned(), *view)),
             Ok(false) => {}
             Err(e) => {
                 return Err(SignatureError::Unverifiable {

@@ -11,14 +11,17 @@
 //! `a2a.v1` RPC, its answer translated to 1.0 as a 0.3 HTTP+JSON answer is (`grpc03`).
 
 use serde::Serialize;
+use skillgate_a2a::v03::rest::PUSH_CONFIGS;
 use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{
-    methods, CancelTaskRequest, GetTaskRequest, JsonRpcId, JsonRpcRequest, ListTasksRequest,
-    SendMessageRequest, SubscribeToTaskRequest, MEDIA_TYPE_A2A_JSON, MEDIA_TYPE_EVENT_STREAM,
-    MEDIA_TYPE_JSON,
+    methods, CancelTaskRequest, GetTaskRequest, JsonRpcId, JsonRpcRequest,
+    ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest,
+    SubscribeToTaskRequest, TaskPushNotificationConfig, TaskPushNotificationConfigRef,
+    MEDIA_TYPE_A2A_JSON, MEDIA_TYPE_EVENT_STREAM, MEDIA_TYPE_JSON,
 };
 use url::Url;
 
+use crate::v03rest::Verb03;
 use crate::{fresh_id, Binding, Interface, Reply, Streaming, Transport, TransportError};
 
 /// What one unary operation got back: the whole reply and, for JSON-RPC, the id the request
@@ -41,6 +44,7 @@ pub struct Endpoint {
 enum Verb {
     Get,
     Post,
+    Delete,
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, TransportError> {
@@ -143,6 +147,10 @@ impl Endpoint {
                 let url = self.rest_url(segments)?;
                 let open = match verb {
                     Verb::Get => t.get(&url, accept, activate).await?,
+                    Verb::Delete => {
+                        t.delete_as(WireVersion::V1_0, &url, accept, activate)
+                            .await?
+                    }
                     Verb::Post => {
                         t.post(
                             &url,
@@ -215,19 +223,14 @@ impl Endpoint {
                 .append_pair("historyLength", &n.to_string());
         }
         let t = &self.transport;
-        let open = match r.body {
-            Some(body) => {
-                t.post_as(
-                    WireVersion::V0_3,
-                    &url,
-                    MEDIA_TYPE_JSON,
-                    accept,
-                    activate,
-                    body,
-                )
-                .await?
+        let v = WireVersion::V0_3;
+        let open = match r.verb {
+            Verb03::Post(body) => {
+                t.post_as(v, &url, MEDIA_TYPE_JSON, accept, activate, body)
+                    .await?
             }
-            None => t.get_as(WireVersion::V0_3, &url, accept, activate).await?,
+            Verb03::Get => t.get_as(v, &url, accept, activate).await?,
+            Verb03::Delete => t.delete_as(v, &url, accept, activate).await?,
         };
         if open.is_event_stream() && open.status.is_success() {
             return Ok((None, open.into_v03_events(true)));
@@ -390,6 +393,81 @@ impl Endpoint {
             rest,
             MEDIA_TYPE_A2A_JSON,
             false,
+        )
+        .await
+    }
+
+    /// `CreateTaskPushNotificationConfig`: registers `config` (its `taskId` names the task; an
+    /// empty `id` lets the agent assign one). JSON-RPC `CreateTaskPushNotificationConfig`,
+    /// HTTP+JSON `POST tasks/{taskId}/pushNotificationConfigs`; on 0.3 interfaces
+    /// `tasks/pushNotificationConfig/set`, `POST v1/tasks/{taskId}/pushNotificationConfigs`
+    /// and the `a2a.v1` RPC. The answer is the config as registered, in the 1.0 shapes.
+    pub async fn create_push_config(
+        &self,
+        config: &TaskPushNotificationConfig,
+    ) -> Result<Sent, TransportError> {
+        let rest = (
+            Verb::Post,
+            &["tasks", config.task_id.as_str(), PUSH_CONFIGS][..],
+        );
+        self.unary(
+            methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
+            config,
+            rest,
+            MEDIA_TYPE_A2A_JSON,
+            true,
+        )
+        .await
+    }
+
+    /// `GetTaskPushNotificationConfig` of config `r.id` of task `r.taskId`.
+    pub async fn get_push_config(
+        &self,
+        r: &TaskPushNotificationConfigRef,
+    ) -> Result<Sent, TransportError> {
+        let segments = ["tasks", r.task_id.as_str(), PUSH_CONFIGS, r.id.as_str()];
+        let rest = (Verb::Get, &segments[..]);
+        self.unary(
+            methods::GET_TASK_PUSH_NOTIFICATION_CONFIG,
+            r,
+            rest,
+            MEDIA_TYPE_A2A_JSON,
+            true,
+        )
+        .await
+    }
+
+    /// `ListTaskPushNotificationConfigs` of task `r.taskId` (0.3 has no paging: every config
+    /// comes in one answer).
+    pub async fn list_push_configs(
+        &self,
+        r: &ListTaskPushNotificationConfigsRequest,
+    ) -> Result<Sent, TransportError> {
+        let rest = (Verb::Get, &["tasks", r.task_id.as_str(), PUSH_CONFIGS][..]);
+        self.unary(
+            methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
+            r,
+            rest,
+            MEDIA_TYPE_A2A_JSON,
+            true,
+        )
+        .await
+    }
+
+    /// `DeleteTaskPushNotificationConfig` of config `r.id` of task `r.taskId`; the answer is
+    /// `{}` whatever the binding says.
+    pub async fn delete_push_config(
+        &self,
+        r: &TaskPushNotificationConfigRef,
+    ) -> Result<Sent, TransportError> {
+        let segments = ["tasks", r.task_id.as_str(), PUSH_CONFIGS, r.id.as_str()];
+        let rest = (Verb::Delete, &segments[..]);
+        self.unary(
+            methods::DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+            r,
+            rest,
+            MEDIA_TYPE_A2A_JSON,
+            true,
         )
         .await
     }

@@ -276,6 +276,42 @@ impl Grpc<'_> {
                     .await
                     .map(|r| split(r, &self.interface.url))
             }
+            methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => {
+                let r = self.request(
+                    to_pb::<_, pb::TaskPushNotificationConfig>(params)?,
+                    activate,
+                );
+                c.create_task_push_notification_config(r)
+                    .await
+                    .map(|r| split(r, &self.interface.url))
+            }
+            methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => {
+                let r = self.request(
+                    to_pb::<_, pb::GetTaskPushNotificationConfigRequest>(params)?,
+                    activate,
+                );
+                c.get_task_push_notification_config(r)
+                    .await
+                    .map(|r| split(r, &self.interface.url))
+            }
+            methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => {
+                let r = self.request(
+                    to_pb::<_, pb::ListTaskPushNotificationConfigsRequest>(params)?,
+                    activate,
+                );
+                c.list_task_push_notification_configs(r)
+                    .await
+                    .map(|r| split(r, &self.interface.url))
+            }
+            methods::DELETE_TASK_PUSH_NOTIFICATION_CONFIG => {
+                let r = self.request(
+                    to_pb::<_, pb::DeleteTaskPushNotificationConfigRequest>(params)?,
+                    activate,
+                );
+                c.delete_task_push_notification_config(r)
+                    .await
+                    .map(|r| split(r, &self.interface.url))
+            }
             other => {
                 return Err(TransportError::Config(format!(
                     "{other} is not a unary gRPC method of this client"

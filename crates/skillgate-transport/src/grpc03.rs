@@ -9,10 +9,14 @@
 use serde::Serialize;
 use serde_json::Value;
 use skillgate_a2a::v03::error::{error_of_grpc_message, grpc_message_text};
-use skillgate_a2a::v03::rest::{error_status, task_name, ErrorBody};
+use skillgate_a2a::v03::rest::{error_status, task_name, ConfigName, ErrorBody};
 use skillgate_a2a::v03::translate::{history_length_to_v03, pj as t};
 use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{methods, CancelTaskRequest, GetTaskRequest, SendMessageRequest};
+use skillgate_a2a::{
+    ListTaskPushNotificationConfigsRequest, TaskPushNotificationConfig,
+    TaskPushNotificationConfigRef,
+};
 use skillgate_a2a::{SubscribeToTaskRequest, MEDIA_TYPE_JSON};
 use skillgate_grpc::pb03;
 use skillgate_grpc::pb03::a2a_service_client::A2aServiceClient;
@@ -74,60 +78,20 @@ impl Grpc<'_> {
     }
 
     /// A unary 1.0 operation (`method` is its JSON-RPC name, `params` its A2A JSON form) on
-    /// a 0.3 gRPC interface. `ListTasks` and `GetExtendedAgentCard` have no 0.3 gRPC form
-    /// this client writes (0.3 has no ListTasks; its GetAgentCard is the public card) and are
-    /// refused before anything is sent.
+    /// a 0.3 gRPC interface: every unary RPC 0.3 has. `GetExtendedAgentCard` is 0.3's
+    /// `GetAgentCard` (what a2a-sdk 0.3's gRPC client calls for the authenticated card too);
+    /// `ListTasks` has no 0.3 form and is refused before anything is sent.
     pub(crate) async fn unary03<P: Serialize>(
         &self,
         method: &'static str,
         params: &P,
         activate: bool,
     ) -> Result<Sent, TransportError> {
-        let request = match method {
-            methods::SEND_MESSAGE => {
-                let s: SendMessageRequest = typed(params)?;
-                let pj = t::send_message_request_to_pj(&s).map_err(no_form)?;
-                Unary::Send(Box::new(to_pb(&pj)?))
-            }
-            methods::GET_TASK => {
-                let g: GetTaskRequest = typed(params)?;
-                Unary::Get(pb03::GetTaskRequest {
-                    name: task_name(&g.id),
-                    history_length: history_length_to_v03(g.history_length).unwrap_or(0),
-                })
-            }
-            methods::CANCEL_TASK => {
-                let c: CancelTaskRequest = typed(params)?;
-                Unary::Cancel(pb03::CancelTaskRequest {
-                    name: task_name(&c.id),
-                })
-            }
-            other => return Err(unsupported(other)),
-        };
+        let request = unary_request(method, params)?;
         let mut c = self.client03().await?;
         let url = &self.interface.url;
         let started = Instant::now();
-        let answer: Result<(Value, Option<String>, Answer), Status> = match request {
-            Unary::Send(m) => c
-                .send_message(self.request(*m, activate))
-                .await
-                .and_then(|r| {
-                    let ext = extensions_of(r.metadata());
-                    Ok((to_json(r.get_ref(), url)?, ext, Answer::SendMessage))
-                }),
-            Unary::Get(m) => c.get_task(self.request(m, activate)).await.and_then(|r| {
-                let ext = extensions_of(r.metadata());
-                Ok((to_json(r.get_ref(), url)?, ext, Answer::Task))
-            }),
-            Unary::Cancel(m) => c
-                .cancel_task(self.request(m, activate))
-                .await
-                .and_then(|r| {
-                    let ext = extensions_of(r.metadata());
-                    Ok((to_json(r.get_ref(), url)?, ext, Answer::Task))
-                }),
-        };
-        let reply = match answer {
+        let reply = match self.call(&mut c, request, activate).await {
             Ok((v, extensions, kind)) => Reply {
                 status: StatusCode::OK,
                 content_type: MEDIA_TYPE_JSON.to_owned(),
@@ -142,6 +106,72 @@ impl Grpc<'_> {
             request_id: None,
             reply,
         })
+    }
+
+    /// Sends one unary RPC: the answer's ProtoJSON (a card already in 0.3 JSON), the echoed
+    /// extensions, and how the 0.3 HTTP+JSON readers read it.
+    async fn call(
+        &self,
+        c: &mut A2aServiceClient<tonic::transport::Channel>,
+        request: Unary,
+        activate: bool,
+    ) -> Result<(Value, Option<String>, Answer), Status> {
+        let url = &self.interface.url;
+        fn done<M: Serialize>(
+            r: tonic::Response<M>,
+            url: &Url,
+            kind: Answer,
+        ) -> Result<(Value, Option<String>, Answer), Status> {
+            Ok((
+                to_json(r.get_ref(), url)?,
+                extensions_of(r.metadata()),
+                kind,
+            ))
+        }
+        match request {
+            Unary::Send(m) => {
+                let r = c.send_message(self.request(*m, activate)).await?;
+                done(r, url, Answer::SendMessage)
+            }
+            Unary::Get(m) => done(
+                c.get_task(self.request(m, activate)).await?,
+                url,
+                Answer::Task,
+            ),
+            Unary::Cancel(m) => {
+                let r = c.cancel_task(self.request(m, activate)).await?;
+                done(r, url, Answer::Task)
+            }
+            Unary::CreateConfig(m) => {
+                let r = c
+                    .create_task_push_notification_config(self.request(*m, activate))
+                    .await?;
+                done(r, url, Answer::PushConfig)
+            }
+            Unary::GetConfig(m) => {
+                let r = c
+                    .get_task_push_notification_config(self.request(m, activate))
+                    .await?;
+                done(r, url, Answer::PushConfig)
+            }
+            Unary::ListConfigs(m) => {
+                let r = c
+                    .list_task_push_notification_config(self.request(m, activate))
+                    .await?;
+                done(r, url, Answer::PushConfigs)
+            }
+            Unary::DeleteConfig(m) => {
+                let r = c
+                    .delete_task_push_notification_config(self.request(m, activate))
+                    .await?;
+                done(r, url, Answer::Deleted)
+            }
+            Unary::Card(m) => {
+                let r = c.get_agent_card(self.request(m, activate)).await?;
+                let (v, ext, kind) = done(r, url, Answer::Card)?;
+                Ok((skillgate_a2a::v03::card::from_proto_json(&v), ext, kind))
+            }
+        }
     }
 
     /// A streaming 1.0 operation (`SendStreamingMessage`, `SubscribeToTask`) on a 0.3 gRPC
@@ -202,10 +232,71 @@ impl Grpc<'_> {
 
 /// The 0.3 unary RPCs this client sends.
 enum Unary {
-    // Boxed: a message is far larger than the name-only requests.
+    // Boxed: a message (or a config) is far larger than the name-only requests.
     Send(Box<pb03::SendMessageRequest>),
     Get(pb03::GetTaskRequest),
     Cancel(pb03::CancelTaskRequest),
+    CreateConfig(Box<pb03::CreateTaskPushNotificationConfigRequest>),
+    GetConfig(pb03::GetTaskPushNotificationConfigRequest),
+    ListConfigs(pb03::ListTaskPushNotificationConfigRequest),
+    DeleteConfig(pb03::DeleteTaskPushNotificationConfigRequest),
+    Card(pb03::GetAgentCardRequest),
+}
+
+/// The 0.3 RPC of 1.0 operation `method` with `params`; resource names by `v03::rest`.
+fn unary_request<P: Serialize>(method: &'static str, params: &P) -> Result<Unary, TransportError> {
+    let config_name = |r: &TaskPushNotificationConfigRef| {
+        ConfigName {
+            task_id: r.task_id.clone(),
+            config_id: r.id.clone(),
+        }
+        .render()
+    };
+    Ok(match method {
+        methods::SEND_MESSAGE => {
+            let s: SendMessageRequest = typed(params)?;
+            let pj = t::send_message_request_to_pj(&s).map_err(no_form)?;
+            Unary::Send(Box::new(to_pb(&pj)?))
+        }
+        methods::GET_TASK => {
+            let g: GetTaskRequest = typed(params)?;
+            Unary::Get(pb03::GetTaskRequest {
+                name: task_name(&g.id),
+                history_length: history_length_to_v03(g.history_length).unwrap_or(0),
+            })
+        }
+        methods::CANCEL_TASK => {
+            let c: CancelTaskRequest = typed(params)?;
+            Unary::Cancel(pb03::CancelTaskRequest {
+                name: task_name(&c.id),
+            })
+        }
+        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => {
+            let c: TaskPushNotificationConfig = typed(params)?;
+            Unary::CreateConfig(Box::new(to_pb(&t::create_push_config_to_pj(&c))?))
+        }
+        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => {
+            let r: TaskPushNotificationConfigRef = typed(params)?;
+            Unary::GetConfig(pb03::GetTaskPushNotificationConfigRequest {
+                name: config_name(&r),
+            })
+        }
+        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => {
+            let l: ListTaskPushNotificationConfigsRequest = typed(params)?;
+            Unary::ListConfigs(pb03::ListTaskPushNotificationConfigRequest {
+                parent: task_name(&l.task_id),
+                ..Default::default()
+            })
+        }
+        methods::DELETE_TASK_PUSH_NOTIFICATION_CONFIG => {
+            let r: TaskPushNotificationConfigRef = typed(params)?;
+            Unary::DeleteConfig(pb03::DeleteTaskPushNotificationConfigRequest {
+                name: config_name(&r),
+            })
+        }
+        methods::GET_EXTENDED_AGENT_CARD => Unary::Card(pb03::GetAgentCardRequest {}),
+        other => return Err(unsupported(other)),
+    })
 }
 
 /// A 0.3 answer's ProtoJSON (whole doubles back to integers); a message with no JSON form

@@ -609,6 +609,22 @@ impl Transport {
         self.open("GET", out, self.config.response_limit).await
     }
 
+    /// `DELETE` in the `version` dialect (its headers, see [`Transport::headers`]).
+    pub(crate) async fn delete_as(
+        &self,
+        version: WireVersion,
+        url: &Url,
+        accept: &str,
+        activate: bool,
+    ) -> Result<Streaming, TransportError> {
+        let out = Outgoing {
+            method: reqwest::Method::DELETE,
+            version,
+            ..Outgoing::get(url, accept, activate)
+        };
+        self.open("DELETE", out, self.config.response_limit).await
+    }
+
     /// `POST` in the `version` dialect (its headers, see [`Transport::headers`]).
     pub(crate) async fn post_as(
         &self,

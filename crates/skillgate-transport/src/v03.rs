@@ -28,6 +28,13 @@ pub(crate) enum ResultKind {
     StreamEvent,
     /// `agent/getAuthenticatedExtendedCard`: a 0.3 card, handed back as the 1.0 card.
     Card,
+    /// `tasks/pushNotificationConfig/set` and `.../get`: a nested 0.3 config, handed back
+    /// as the flat 1.0 config.
+    PushConfig,
+    /// `tasks/pushNotificationConfig/list`: a bare array, handed back as 1.0's `{configs}`.
+    PushConfigs,
+    /// `tasks/pushNotificationConfig/delete`: `null`, handed back as 1.0's `{}`.
+    Deleted,
 }
 
 /// A 1.0 operation's params as the typed 1.0 request `T` (the endpoint's callers hand over
@@ -37,8 +44,8 @@ fn typed<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, TransportEr
         .map_err(|e| TransportError::Config(format!("cannot encode the request: {e}")))
 }
 
-/// The 0.3 request of a 1.0 operation, with what its answer will hold. Operations 0.3
-/// JSON-RPC does not have (`ListTasks`) are refused before anything is sent.
+/// The 0.3 request of a 1.0 operation, with what its answer will hold: every operation 0.3
+/// JSON-RPC has. The one it does not have (`ListTasks`) is refused before anything is sent.
 fn request_of(
     method: &'static str,
     params: Value,
@@ -59,6 +66,22 @@ fn request_of(
             ResultKind::StreamEvent,
         ),
         methods::GET_EXTENDED_AGENT_CARD => (Request::GetExtendedAgentCard, ResultKind::Card),
+        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => (
+            Request::CreateTaskPushNotificationConfig(typed(params)?),
+            ResultKind::PushConfig,
+        ),
+        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => (
+            Request::GetTaskPushNotificationConfig(typed(params)?),
+            ResultKind::PushConfig,
+        ),
+        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => (
+            Request::ListTaskPushNotificationConfigs(typed(params)?),
+            ResultKind::PushConfigs,
+        ),
+        methods::DELETE_TASK_PUSH_NOTIFICATION_CONFIG => (
+            Request::DeleteTaskPushNotificationConfig(typed(params)?),
+            ResultKind::Deleted,
+        ),
         other => {
             return Err(TransportError::Unsupported {
                 operation: other,
@@ -112,6 +135,11 @@ fn result(kind: ResultKind, v: Value, url: &Url) -> Result<Value, TransportError
                 skillgate_a2a::v03::card::read(&v).map_err(|e| bad(url, format!("result: {e}")))?;
             json(&card, url)
         }
+        ResultKind::PushConfig => json(&rpc::read_push_config(v).map_err(read)?, url),
+        ResultKind::PushConfigs => json(&rpc::read_push_configs(v).map_err(read)?, url),
+        // 0.3 answers `null`; anything else is not a delete's answer.
+        ResultKind::Deleted if v.is_null() => Ok(Value::Object(Default::default())),
+        ResultKind::Deleted => Err(bad(url, "result: a delete answers null")),
     }
 }
 
@@ -144,6 +172,15 @@ fn envelope(kind: ResultKind, bytes: &[u8], url: &Url) -> Result<JsonRpcResponse
     })?;
     let mut v = v;
     drop_error_data(&mut v);
+    if kind == ResultKind::Deleted {
+        // A delete's `result` is `null`, and a2a-sdk 0.3 leaves null members out of every
+        // answer: no `result` and no `error` is that `null`.
+        if let Value::Object(m) = &mut v {
+            if !m.contains_key("result") && !m.contains_key("error") {
+                m.insert("result".into(), Value::Null);
+            }
+        }
+    }
     let r = JsonRpcResponse::from_value(v).map_err(|e| bad(url, e.0))?;
     let outcome = match r.outcome {
         Ok(v) => Ok(result(kind, v, url)?),

@@ -15,6 +15,10 @@ use skillgate_a2a::v03::translate::{history_length_to_v03, pj as t};
 use skillgate_a2a::v03::{pj, ReadError};
 use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{methods, CancelTaskRequest, GetTaskRequest, SendMessageRequest};
+use skillgate_a2a::{
+    ListTaskPushNotificationConfigsRequest, TaskPushNotificationConfig,
+    TaskPushNotificationConfigRef,
+};
 use url::Url;
 
 use crate::{redact, TransportError};
@@ -28,20 +32,38 @@ pub(crate) enum Answer {
     Task,
     /// `message:stream`, `tasks/{id}:subscribe`: PJ StreamResponses as server-sent events.
     Events,
-    /// `card`: a 0.3 card (0.3 JSON), handed back as the 1.0 card.
+    /// `card`: a 0.3 card (0.3 JSON), handed back as the 1.0 card; a 0.3 gRPC
+    /// `GetAgentCard` answer, its proto form undone first.
     Card,
+    /// A PJ push config (create, get), handed back as the flat 1.0 config.
+    PushConfig,
+    /// A PJ `{configs, nextPageToken}` (list), handed back as the 1.0 list result.
+    PushConfigs,
+    /// A delete's answer (`{}`, or nothing), handed back as 1.0's `{}`.
+    Deleted,
+}
+
+/// The HTTP method of a 0.3 HTTP+JSON request, with the body of a POST.
+#[derive(Debug)]
+pub(crate) enum Verb03 {
+    /// `GET`.
+    Get,
+    /// `POST` with this ProtoJSON body.
+    Post(Vec<u8>),
+    /// `DELETE`.
+    Delete,
 }
 
 /// One 0.3 HTTP+JSON request: the path segments under the interface URL (after `v1`), the
-/// query, the body (`None`: a GET) and what its answer holds.
+/// query, the method with its body, and what its answer holds.
 #[derive(Debug)]
 pub(crate) struct Request {
     /// Segments after `/v1`, each percent-encoded when the URL is built.
     pub(crate) segments: Vec<String>,
     /// `historyLength`, for `GET tasks/{id}`.
     pub(crate) history_length: Option<i32>,
-    /// The ProtoJSON body of a POST.
-    pub(crate) body: Option<Vec<u8>>,
+    /// The method, and the ProtoJSON body of a POST.
+    pub(crate) verb: Verb03,
     /// What the answer holds.
     pub(crate) answer: Answer,
 }
@@ -54,8 +76,21 @@ fn typed<T: DeserializeOwned>(params: Value) -> Result<T, TransportError> {
     serde_json::from_value(params).map_err(config_error)
 }
 
-fn body<T: Serialize>(v: &T) -> Result<Option<Vec<u8>>, TransportError> {
-    serde_json::to_vec(v).map(Some).map_err(config_error)
+fn post<T: Serialize>(v: &T) -> Result<Verb03, TransportError> {
+    serde_json::to_vec(v)
+        .map(Verb03::Post)
+        .map_err(config_error)
+}
+
+/// `tasks/{t}/pushNotificationConfigs[/{id}]` as path segments.
+fn config_segments(task_id: &str, id: Option<&str>) -> Vec<String> {
+    let mut s = vec![
+        "tasks".to_owned(),
+        task_id.to_owned(),
+        skillgate_a2a::v03::rest::PUSH_CONFIGS.to_owned(),
+    ];
+    s.extend(id.map(str::to_owned));
+    s
 }
 
 /// The 0.3 HTTP+JSON request of 1.0 operation `method` with `params`. `ListTasks` has no
@@ -71,7 +106,7 @@ pub(crate) fn request<P: Serialize>(
     let mut r = Request {
         segments: Vec::new(),
         history_length: None,
-        body: None,
+        verb: Verb03::Get,
         answer: Answer::Task,
     };
     match method {
@@ -84,7 +119,7 @@ pub(crate) fn request<P: Serialize>(
                 "message:send"
             };
             r.segments.push(segment.to_owned());
-            r.body = body(&t::send_message_request_to_pj(&s).map_err(no_form)?)?;
+            r.verb = post(&t::send_message_request_to_pj(&s).map_err(no_form)?)?;
             r.answer = if streaming {
                 Answer::Events
             } else {
@@ -100,7 +135,7 @@ pub(crate) fn request<P: Serialize>(
             let c: CancelTaskRequest = typed(params)?;
             r.segments = vec!["tasks".into(), format!("{}:cancel", c.id)];
             // The proto's CancelTaskRequest minus its path member `name`.
-            r.body = Some(b"{}".to_vec());
+            r.verb = Verb03::Post(b"{}".to_vec());
         }
         methods::SUBSCRIBE_TO_TASK => {
             let s: skillgate_a2a::SubscribeToTaskRequest = typed(params)?;
@@ -110,6 +145,29 @@ pub(crate) fn request<P: Serialize>(
         methods::GET_EXTENDED_AGENT_CARD => {
             r.segments.push("card".into());
             r.answer = Answer::Card;
+        }
+        methods::CREATE_TASK_PUSH_NOTIFICATION_CONFIG => {
+            let c: TaskPushNotificationConfig = typed(params)?;
+            r.segments = config_segments(&c.task_id, None);
+            // The proto request, as a2a-sdk 0.3's client sends it (D263).
+            r.verb = post(&t::create_push_config_to_pj(&c))?;
+            r.answer = Answer::PushConfig;
+        }
+        methods::GET_TASK_PUSH_NOTIFICATION_CONFIG => {
+            let g: TaskPushNotificationConfigRef = typed(params)?;
+            r.segments = config_segments(&g.task_id, Some(&g.id));
+            r.answer = Answer::PushConfig;
+        }
+        methods::LIST_TASK_PUSH_NOTIFICATION_CONFIGS => {
+            let l: ListTaskPushNotificationConfigsRequest = typed(params)?;
+            r.segments = config_segments(&l.task_id, None);
+            r.answer = Answer::PushConfigs;
+        }
+        methods::DELETE_TASK_PUSH_NOTIFICATION_CONFIG => {
+            let d: TaskPushNotificationConfigRef = typed(params)?;
+            r.segments = config_segments(&d.task_id, Some(&d.id));
+            r.verb = Verb03::Delete;
+            r.answer = Answer::Deleted;
         }
         other => {
             return Err(TransportError::Unsupported {
@@ -158,6 +216,10 @@ pub(crate) fn translate_body(
     bytes: &[u8],
     url: &Url,
 ) -> Result<Vec<u8>, TransportError> {
+    if answer == Answer::Deleted {
+        // Whatever a successful delete says (`{}`, or no body at all), 1.0 says `{}`.
+        return Ok(b"{}".to_vec());
+    }
     let v = parse(bytes, url)?;
     let read_err = |e: ReadError| bad(url, e.to_string());
     match answer {
@@ -176,6 +238,18 @@ pub(crate) fn translate_body(
                 skillgate_a2a::v03::card::read(&v).map_err(|e| bad(url, format!("card: {e}")))?;
             to_vec(&card, url)
         }
+        Answer::PushConfig => {
+            let c: pj::TaskPushNotificationConfig = read(v, url)?;
+            to_vec(&t::push_config_answer_from_pj(c).map_err(read_err)?, url)
+        }
+        Answer::PushConfigs => {
+            let l: pj::ListTaskPushNotificationConfigResponse = read(v, url)?;
+            to_vec(
+                &t::list_push_configs_response_from_pj(l).map_err(read_err)?,
+                url,
+            )
+        }
+        Answer::Deleted => Ok(b"{}".to_vec()),
     }
 }
 

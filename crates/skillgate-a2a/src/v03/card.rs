@@ -136,6 +136,18 @@ pub fn render(card: &AgentCard) -> Result<Value, RenderError> {
     if let Some(ext) = card.capabilities.extended_agent_card {
         o.insert("supportsAuthenticatedExtendedCard".into(), json!(ext));
     }
+    // `required` written even when false: a2a-sdk 0.3 reads a card fetched over gRPC with
+    // `required` always set (a proto3 bool), so its signature view has `"required": false`
+    // there; written here too, the HTTP and the gRPC reading rebuild the same bytes and one
+    // 0.3 signature verifies both ways (design.md D303). 1.0 readers do not sign a `false`.
+    if let Some(Value::Array(exts)) = o
+        .get_mut("capabilities")
+        .and_then(|c| c.get_mut("extensions"))
+    {
+        for e in exts.iter_mut().filter_map(Value::as_object_mut) {
+            e.entry("required").or_insert(json!(false));
+        }
+    }
     if !card.security_requirements.is_empty() {
         o.insert(
             "security".into(),
@@ -175,6 +187,35 @@ pub fn to_proto_json(v03_card: &Value) -> Value {
         skills.iter_mut().for_each(proto_security);
     }
     card
+}
+
+/// The inverse of [`to_proto_json`], for a client reading `GetAgentCard`'s answer: the proto
+/// `security` form `[{schemes:{n:{list:[s]}}}]` (top level and per skill) back to the 0.3
+/// JSON `[{n:[s]}]`, so [`read`] takes the card as it takes one fetched over HTTP. An entry
+/// not in the proto form is left as it is (and judged by [`read`]).
+pub fn from_proto_json(proto_card: &Value) -> Value {
+    let mut card = proto_card.clone();
+    v03_security(&mut card);
+    if let Some(Value::Array(skills)) = card.get_mut("skills") {
+        skills.iter_mut().for_each(v03_security);
+    }
+    card
+}
+
+/// `security: [{schemes:{n:{list:[s]}}}]` -> `[{n:[s]}]` in place, on an object that has it.
+fn v03_security(o: &mut Value) {
+    if let Some(Value::Array(reqs)) = o.get_mut("security") {
+        for r in reqs.iter_mut() {
+            let Some(Value::Object(schemes)) = r.get("schemes") else {
+                continue;
+            };
+            let flat: Map<String, Value> = schemes
+                .iter()
+                .map(|(n, s)| (n.clone(), s.get("list").cloned().unwrap_or(json!([]))))
+                .collect();
+            *r = Value::Object(flat);
+        }
+    }
 }
 
 /// `security: [{n:[s]}]` -> `[{schemes:{n:{list:[s]}}}]` in place, on an object that has it.

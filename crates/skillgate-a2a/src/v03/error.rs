@@ -1,6 +1,6 @@
 //! Errors of the 0.3 translation, and the 0.3 JSON-RPC error object.
 
-use crate::error::A2aError;
+use crate::error::{A2aError, HttpRefusal};
 use crate::jsonrpc::JsonRpcError;
 
 /// Why a 0.3 request (or answer) cannot be read as its 1.0 counterpart. Always an
@@ -81,6 +81,24 @@ pub fn jsonrpc_error(error: A2aError, message: impl Into<String>) -> JsonRpcErro
         message: message.into(),
         data: None,
     }
+}
+
+/// The 0.3 JSON-RPC error object of a refusal the HTTP layer makes before the method is read
+/// (no token, a foreign origin, the connection limit, a body over the limit). The HTTP status
+/// says what happened (401, 403, 413, 503, ...); JSON-RPC has no code for these, so the object
+/// carries InvalidRequest (-32600) for a refusal of the request itself and InternalError
+/// (-32603) for the server's own state (503), and a 0.3 client that reads the body (as
+/// @a2a-js/sdk 0.3 does on a non-2xx answer) finds `code` and `message` where it looks.
+pub fn refusal_jsonrpc(refusal: HttpRefusal, message: impl Into<String>) -> JsonRpcError {
+    let kind = match refusal {
+        HttpRefusal::Unavailable => A2aError::InternalError,
+        HttpRefusal::Unauthenticated
+        | HttpRefusal::PayloadTooLarge
+        | HttpRefusal::BadRequest
+        | HttpRefusal::Forbidden
+        | HttpRefusal::MethodNotAllowed => A2aError::InvalidRequest,
+    };
+    jsonrpc_error(kind, message)
 }
 
 /// A 1.0 JSON-RPC error object (with its ErrorInfo `data`) as a 0.3 client gets it: the same

@@ -18,11 +18,12 @@ pub enum CardCommand {
     /// extension. Exit 0 without errors, 1 with errors, 2 when the input is unreadable or not
     /// JSON.
     Lint(LintArgs),
-    /// Sign an Agent Card (JWS over its RFC 8785 form, A2A 1.0 section 8.4): prints the card
-    /// with one more `signatures` entry.
+    /// Sign an Agent Card (JWS, A2A 1.0 section 8.4): prints the card with one more
+    /// `signatures` entry per reader view (1.0: over its RFC 8785 form; 0.3: over the view
+    /// a2a-sdk 0.3 checks).
     Sign(super::signing::SignArgs),
-    /// Verify an Agent Card's signatures against your JWK set: exit 0 and the key that
-    /// verified, or exit 1 and why no signature did.
+    /// Verify an Agent Card's signatures against your JWK set: exit 0 and each signature that
+    /// verified with its key and the readers' view (1.0 or 0.3), or exit 1 and why none did.
     Verify(super::signing::VerifyArgs),
     /// Compare two Agent Cards of one agent: skills added, removed and re-versioned, each
     /// re-versioned skill with its interface verdict when both documents are given with

@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use skillgate_sign::{verify, SigningKey, TrustedKeys, VerifyError};
+use skillgate_sign::{verify_each_for, SigningKey, TrustedKeys, Verified, VerifyError, View};
 use skillgate_transport::{looks_like_url, redact_str, Transport};
 
 use super::io::read_input;
@@ -18,6 +18,29 @@ pub enum VerifyFormat {
     Text,
     /// `{"verified": true, "kid", "alg", "index"}` or `{"verified": false, "reasons": [...]}`.
     Json,
+}
+
+/// Which readers `card sign` signs for.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum SignView {
+    /// A2A 1.0 readers and skillgate (RFC 8785 of the card's 1.0 members).
+    #[value(name = "1.0")]
+    V1_0,
+    /// A2A 0.3 readers (the view a2a-sdk 0.3's verifier rebuilds); the card needs a `url`.
+    #[value(name = "0.3")]
+    V0_3,
+    /// Both, the 1.0 signature first.
+    Both,
+}
+
+impl SignView {
+    fn views(self) -> &'static [View] {
+        match self {
+            Self::V1_0 => &[View::V1_0],
+            Self::V0_3 => &[View::V0_3],
+            Self::Both => &[View::V1_0, View::V0_3],
+        }
+    }
 }
 
 /// Arguments of `card sign`.
@@ -38,6 +61,10 @@ pub struct SignArgs {
     /// URL of the JWK set holding the public key (`jku` in the protected header).
     #[arg(long, value_name = "URL")]
     pub jku: Option<String>,
+    /// The readers to sign for, one signature each: 1.0, 0.3 or both (default: both for a
+    /// card A2A 0.3 readers read, one with a `url`; 1.0 otherwise).
+    #[arg(long, value_enum, value_name = "VIEW")]
+    pub view: Option<SignView>,
 }
 
 /// Arguments of `card verify`.
@@ -61,9 +88,20 @@ pub fn sign(a: SignArgs) -> Result<u8> {
     let key = SigningKey::from_pem(&pem, &a.kid, a.alg.as_deref(), a.jku.clone())
         .with_context(|| format!("--key {}", a.key))?;
     let mut card = read_card(&a.input)?;
-    key.sign(&mut card)?;
+    let views = match a.view {
+        Some(v) => v.views(),
+        None => skillgate_sign::default_views(&card),
+    };
+    key.sign_views(&mut card, views)
+        .with_context(|| format!("{}: --view {}", a.input, names(views)))?;
     outln!("{}", serde_json::to_string_pretty(&card)?);
     Ok(exit::OK)
+}
+
+/// `1.0`, `0.3` or `1.0,0.3`.
+fn names(views: &[View]) -> String {
+    let names: Vec<&str> = views.iter().map(|v| v.as_str()).collect();
+    names.join(",")
 }
 
 fn read_card(input: &str) -> Result<serde_json::Value> {
@@ -111,27 +149,38 @@ pub fn verify_card(a: VerifyArgs) -> Result<u8> {
         read_card(&a.input)?
     };
     let json = a.format == VerifyFormat::Json;
-    match verify(&card, &keys) {
-        Ok(v) => {
+    // Both readers' views: the output names the view each signature verified for.
+    match verify_each_for(&card, &keys, &[View::V1_0, View::V0_3]).map(split) {
+        Ok((verified, _)) if !verified.is_empty() => {
+            let first = &verified[0];
             if json {
+                let each: Vec<_> = verified.iter().map(verified_json).collect();
                 outln!(
                     "{}",
-                    json!({"verified": true, "kid": v.kid, "alg": v.alg, "index": v.index})
+                    json!({"verified": true, "kid": first.kid, "alg": first.alg,
+                        "index": first.index, "view": first.view.as_str(), "signatures": each})
                 );
             } else {
-                outln!(
-                    "verified: signature {} by key {:?} ({})",
-                    v.index,
-                    v.kid,
-                    v.alg
-                );
+                for v in &verified {
+                    outln!(
+                        "verified: signature {} by key {:?} ({}) for A2A {} readers",
+                        v.index,
+                        v.kid,
+                        v.alg,
+                        v.view.as_str()
+                    );
+                }
+                if !verified.iter().any(|v| v.view == View::V1_0) {
+                    outln!("note: no signature covers the card's 1.0 view, so skillgate's own --trust-jwks refuses it (the 0.3 view does not cover supportedInterfaces)");
+                }
             }
             Ok(exit::OK)
         }
-        Err(e) => {
-            let reasons = match &e {
-                VerifyError::Unsigned => vec![e.to_string()],
-                VerifyError::Invalid(r) => r.clone(),
+        outcome => {
+            let reasons = match outcome {
+                Ok((_, reasons)) => reasons,
+                Err(e @ VerifyError::Unsigned) => vec![e.to_string()],
+                Err(VerifyError::Invalid(r)) => r,
             };
             if json {
                 outln!("{}", json!({"verified": false, "reasons": reasons}));
@@ -141,4 +190,23 @@ pub fn verify_card(a: VerifyArgs) -> Result<u8> {
             Ok(exit::INVALID)
         }
     }
+}
+
+/// The signatures that verified, and why each other one did not.
+fn split(
+    results: Vec<Result<Verified, skillgate_sign::SignatureError>>,
+) -> (Vec<Verified>, Vec<String>) {
+    let mut verified = Vec::new();
+    let mut reasons = Vec::new();
+    for (index, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(v) => verified.push(v),
+            Err(why) => reasons.push(format!("signature {index}: {why}")),
+        }
+    }
+    (verified, reasons)
+}
+
+fn verified_json(v: &Verified) -> serde_json::Value {
+    json!({"index": v.index, "kid": v.kid, "alg": v.alg, "view": v.view.as_str()})
 }

@@ -31,6 +31,7 @@ mod signing;
 mod store;
 mod store_fault;
 mod v03_client;
+mod v03_operations;
 
 use skillgate_testkit::cli::Bin;
 

@@ -185,3 +185,120 @@ fn conformance_with_trust_jwks_refuses_an_unsigned_card() {
     let plain = skillgate().run(&["conformance", &fake.base]);
     assert_eq!(code(&plain), 0, "{}", stdout(&plain));
 }
+
+fn fixture(path: &str) -> String {
+    format!(
+        "{}/../skillgate-lint/tests/fixtures/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Signs `card` with the EdDSA test key and `extra` arguments; returns the signed card's path.
+fn sign_into(dir: &std::path::Path, card: &str, extra: &[&str]) -> (i32, String, String) {
+    let pem = key("eddsa.pem");
+    let mut args = vec!["card", "sign", card, "--key", &pem, "--kid", "eddsa"];
+    args.extend_from_slice(extra);
+    let out = skillgate().run(&args);
+    let path = dir.join(format!("signed-{}.json", extra.join("-")));
+    std::fs::write(&path, stdout(&out)).unwrap();
+    (code(&out), path.to_str().unwrap().to_owned(), stderr(&out))
+}
+
+/// The views `card verify --format json` reports, one per verified signature.
+fn verified_views(path: &str) -> (i32, Vec<String>) {
+    let out = skillgate().run(&[
+        "card",
+        "verify",
+        path,
+        "--jwks",
+        &key("jwks.json"),
+        "--format",
+        "json",
+    ]);
+    let v = stdout_json(&out);
+    let views = v["signatures"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s["view"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    (code(&out), views)
+}
+
+#[test]
+fn card_sign_signs_for_the_readers_of_the_card_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = fixture("a2a-1.0/seed003-good.json");
+    let hybrid = fixture("mixed/dual-version.json");
+    let v03 = fixture("a2a-0.3/good.json");
+    // By default: a 1.0 card for 1.0 readers; a 0.3 card and a hybrid one for both.
+    for (card, want) in [
+        (&v1, vec!["1.0"]),
+        (&hybrid, vec!["1.0", "0.3"]),
+        (&v03, vec!["1.0", "0.3"]),
+    ] {
+        let (c, signed, err) = sign_into(dir.path(), card, &[]);
+        assert_eq!(c, 0, "{card}: {err}");
+        let (c, views) = verified_views(&signed);
+        assert_eq!(c, 0, "{card}");
+        assert_eq!(views, want, "{card}");
+    }
+    // Named views.
+    let (c, signed, _) = sign_into(dir.path(), &hybrid, &["--view", "1.0"]);
+    assert_eq!(c, 0);
+    assert_eq!(verified_views(&signed).1, ["1.0"]);
+    let (c, only03, _) = sign_into(dir.path(), &hybrid, &["--view", "0.3"]);
+    assert_eq!(c, 0);
+    assert_eq!(verified_views(&only03).1, ["0.3"]);
+    let text = skillgate().run(&["card", "verify", &only03, "--jwks", &key("jwks.json")]);
+    assert_eq!(code(&text), 0, "{}", stdout(&text));
+    assert!(
+        stdout(&text).contains("for A2A 0.3 readers") && stdout(&text).contains("--trust-jwks"),
+        "{}",
+        stdout(&text)
+    );
+    let (c, both, _) = sign_into(dir.path(), &v1, &["--view", "both"]);
+    assert_ne!(c, 0, "a 1.0 card has no 0.3 reader: {both}");
+    let out = skillgate().run(&[
+        "card",
+        "sign",
+        &v1,
+        "--key",
+        &key("eddsa.pem"),
+        "--kid",
+        "eddsa",
+        "--view",
+        "0.3",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("url"), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "nothing printed: {}", stdout(&out));
+}
+
+#[test]
+fn a_card_signed_for_both_readers_lints_clean_and_tampering_shows_per_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, signed, err) = sign_into(dir.path(), &fixture("mixed/dual-version.json"), &[]);
+    assert_eq!(c, 0, "{err}");
+    let jwks = key("jwks.json");
+    let lint = skillgate().run(&["card", "lint", &signed, "--jwks", &jwks, "--format", "json"]);
+    assert!(
+        !stdout(&lint).contains("CARD-SIGN-004"),
+        "the 0.3-view signature is not a mismatch: {}",
+        stdout(&lint)
+    );
+    // `url` is read by 0.3 readers only: changing it breaks their signature, not 1.0's.
+    let mut card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&signed).unwrap()).unwrap();
+    card["url"] = serde_json::json!("https://elsewhere.example/");
+    std::fs::write(&signed, card.to_string()).unwrap();
+    assert_eq!(verified_views(&signed), (0, vec!["1.0".to_owned()]));
+    let lint = skillgate().run(&["card", "lint", &signed, "--jwks", &jwks, "--format", "json"]);
+    assert!(stdout(&lint).contains("/signatures/1"), "{}", stdout(&lint));
+    card["name"] = serde_json::json!("someone else");
+    std::fs::write(&signed, card.to_string()).unwrap();
+    let (c, views) = verified_views(&signed);
+    assert_eq!((c, views.len()), (1, 0));
+}

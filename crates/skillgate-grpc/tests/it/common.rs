@@ -69,6 +69,8 @@ pub struct Both {
     /// `127.0.0.1:<port>` of the gRPC binding (as the card lists it).
     pub grpc_addr: String,
     pub http: reqwest::Client,
+    /// The served agent and card: a test replaces the agent as a reload would.
+    pub swap: skillgate_runtime::AgentSwap,
     stop: tokio::sync::watch::Sender<bool>,
     task: Option<tokio::task::JoinHandle<Result<(), skillgate_server::LaunchError>>>,
 }
@@ -111,11 +113,15 @@ impl Both {
         let base = launch.base_url().to_owned();
         let grpc_addr = launch.grpc_url().unwrap().to_owned();
         let (stop, rx) = tokio::sync::watch::channel(false);
-        let task = tokio::spawn(launch.serve(stopped(rx), |_| {}));
+        let (swap_tx, swap_rx) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(launch.serve(stopped(rx), move |swap| {
+            let _ = swap_tx.send(swap);
+        }));
         Both {
             base,
             grpc_addr,
             http: http_client(),
+            swap: swap_rx.await.unwrap(),
             stop,
             task: Some(task),
         }

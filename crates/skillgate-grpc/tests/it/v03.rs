@@ -97,6 +97,62 @@ async fn get_agent_card_answers_the_03_card_in_proto_form() {
 }
 
 #[tokio::test]
+async fn get_agent_card_follows_a_reload_and_gives_a_caller_its_extended_card() {
+    let tokens = skillgate_runtime::TokenTable::parse("all-secret-0123456789\n").unwrap();
+    let config = ServerConfig {
+        tokens: Some(tokens),
+        ..Default::default()
+    };
+    let s = Both::start(config).await;
+    let mut c = client03(&s).await;
+    let get = |c: &mut A2aServiceClient<Channel>| {
+        let mut r = req03(pb03::GetAgentCardRequest {});
+        r.metadata_mut().insert(
+            "authorization",
+            "Bearer all-secret-0123456789".parse().unwrap(),
+        );
+        let mut c = c.clone();
+        async move { c.get_agent_card(r).await.unwrap().into_inner() }
+    };
+    let first = get(&mut c).await;
+    assert_eq!(first.name, "grpc-test-agent");
+    assert_eq!(get(&mut c).await, first, "the same card until it changes");
+    // A reload serves another agent: its card, not the one built before.
+    let secret = skillgate_runtime::Skill::builder("secret_op", "1.0")
+        .input_schema("urn:test:secret:input", "1.0", json!({"type": "object"}))
+        .output_schema("urn:test:secret:output", "1.0", json!({"type": "object"}))
+        .extended_only()
+        .handler(
+            |_a: Value, _c: skillgate_runtime::SkillContext| async move {
+                Ok(skillgate_runtime::SkillOutput::new(json!({})))
+            },
+        )
+        .build();
+    let reloaded = skillgate_runtime::Agent::builder("reloaded-agent", "After a reload", "0.2.0")
+        .skill(echo_skill())
+        .skill(secret)
+        .build()
+        .unwrap();
+    s.swap.replace(reloaded);
+    let after = get(&mut c).await;
+    assert_eq!(after.name, "reloaded-agent");
+    // With a token, the agent's extended card: the extended-only skill is listed.
+    let ids: Vec<&str> = after.skills.iter().map(|k| k.id.as_str()).collect();
+    assert!(ids.contains(&"secret_op"), "{ids:?}");
+    assert!(after.supports_authenticated_extended_card);
+    // And back to an agent without one: the public card, built anew for the new agent.
+    let plain = skillgate_runtime::Agent::builder("third-agent", "Another reload", "0.3.0")
+        .skill(echo_skill())
+        .build()
+        .unwrap();
+    s.swap.replace(plain);
+    let third = get(&mut c).await;
+    assert_eq!(third.name, "third-agent");
+    assert_eq!(third.version, "0.3.0");
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn describe_skill_and_a_governed_call_over_03_grpc() {
     let s = Both::start(ServerConfig::default()).await;
     let card = s.card().await;

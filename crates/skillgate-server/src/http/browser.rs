@@ -3,7 +3,7 @@
 //! (a cross-site request carries its page's origin), with CORS answers for allowed origins.
 //! JSON content types on POST are required by the bindings themselves (`body.rs`, `jsonrpc.rs`).
 
-use super::rest::ApiError;
+use super::refusal::Dialect;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
@@ -175,10 +175,6 @@ fn host_name(host: &str) -> String {
     .to_string()
 }
 
-fn forbidden(message: String) -> Response {
-    ApiError::Refused(HttpRefusal::Forbidden, message).into_response()
-}
-
 /// The layer: refuses a foreign `Host` or `Origin` with 403, answers an allowed origin's
 /// preflight and adds the CORS headers to its answers.
 pub(crate) async fn layer(
@@ -186,18 +182,20 @@ pub(crate) async fn layer(
     req: Request,
     next: Next,
 ) -> Response {
+    // Refused in the dialect the request speaks (a 0.3 client reads 0.3 bodies); decided
+    // only when refusing.
+    let dialect = || Dialect::of(req.uri(), req.headers());
     let hosts: Vec<&HeaderValue> = req.headers().get_all(header::HOST).iter().collect();
     if hosts.len() > 1 {
-        return ApiError::Refused(
+        return dialect().refuse(
             HttpRefusal::BadRequest,
             "send exactly one Host header".to_owned(),
-        )
-        .into_response();
+        );
     }
     if let Some(h) = hosts.first() {
         let host = h.to_str().unwrap_or("");
         if !policy.host_allowed(host) {
-            return forbidden(format!(
+            return dialect().refuse(HttpRefusal::Forbidden, format!(
                 "the Host header names {host:?}, which this server does not serve (requests must name its address, localhost or its public URL's host)"
             ));
         }
@@ -212,9 +210,10 @@ pub(crate) async fn layer(
         return next.run(req).await;
     }
     if !policy.origins.contains(&normalize_origin(&shown)) {
-        return forbidden(format!(
-            "requests from browser pages are refused: Origin {shown:?} is not allowed"
-        ));
+        return dialect().refuse(
+            HttpRefusal::Forbidden,
+            format!("requests from browser pages are refused: Origin {shown:?} is not allowed"),
+        );
     }
     let preflight = req.method() == Method::OPTIONS
         && req

@@ -9,6 +9,7 @@
 //! the start of every wait, so it cannot tell a slow head from an idle keep-alive): see
 //! docs/design.md, 2026-12-03.
 
+use super::refusal::Dialect;
 use axum::body::Body;
 use axum::http::Request;
 use axum::Router;
@@ -16,7 +17,7 @@ use bytes::Bytes;
 use http_body::Frame;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use skillgate_a2a::{A2aError, HttpRefusal};
+use skillgate_a2a::HttpRefusal;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -58,6 +59,10 @@ impl Limits {
 const REFUSALS_AT_ONCE: usize = 64;
 /// How long a refusal may take to write its 503 and see the client close.
 const REFUSAL_TIME: Duration = Duration::from_secs(1);
+/// How long a refused connection's request head is waited for (its dialect decides the body).
+const REFUSAL_HEAD_TIME: Duration = Duration::from_millis(300);
+/// The most of a refused connection's request head that is read.
+const REFUSAL_HEAD_BYTES: usize = 8 * 1024;
 /// After an accept error that is not the peer's (out of file descriptors, say), wait this long.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
@@ -140,20 +145,31 @@ fn is_peer_error(e: &io::Error) -> bool {
     )
 }
 
-/// Answers a connection over the limit with a JSON 503 and closes it.
+/// Answers a connection over the limit with a JSON 503 in the dialect its request speaks
+/// (read from its head, `super::refusal`) and closes it.
 async fn refuse(mut tcp: TcpStream, _permit: OwnedSemaphorePermit) {
-    let body = serde_json::to_string(&A2aError::refusal_to_rest(
-        HttpRefusal::Unavailable,
-        "too many connections: the server is at its connection limit; retry shortly",
-    ))
-    .unwrap_or_default();
-    let resp = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
-        super::JSON_CONTENT_TYPE,
-        body.len()
-    );
     let _ = tokio::time::timeout(REFUSAL_TIME, async {
-        tcp.write_all(resp.as_bytes()).await?;
+        let dialect = refused_dialect(&mut tcp).await;
+        let resp = dialect.refuse(
+            HttpRefusal::Unavailable,
+            "too many connections: the server is at its connection limit; retry shortly".into(),
+        );
+        let content_type = resp
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or(super::JSON_CONTENT_TYPE)
+            .to_owned();
+        // The refusal's body is a small JSON object built in memory.
+        let body = axum::body::to_bytes(resp.into_body(), REFUSAL_HEAD_BYTES)
+            .await
+            .unwrap_or_default();
+        let head = format!(
+            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).await?;
+        tcp.write_all(&body).await?;
         tcp.shutdown().await?;
         // Read what the client sent until it closes, so that closing sends FIN, not a reset
         // that could destroy the 503 before the client reads it.
@@ -162,6 +178,47 @@ async fn refuse(mut tcp: TcpStream, _permit: OwnedSemaphorePermit) {
         Ok::<_, io::Error>(())
     })
     .await;
+}
+
+/// The dialect of a refused connection's first request, from its head (the request line and
+/// headers, at most [`REFUSAL_HEAD_BYTES`], waited for at most [`REFUSAL_HEAD_TIME`]); a
+/// head that does not come or does not parse gets the 1.0 body, as before the head was read.
+async fn refused_dialect(tcp: &mut TcpStream) -> Dialect {
+    let fallback = Dialect::Rest(skillgate_a2a::version::WireVersion::V1_0);
+    let mut buf = Vec::with_capacity(1024);
+    let read = tokio::time::timeout(REFUSAL_HEAD_TIME, async {
+        let mut chunk = [0u8; 1024];
+        while buf.len() < REFUSAL_HEAD_BYTES && !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = tcp.read(&mut chunk).await?;
+            if n == 0 {
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        Ok::<_, io::Error>(())
+    })
+    .await;
+    if !matches!(read, Ok(Ok(()))) {
+        return fallback;
+    }
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut req = httparse::Request::new(&mut headers);
+    if !matches!(req.parse(&buf), Ok(httparse::Status::Complete(_))) {
+        return fallback;
+    }
+    let Some(uri) = req.path.and_then(|p| p.parse::<axum::http::Uri>().ok()) else {
+        return fallback;
+    };
+    let mut map = axum::http::HeaderMap::new();
+    for h in req.headers.iter() {
+        if let (Ok(name), Ok(value)) = (
+            axum::http::HeaderName::from_bytes(h.name.as_bytes()),
+            axum::http::HeaderValue::from_bytes(h.value),
+        ) {
+            map.append(name, value);
+        }
+    }
+    Dialect::of(&uri, &map)
 }
 
 /// Serves one connection until it ends, its clock runs out, or shutdown ends it.

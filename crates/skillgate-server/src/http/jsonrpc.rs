@@ -94,58 +94,87 @@ fn exact_id(value: &Value, bytes: &[u8]) -> Option<JsonRpcId> {
     JsonRpcId::raw_number(raw.id.get())
 }
 
-/// `POST /`: one JSON-RPC request.
-pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    if !is_json_content_type(&parts.headers) {
-        return error(
+/// An error found before the method is read (content type, body, envelope), in the shapes of
+/// the version the request's header names (`checks::version_before_method`: none is 0.3), so
+/// a 0.3 client gets the 0.3 error object it reads for every other error.
+fn early_error(
+    version: WireVersion,
+    status: StatusCode,
+    id: JsonRpcId,
+    kind: A2aError,
+    message: &str,
+) -> Response {
+    match version {
+        WireVersion::V0_3 => jsonrpc03::error_with_status(status, id, kind, message),
+        WireVersion::V1_0 => error_with_status(status, id, kind, message),
+    }
+}
+
+/// Reads the body as one JSON-RPC request: content type, size and I-JSON limits, no batch,
+/// the envelope; a failure is the answer, in the shapes of the version `requested` (the
+/// `A2A-Version` sent) names, decided only when something fails.
+async fn read_request(
+    st: &AppState,
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+    requested: &str,
+) -> Result<JsonRpcRequest, Response> {
+    let fail = |status, id, kind, message: &str| {
+        let early = checks::version_before_method(requested);
+        early_error(early, status, id, kind, message)
+    };
+    if !is_json_content_type(headers) {
+        return Err(fail(
+            StatusCode::OK,
             JsonRpcId::Null,
             A2aError::ContentTypeNotSupported,
             "JSON-RPC requests must be sent as application/json",
-        );
+        ));
     }
-    let read = match read_bytes(&st, body).await {
-        Ok(bytes) => parse(&st, &bytes).map(|v| (v, bytes)),
+    let read = match read_bytes(st, body).await {
+        Ok(bytes) => parse(st, &bytes).map(|v| (v, bytes)),
         Err(e) => Err(e),
     };
-    let (value, bytes) = match read {
-        Ok(v) => v,
-        Err(e @ BodyError::TooLarge(_)) => {
-            return error_with_status(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                JsonRpcId::Null,
-                A2aError::InvalidRequest,
-                &e.message(),
-            )
-        }
-        Err(e @ BodyError::Parse(_)) => {
-            return error(JsonRpcId::Null, A2aError::ParseError, &e.message())
-        }
-        Err(e) => return error(JsonRpcId::Null, A2aError::InvalidRequest, &e.message()),
-    };
+    let (value, bytes) = read.map_err(|e| {
+        let (status, kind) = match e {
+            BodyError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, A2aError::InvalidRequest),
+            BodyError::Parse(_) => (StatusCode::OK, A2aError::ParseError),
+            _ => (StatusCode::OK, A2aError::InvalidRequest),
+        };
+        fail(status, JsonRpcId::Null, kind, &e.message())
+    })?;
     if value.is_array() {
-        return error(
+        return Err(fail(
+            StatusCode::OK,
             JsonRpcId::Null,
             A2aError::InvalidRequest,
             "batch requests are not supported",
-        );
+        ));
     }
     let exact = exact_id(&value, &bytes);
     let fallback_id = exact
         .clone()
         .unwrap_or_else(|| JsonRpcRequest::id_of(&value));
-    let mut rpc = match JsonRpcRequest::from_value(value) {
-        Ok(r) => r,
-        Err(e) => return error(fallback_id, A2aError::InvalidRequest, &e.0),
-    };
+    let mut rpc = JsonRpcRequest::from_value(value)
+        .map_err(|e| fail(StatusCode::OK, fallback_id, A2aError::InvalidRequest, &e.0))?;
     if exact.is_some() {
         rpc.id = exact;
     }
-    let id = rpc.id.clone().unwrap_or(JsonRpcId::Null);
+    Ok(rpc)
+}
+
+/// `POST /`: one JSON-RPC request.
+pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
     let requested = parts
         .extensions
         .get::<RequestedVersion>()
         .map_or("", |r| r.0.as_str());
+    let rpc = match read_request(&st, &parts.headers, body, requested).await {
+        Ok(rpc) => rpc,
+        Err(answer) => return answer,
+    };
+    let id = rpc.id.clone().unwrap_or(JsonRpcId::Null);
     // The method names its own version; the header must agree with it (docs/a2a-0.3.md 3.3).
     let version = match checks::negotiate(
         requested,

@@ -17,8 +17,18 @@ use skillgate_runtime::service::{PushConfigs, RequestContext, ServiceError};
 
 /// A 0.3 JSON-RPC error answer: `{code, message}`, no `data` (0.3 defines none).
 pub(super) fn error(id: JsonRpcId, kind: A2aError, message: &str) -> Response {
+    error_with_status(StatusCode::OK, id, kind, message)
+}
+
+/// [`error`] with another HTTP status (413 for a body over the limit).
+pub(super) fn error_with_status(
+    status: StatusCode,
+    id: JsonRpcId,
+    kind: A2aError,
+    message: &str,
+) -> Response {
     let mut r = reply(
-        StatusCode::OK,
+        status,
         &JsonRpcResponse::error(id, a2a::v03::jsonrpc_error(kind, message)),
     );
     r.extensions_mut().insert(ErrorReason(kind.reason()));

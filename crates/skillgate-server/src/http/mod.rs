@@ -7,6 +7,7 @@ mod conn;
 mod jsonrpc;
 mod jsonrpc03;
 mod observe;
+mod refusal;
 mod rest;
 mod rest03;
 mod sse;
@@ -236,7 +237,7 @@ async fn metrics_scrape(State(st): State<AppState>) -> Response {
 async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
     // One snapshot: body, ETag and Last-Modified always describe the same card.
     let served = st.swap.card();
-    let (bytes, etag) = served.for_reader(&requested_version(&req));
+    let (bytes, etag) = served.for_reader(&requested_version(req.uri(), req.headers()));
     let matches = req
         .headers()
         .get_all(header::IF_NONE_MATCH)
@@ -276,11 +277,11 @@ async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
 }
 
 /// Reads `A2A-Version` from the header or the `A2A-Version` query parameter; missing means 0.3.
-fn requested_version(req: &Request) -> String {
-    if let Some(v) = req.headers().get(a2a::A2A_VERSION_HEADER) {
+fn requested_version(uri: &axum::http::Uri, headers: &HeaderMap) -> String {
+    if let Some(v) = headers.get(a2a::A2A_VERSION_HEADER) {
         return v.to_str().unwrap_or("").trim().to_string();
     }
-    if let Some(q) = req.uri().query() {
+    if let Some(q) = uri.query() {
         // Percent-decoded, so `A2A-Version=1%2E0` reads as a client library would send it.
         for (k, v) in form_urlencoded::parse(q.as_bytes()) {
             if k.eq_ignore_ascii_case(a2a::A2A_VERSION_HEADER) {
@@ -300,7 +301,7 @@ async fn version_layer(State(st): State<AppState>, mut req: Request, next: Next)
     {
         return next.run(req).await;
     }
-    let v = requested_version(&req);
+    let v = requested_version(req.uri(), req.headers());
     if is_jsonrpc_path(path) {
         // One endpoint serves both versions: the method decides the dialect.
         req.extensions_mut().insert(RequestedVersion(v));
@@ -362,16 +363,6 @@ async fn extensions_layer(mut req: Request, next: Next) -> Response {
     resp
 }
 
-/// An HTTP-layer refusal with the body of the path's dialect: the 0.3 `{message}` under
-/// `/v1`, the 1.0 `google.rpc.Status` elsewhere; the status is the same for both.
-fn refused(path: &str, refusal: a2a::HttpRefusal, message: String) -> Response {
-    if a2a::v03::rest::is_v03_path(path) {
-        rest03::Error03::Refused(refusal, message).into_response()
-    } else {
-        rest::ApiError::Refused(refusal, message).into_response()
-    }
-}
-
 async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let Some(tokens) = st.tokens.as_ref() else {
         return next.run(req).await;
@@ -392,21 +383,15 @@ async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) ->
             req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        Err(e @ AuthRefusal::Ambiguous) => refused(
-            req.uri().path(),
-            a2a::HttpRefusal::BadRequest,
-            e.to_string(),
-        ),
+        Err(e @ AuthRefusal::Ambiguous) => refusal::Dialect::of(req.uri(), req.headers())
+            .refuse(a2a::HttpRefusal::BadRequest, e.to_string()),
         Err(e) => {
             let challenge = match e {
                 AuthRefusal::Invalid => "Bearer realm=\"skillgate\", error=\"invalid_token\"",
                 _ => "Bearer realm=\"skillgate\"",
             };
-            let mut r = refused(
-                req.uri().path(),
-                a2a::HttpRefusal::Unauthenticated,
-                e.to_string(),
-            );
+            let mut r = refusal::Dialect::of(req.uri(), req.headers())
+                .refuse(a2a::HttpRefusal::Unauthenticated, e.to_string());
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(challenge),

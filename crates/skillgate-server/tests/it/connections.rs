@@ -176,6 +176,71 @@ async fn connections_past_the_limit_are_refused_with_a_json_503() {
     s.shutdown().await;
 }
 
+#[tokio::test]
+async fn a_refused_connection_is_answered_in_the_dialect_of_its_request() {
+    let cfg = ServerConfig {
+        max_connections: 1,
+        header_read_timeout: Duration::from_secs(30),
+        ..Default::default()
+    };
+    let s = Server::start(agent(), cfg).await;
+    let a = addr(&s);
+    let mut held = TcpStream::connect(&a).await.unwrap();
+    let (head, _) = rawhttp::get_async(&mut held, &a, "/.well-known/agent-card.json").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let refused = |request: String| {
+        let a = a.clone();
+        async move {
+            let mut c = TcpStream::connect(&a).await.unwrap();
+            c.write_all(request.as_bytes()).await.unwrap();
+            let (text, lived) = read_until_closed(&mut c, Duration::from_secs(5)).await;
+            assert!(lived.is_some(), "closed after the answer: {text}");
+            assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+            assert!(
+                text.to_ascii_lowercase().contains("retry-after: 1"),
+                "{text}"
+            );
+            let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+            serde_json::from_str::<Value>(&body).unwrap_or_else(|e| panic!("{e}: {text}"))
+        }
+    };
+    // 0.3 HTTP+JSON: `{message}` only.
+    let v = refused(format!(
+        "GET /v1/tasks/t HTTP/1.1\r\nHost: {a}\r\nConnection: close\r\n\r\n"
+    ))
+    .await;
+    assert!(
+        v["message"].as_str().unwrap().contains("connections"),
+        "{v}"
+    );
+    assert!(v.get("error").is_none(), "{v}");
+    // 0.3 JSON-RPC (no A2A-Version): an error object with a null id and no 1.0 data.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}})
+        .to_string();
+    let v = refused(format!(
+        "POST / HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    ))
+    .await;
+    assert_eq!(v["jsonrpc"], "2.0", "{v}");
+    assert_eq!(v["id"], Value::Null, "{v}");
+    assert_eq!(v["error"]["code"], -32603, "{v}");
+    assert!(v["error"].get("data").is_none(), "{v}");
+    // 1.0, on either binding: the google.rpc.Status body, as before.
+    let v = refused(format!(
+        "POST / HTTP/1.1\r\nHost: {a}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    ))
+    .await;
+    assert_eq!(v["error"]["status"], "UNAVAILABLE", "{v}");
+    let v = refused(format!(
+        "GET /tasks/t HTTP/1.1\r\nHost: {a}\r\nA2A-Version: 1.0\r\n\r\n"
+    ))
+    .await;
+    assert_eq!(v["error"]["code"], 503, "{v}");
+    drop(held);
+    s.shutdown().await;
+}
+
 /// An agent whose plain handler interrupts its task (input required): a SubscribeToTask
 /// stream on it stays open until the task ends.
 fn interrupting_agent() -> Agent {

@@ -19,6 +19,7 @@ mod no_console;
 mod plain_tasks;
 mod push;
 mod push03;
+mod refusals03;
 mod rest03;
 mod rest_card_auth;
 mod store_bounds;

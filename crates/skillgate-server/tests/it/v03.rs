@@ -71,10 +71,15 @@ async fn the_card_is_chosen_by_a2a_version_and_says_it_varies() {
         c10.get("url").is_none(),
         "a 1.0 reader sees a pure 1.0 card: {c10}"
     );
-    assert_eq!(
-        c03["capabilities"]["extensions"],
-        c10["capabilities"]["extensions"]
-    );
+    // The advertisement is the same in both kinds of card, but for the 0.3 rendering's
+    // explicit `required: false` (what a2a-sdk 0.3 reads over gRPC too, design.md D303).
+    let mut ext03 = c03["capabilities"]["extensions"].clone();
+    assert_eq!(ext03[0]["required"], false, "{ext03}");
+    ext03[0].as_object_mut().unwrap().remove("required");
+    assert_eq!(ext03, c10["capabilities"]["extensions"]);
+    assert!(c10["capabilities"]["extensions"][0]
+        .get("required")
+        .is_none());
     let ifaces = c10["supportedInterfaces"].as_array().unwrap();
     let v03: Vec<_> = ifaces
         .iter()

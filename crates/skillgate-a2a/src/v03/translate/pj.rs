@@ -560,3 +560,29 @@ pub fn list_push_configs_response_to_pj(
         next_page_token: r.next_page_token.clone(),
     }
 }
+
+/// A 0.3 PJ config a server answered with -> 1.0, for a client: its task is the one its
+/// `name` (`tasks/{t}/pushNotificationConfigs/{id}`) names, which a 0.3 server always sets.
+pub fn push_config_answer_from_pj(
+    c: pj::TaskPushNotificationConfig,
+) -> Result<TaskPushNotificationConfig, ReadError> {
+    let name = ConfigName::parse(&c.name).map_err(|e| ReadError::new("name", e.to_string()))?;
+    push_config_from_pj(c, &name.task_id)
+}
+
+/// A 0.3 PJ list answer -> the 1.0 list result, for a client (each config read as
+/// [`push_config_answer_from_pj`] reads it).
+pub fn list_push_configs_response_from_pj(
+    r: pj::ListTaskPushNotificationConfigResponse,
+) -> Result<ListTaskPushNotificationConfigsResponse, ReadError> {
+    let configs = r
+        .configs
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| push_config_answer_from_pj(c).map_err(|e| e.under(&format!("configs[{i}]"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ListTaskPushNotificationConfigsResponse {
+        configs,
+        next_page_token: r.next_page_token,
+    })
+}
