@@ -106,7 +106,8 @@ pub(crate) async fn build(config: GatewayConfig) -> Result<Gateway, GatewayError
         start: m.start_timeout,
         ..Bounds::default()
     };
-    let session: SharedUpstream = Arc::new(McpUpstream::connect(&m.endpoint, bounds).await?);
+    let session: SharedUpstream =
+        Arc::new(McpUpstream::connect_with(&m.endpoint, bounds, &m.credentials).await?);
     let tools = session.tools().await?;
     let (name, version) = session
         .server_info()

@@ -52,4 +52,4 @@ pub use rmcp::model::{CallToolResult, JsonObject, Tool};
 pub use serve::{agent_router, bind_loopback, serve_http, serve_stdio, HttpServer};
 pub use server::{SkillServer, PROTOCOL_VERSIONS};
 pub use tool::{tool_for, tool_from, Unlistable};
-pub use upstream::{Bounds, McpEndpoint, McpUpstream, SharedUpstream, UpstreamError};
+pub use upstream::{Bounds, Credentials, McpEndpoint, McpUpstream, SharedUpstream, UpstreamError};

@@ -15,6 +15,7 @@ use rmcp::service::{ClientCacheConfig, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
+use skillgate_transport::{ExtraHeader, Secret};
 
 /// Where an MCP server is: a command this process starts (stdio) or a Streamable HTTP URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +54,25 @@ impl McpEndpoint {
             Self::Command { program, .. } => format!("command {program}"),
             Self::Url(u) => skillgate_transport::redact_str(u),
         }
+    }
+}
+
+/// What a session over Streamable HTTP sends besides MCP: a bearer token and extra headers.
+/// They go to the endpoint URL only: every request of the session is to that one URL, and
+/// redirects are not followed, so no other origin ever receives them. `Debug` shows neither
+/// value (the transport's [`Secret`] and [`ExtraHeader`] hide them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Credentials {
+    /// Sent as `Authorization: Bearer <token>`.
+    pub token: Option<Secret>,
+    /// Sent on every request (after the SDK's own headers).
+    pub headers: Vec<ExtraHeader>,
+}
+
+impl Credentials {
+    /// Whether there is anything to send.
+    pub fn is_empty(&self) -> bool {
+        self.token.is_none() && self.headers.is_empty()
     }
 }
 
@@ -201,6 +221,16 @@ impl McpUpstream {
     /// Starts a session (spawns the command, or connects to the URL) and completes
     /// `initialize` within `bounds.start`.
     pub async fn connect(endpoint: &McpEndpoint, bounds: Bounds) -> Result<Self, UpstreamError> {
+        Self::connect_with(endpoint, bounds, &Credentials::default()).await
+    }
+
+    /// [`McpUpstream::connect`], sending `credentials` with every request to a URL endpoint
+    /// (a command gets none: its channel is its own stdin and stdout).
+    pub async fn connect_with(
+        endpoint: &McpEndpoint,
+        bounds: Bounds,
+        credentials: &Credentials,
+    ) -> Result<Self, UpstreamError> {
         let server = endpoint.shown();
         let handshake = |e: rmcp::service::ClientInitializeError| UpstreamError::Handshake {
             server: server.clone(),
@@ -237,6 +267,14 @@ impl McpUpstream {
                     let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                     config.max_json_response_size = bounds.max_response_bytes;
                     config.max_sse_event_size = bounds.max_response_bytes;
+                    if let Some(token) = &credentials.token {
+                        config.auth_header = Some(token.expose().to_owned());
+                    }
+                    config.custom_headers = credentials
+                        .headers
+                        .iter()
+                        .map(ExtraHeader::to_pair)
+                        .collect();
                     let transport = StreamableHttpClientTransport::with_client(http, config);
                     client_info().serve(transport).await.map_err(handshake)
                 }

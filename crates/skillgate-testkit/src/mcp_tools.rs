@@ -36,6 +36,36 @@ struct State {
     drifted: AtomicBool,
     hidden: AtomicBool,
     cancelled: AtomicBool,
+    /// Requests answered 401 (no or wrong credentials).
+    refused: std::sync::atomic::AtomicUsize,
+}
+
+/// What a guarded server requires of every request: this bearer token and this header.
+#[derive(Clone)]
+struct Guard {
+    token: String,
+    header: (String, String),
+    state: Arc<State>,
+}
+
+/// Answers 401 unless the request carries the guard's token and header.
+async fn guard(
+    axum::extract::State(g): axum::extract::State<Option<Guard>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let Some(g) = g {
+        let h = request.headers();
+        let bearer = h.get("authorization").and_then(|v| v.to_str().ok());
+        let extra = h.get(g.header.0.as_str()).and_then(|v| v.to_str().ok());
+        let expected = format!("Bearer {}", g.token);
+        if bearer != Some(expected.as_str()) || extra != Some(g.header.1.as_str()) {
+            g.state.refused.fetch_add(1, Ordering::SeqCst);
+            return (axum::http::StatusCode::UNAUTHORIZED, "credentials required").into_response();
+        }
+    }
+    next.run(request).await
 }
 
 #[derive(Clone)]
@@ -173,6 +203,25 @@ pub struct McpToolServer {
 impl McpToolServer {
     /// Starts the server on 127.0.0.1:0.
     pub async fn start() -> Self {
+        Self::start_guarded(None).await
+    }
+
+    /// Starts a server that answers every request 401 unless it carries `Authorization:
+    /// Bearer TOKEN` and the header `NAME: VALUE` (`guard` is `(TOKEN, NAME, VALUE)`).
+    pub async fn start_with_credentials(token: &str, name: &str, value: &str) -> Self {
+        Self::start_guarded(Some((
+            token.to_owned(),
+            (name.to_owned(), value.to_owned()),
+        )))
+        .await
+    }
+
+    /// How many requests were refused for their credentials.
+    pub fn refused(&self) -> usize {
+        self.state.refused.load(Ordering::SeqCst)
+    }
+
+    async fn start_guarded(required: Option<(String, (String, String))>) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(State::default());
@@ -182,7 +231,14 @@ impl McpToolServer {
         let handler = Handler(Arc::clone(&state));
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
-        let router = axum::Router::new().nest_service("/mcp", service);
+        let g = required.map(|(token, header)| Guard {
+            token,
+            header,
+            state: Arc::clone(&state),
+        });
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn_with_state(g, guard));
         let shutdown = stop.clone();
         tokio::spawn(async move {
             let _ = axum::serve(listener, router)
