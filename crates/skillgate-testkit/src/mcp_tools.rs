@@ -6,7 +6,9 @@
 //!   `outputSchema` refuses;
 //! - `echo`: no `outputSchema` and no read-only hint, answers its `text` as a text block;
 //! - `fails` (read-only hint): answers `isError: true` with a reason;
-//! - `slow` (read-only hint): waits until cancelled (and notes that the cancel arrived) or 30 s.
+//! - `slow` (read-only hint): sends one progress notification (`slow: started`) when the call
+//!   carries a progress token, then waits until cancelled (and notes that the cancel arrived)
+//!   or 30 s.
 //!
 //! Every call that reaches a tool is counted, per tool; [`McpToolServer::drift`] widens
 //! `lookup`'s input schema from the next `tools/list` on, [`McpToolServer::hide_lookup`] drops
@@ -139,7 +141,13 @@ impl Handler {
         vec![lookup, echo, fails, slow]
     }
 
-    async fn run(&self, name: &str, args: &JsonObject, ct: CancellationToken) -> CallToolResult {
+    async fn run(
+        &self,
+        name: &str,
+        args: &JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let ct = context.ct.clone();
         if let Ok(mut c) = self.0.calls.lock() {
             *c.entry(name.to_owned()).or_default() += 1;
         }
@@ -159,6 +167,12 @@ impl Handler {
             }
             "fails" => CallToolResult::error(vec![ContentBlock::text("the backend is down")]),
             _ => {
+                // Progress for a caller that asked for it (a progress token in `_meta`).
+                if let Some(token) = context.meta.get_progress_token() {
+                    let mut p = rmcp::model::ProgressNotificationParam::new(token, 1.0);
+                    p.message = Some("slow: started".to_owned());
+                    let _ = context.peer.notify_progress(p).await;
+                }
                 tokio::select! {
                     () = ct.cancelled() => self.0.cancelled.store(true, Ordering::SeqCst),
                     () = tokio::time::sleep(Duration::from_secs(30)) => {}
@@ -189,7 +203,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        Ok(self.run(&request.name, &args, context.ct).await.into())
+        Ok(self.run(&request.name, &args, &context).await.into())
     }
 }
 
