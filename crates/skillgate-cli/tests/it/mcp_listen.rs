@@ -340,3 +340,57 @@ fn serve_mcp_listen_is_loopback_only() {
         stderr(&out)
     );
 }
+
+#[test]
+fn gateway_mcp_listen_serves_an_mcp_servers_tools_back_governed() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let tools = rt.block_on(skillgate_testkit::mcp_tools::McpToolServer::start());
+    let dir = tempfile::tempdir().unwrap();
+    let o = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        &tools.url(),
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--tool",
+        "lookup",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp]\nurl = \"{}\"\n\n[[skills]]\ninterface = \"lookup.json\"\ntool = \"lookup\"\n",
+            tools.url()
+        ),
+    )
+    .unwrap();
+    let (gw, _base, mcp) = spawn_with_mcp(&[
+        "gateway",
+        "--config",
+        config.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--store",
+        "memory",
+        "--mcp-listen",
+        "127.0.0.1:0",
+    ]);
+    rt.block_on(async {
+        let c = ().serve(http_transport(&mcp, None)).await.unwrap();
+        let listed = c.list_all_tools().await.unwrap();
+        let names: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["lookup"]);
+        let ok = call(&c, "lookup", json!({"host": "ab"})).await.unwrap();
+        assert_ne!(ok.is_error, Some(true), "{}", text(&ok));
+        assert_eq!(ok.structured_content.unwrap()["rtt_ms"], 3.0);
+        // The gateway's gate refuses bad input: it never reaches the tool.
+        let refused = call(&c, "lookup", json!({"host": 5})).await.unwrap();
+        assert_eq!(refused.is_error, Some(true));
+        let failure = &refused.meta.as_ref().unwrap().0["skillgate/failure"];
+        assert_eq!(failure["code"], "input_invalid", "{failure}");
+        c.cancel().await.unwrap();
+    });
+    assert_eq!(tools.calls("lookup"), 1);
+    stop(gw);
+}
