@@ -71,11 +71,13 @@ struct CancelOnDrop {
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        let Some(id) = self.task_id.take() else {
+        // No runtime (a process shutting down): nothing can be sent anyway.
+        let (Some(id), Ok(rt)) = (self.task_id.take(), tokio::runtime::Handle::try_current())
+        else {
             return;
         };
         let (service, ctx) = (self.service.clone(), self.ctx.clone());
-        tokio::spawn(async move {
+        rt.spawn(async move {
             let req = CancelTaskRequest {
                 id: id.clone(),
                 ..CancelTaskRequest::default()

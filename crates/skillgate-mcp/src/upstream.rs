@@ -489,11 +489,12 @@ struct Abandoned {
 
 impl Drop for Abandoned {
     fn drop(&mut self) {
-        let Some(id) = self.id.take() else {
+        // No runtime (a process shutting down): nothing can be sent anyway.
+        let (Some(id), Ok(rt)) = (self.id.take(), tokio::runtime::Handle::try_current()) else {
             return;
         };
         let peer = self.peer.clone();
-        tokio::spawn(async move {
+        rt.spawn(async move {
             let reason = Some("request abandoned by the caller".to_owned());
             let _ = peer
                 .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
