@@ -56,6 +56,20 @@ async fn mcp_hop_latency() {
         }
     }
     let (d50, d99) = report("direct Client::call", samples);
+    // The same call streamed (SendStreamingMessage): what `SkillServer` sends for a skill
+    // that offers stream (D288), to tell the transport's share from the MCP hop's.
+    let mut samples = Vec::with_capacity(N);
+    for i in 0..WARMUP + N {
+        let t = Instant::now();
+        direct
+            .call(&url, SKILL, &args, Mode::Stream, &mut quiet)
+            .await
+            .unwrap();
+        if i >= WARMUP {
+            samples.push(t.elapsed());
+        }
+    }
+    report("direct Client::call, streamed", samples);
 
     let server = SkillServer::new(Client::new(ClientConfig::default()).unwrap(), url);
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
