@@ -8,7 +8,10 @@ host "slow". Then, with the SDK's `Client` over stdio and over Streamable HTTP:
     state) while it runs;
   - cancelling the awaiting asyncio task makes the SDK send `notifications/cancelled`, and the
     A2A task ends CANCELED on the agent (read back with `skillgate task get`), not COMPLETED;
-  - a short call still completes with its validated output.
+  - a short call still completes with its validated output;
+  - a call with invalid input is refused (isError, input_invalid naming /host), nothing run.
+The same against the agent's own MCP endpoint (`serve --mcp-listen`, no A2A hop): a second
+`skillgate serve` on the same agent directory, the SDK's client over Streamable HTTP.
 Usage: mcp_cancel_vs_skillgate.py PATH/TO/skillgate
 """
 
@@ -34,13 +37,21 @@ print(json.dumps({"output": {"host": args["host"], "samples": args["samples"], "
 '''
 
 
-def start(cmd):
+def start(cmd, mcp=False):
+    """Starts cmd and returns it with its base URL (and, with `mcp`, its MCP endpoint: the
+    second line `serve --mcp-listen` prints)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline().strip()
     if not line.startswith("listening on "):
         proc.kill()
         raise SystemExit(f"{cmd[1]} did not start: {line!r}")
-    return proc, line.removeprefix("listening on ")
+    if not mcp:
+        return proc, line.removeprefix("listening on ")
+    second = proc.stdout.readline().strip()
+    if not second.startswith("mcp listening on "):
+        proc.kill()
+        raise SystemExit(f"{cmd[1]} did not print its MCP endpoint: {second!r}")
+    return proc, line.removeprefix("listening on "), second.removeprefix("mcp listening on ")
 
 
 def stop(proc):
@@ -100,6 +111,11 @@ async def scenario(label, server, binary, base):
         check(not ok.is_error and (ok.structured_content or {}).get("host") == "localhost",
               f"{label}: a short call still completes with its validated output")
 
+        bad = await client.call_tool("echo_latency", {"host": 7, "samples": 1})
+        text = " ".join(getattr(c, "text", "") for c in bad.content)
+        check(bad.is_error and "input_invalid" in text and "/host" in text,
+              f"{label}: invalid input is refused with input_invalid at /host ({text[:200]!r})")
+
 
 async def main(binary):
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,6 +134,14 @@ async def main(binary):
                 stop(mcp)
         finally:
             stop(agent)
+        # The agent's own MCP endpoint: no `skillgate mcp`, no A2A hop.
+        direct, base, url = start([binary, "serve", "--listen", "127.0.0.1:0", "--store", "memory",
+                                   "--config", str(agent_dir / "agent.toml"),
+                                   "--mcp-listen", "127.0.0.1:0"], mcp=True)
+        try:
+            await scenario("serve --mcp-listen", url, binary, base)
+        finally:
+            stop(direct)
     finish("mcp_cancel_vs_skillgate")
 
 

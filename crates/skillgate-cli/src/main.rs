@@ -67,7 +67,7 @@ enum Command {
     Demo(cmd::demo::DemoArgs),
     /// Run an agent as an A2A 1.0 server (JSON-RPC and HTTP+JSON): a declarative agent with
     /// --config agent.toml, else the netops example agent.
-    Serve(cmd::serve::ServeArgs),
+    Serve(Box<cmd::serve::ServeArgs>),
     /// Serve a governed front for an existing A2A 1.0 agent, or for an MCP server's tools (an
     /// [mcp] table in the config): its skills get Skill Interface Documents, input is refused
     /// before it reaches the agent or tool, output is validated.
@@ -183,7 +183,7 @@ fn main() -> ExitCode {
         Command::Call(a) => cmd::client::call(a),
         Command::Chain(a) => cmd::client::chain(a),
         Command::Demo(a) => cmd::demo::run(a),
-        Command::Serve(a) => cmd::serve::run(a),
+        Command::Serve(a) => cmd::serve::run(*a),
         Command::Gateway(a) => cmd::gateway::run(*a),
         Command::Init(a) => cmd::init::run(a),
         Command::Conformance(a) => cmd::conformance::run(a),

@@ -100,7 +100,7 @@ impl A2aConn {
 
     /// The user message of one schema-governed request: its one Data Part, with the extension
     /// named in `extensions`.
-    fn governed_message(skill_request: &SkillRequest) -> Result<Message, ClientError> {
+    pub(crate) fn governed_message(skill_request: &SkillRequest) -> Result<Message, ClientError> {
         let data = serde_json::to_value(skill_request)
             .map_err(|e| ClientError::usage(format!("cannot encode the skill request: {e}")))?;
         Ok(Message {

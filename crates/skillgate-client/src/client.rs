@@ -311,7 +311,12 @@ impl Client {
                 if raw.records.len() == 1 { "" } else { "s" }
             ),
         );
-        let result = steps::step11_result(&resolved.target, doc, raw);
+        let result = steps::step11_result(
+            resolved.target.card_url.to_string(),
+            resolved.target.interface.url.to_string(),
+            doc,
+            raw,
+        );
         obs(Step::Result, "typed result ready");
         Ok(result)
     }

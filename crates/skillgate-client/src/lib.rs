@@ -90,3 +90,6 @@ pub use a2a::{A2aConn, Answer};
 pub use http::Http;
 pub use ops::{skills, Content, SkillSummary};
 pub use steps::card_url;
+// In-process bindings (an MCP listener inside the agent): the request message of step 8 and
+// steps 9 to 11 over a task the service handed back directly.
+pub use steps::{governed_message, task_result};

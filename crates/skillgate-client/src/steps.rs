@@ -693,9 +693,11 @@ pub(crate) fn step10_validate_output(
     Ok(())
 }
 
-/// Step 11: the typed result handed to the caller.
+/// Step 11: the typed result handed to the caller; `card_url` and `interface_url` say where
+/// the card came from and where the task ran.
 pub(crate) fn step11_result(
-    target: &Target,
+    card_url: String,
+    interface_url: String,
     doc: &ValidatedDocument,
     raw: RawResult,
 ) -> SkillResult {
@@ -706,11 +708,42 @@ pub(crate) fn step11_result(
         skill_id: doc.skill_id().to_owned(),
         skill_version: doc.skill_version().to_owned(),
         interface_digest: doc.interface_digest(),
-        card_url: target.card_url.to_string(),
-        interface_url: target.interface.url.to_string(),
+        card_url,
+        interface_url,
         output: raw.output,
         records: raw.records,
     }
+}
+
+/// The user message of step 8 for `doc` and `arguments` (one Data Part naming the skill, its
+/// version and interface digest), for a binding that hands it to an A2A service in process
+/// instead of sending it (the MCP listener of `skillgate serve`). The arguments are not
+/// validated here: the service's gate does that.
+pub fn governed_message(
+    doc: &ValidatedDocument,
+    arguments: &Value,
+) -> Result<skillgate_a2a::Message, ClientError> {
+    A2aConn::governed_message(&skill_request(doc, arguments))
+}
+
+/// Steps 9 to 11 over a task that reached its final state without a wire in between (an
+/// in-process binding): a COMPLETED task's output and records read and validated against
+/// `doc` into the typed result, any other task into the remote error its status carries.
+/// The same reading a call over the wire gets, so both report alike.
+pub fn task_result(
+    doc: &ValidatedDocument,
+    task: &Task,
+    card_url: &str,
+    interface_url: &str,
+) -> Result<SkillResult, ClientError> {
+    let raw = step9_read_result(doc, task)?;
+    step10_validate_output(doc, &raw)?;
+    Ok(step11_result(
+        card_url.to_owned(),
+        interface_url.to_owned(),
+        doc,
+        raw,
+    ))
 }
 
 #[cfg(test)]

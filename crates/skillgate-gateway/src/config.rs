@@ -25,6 +25,11 @@
 //! [mcp]
 //! command = ["python3", "tools_server.py"]   # or: url = "http://127.0.0.1:8000/mcp"
 //! start_timeout_ms = 20000                   # default 20000
+//! # with url only: a bearer token from an environment variable (default: the one the A2A
+//! # upstream's token comes from, SKILLGATE_UPSTREAM_TOKEN, when set) and extra headers,
+//! # sent to that URL only
+//! # token_env = "TOOLS_TOKEN"
+//! # headers = ["X-Tenant: acme"]
 //!
 //! [[skills]]
 //! interface = "interfaces/lookup.json"       # e.g. written by `skillgate interface from-mcp`
@@ -39,7 +44,7 @@
 use serde::Deserialize;
 use skillgate_agent::config::{Checker, ConfigError};
 use skillgate_core::document::ValidatedDocument;
-use skillgate_mcp::McpEndpoint;
+use skillgate_mcp::{Credentials, McpEndpoint};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -63,6 +68,8 @@ struct RawMcp {
     command: Option<Vec<String>>,
     url: Option<String>,
     start_timeout_ms: Option<Spanned<u64>>,
+    token_env: Option<Spanned<String>>,
+    headers: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -107,7 +114,13 @@ pub struct McpUpstreamConfig {
     pub endpoint: McpEndpoint,
     /// From spawn (or first request) to the end of `initialize`.
     pub start_timeout: Duration,
+    /// The bearer token and extra headers sent to a `url` server (and only to it).
+    pub credentials: Credentials,
 }
+
+/// The environment variable an `[mcp]` url's bearer token is read from when `token_env`
+/// names none: the one the A2A upstream's token is read from (`--upstream-token`'s default).
+pub const DEFAULT_MCP_TOKEN_ENV: &str = "SKILLGATE_UPSTREAM_TOKEN";
 
 /// How the validated arguments travel upstream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,9 +282,61 @@ fn mcp(
         Some(t) if (1..=600_000).contains(t.get_ref()) => Duration::from_millis(*t.get_ref()),
         Some(t) => return Err(cx.invalid(&t.span(), "start_timeout_ms must be from 1 to 600000")),
     };
+    let credentials = match &endpoint {
+        McpEndpoint::Url(_) => mcp_credentials(cx, m.token_env, m.headers)?,
+        McpEndpoint::Command { .. } => {
+            if let Some(t) = &m.token_env {
+                return Err(cx.invalid(&t.span(), "[mcp] token_env is for a url server (a command's channel is its stdin and stdout)"));
+            }
+            if let Some(h) = m.headers.as_ref().and_then(|h| h.first()) {
+                return Err(cx.invalid(&h.span(), "[mcp] headers are for a url server (a command's channel is its stdin and stdout)"));
+            }
+            Credentials::default()
+        }
+    };
     Ok(McpUpstreamConfig {
         endpoint,
         start_timeout,
+        credentials,
+    })
+}
+
+/// An `[mcp]` url's credentials: the bearer token from the environment variable `token_env`
+/// names (it must then be set and not empty), else from [`DEFAULT_MCP_TOKEN_ENV`] when that
+/// is set, and each `headers` entry (`"NAME: VALUE"`, read by the transport's parser for
+/// `--header`). Errors name the variable or the header, never a value.
+fn mcp_credentials(
+    cx: &Checker<'_>,
+    token_env: Option<Spanned<String>>,
+    headers: Option<Vec<Spanned<String>>>,
+) -> Result<Credentials, ConfigError> {
+    let token = match token_env {
+        Some(name) => {
+            let span = name.span();
+            let name = name.into_inner();
+            let value = std::env::var(&name).ok().filter(|v| !v.is_empty());
+            Some(value.ok_or_else(|| {
+                cx.invalid(
+                    &span,
+                    format!(
+                        "[mcp] token_env: the environment variable {name} is not set (or empty)"
+                    ),
+                )
+            })?)
+        }
+        None => std::env::var(DEFAULT_MCP_TOKEN_ENV)
+            .ok()
+            .filter(|v| !v.is_empty()),
+    };
+    let mut parsed = Vec::new();
+    for h in headers.unwrap_or_default() {
+        let header = skillgate_transport::ExtraHeader::parse(h.get_ref())
+            .map_err(|e| cx.invalid(&h.span(), format!("[mcp] headers: {e}")))?;
+        parsed.push(header);
+    }
+    Ok(Credentials {
+        token: token.map(skillgate_transport::Secret::from),
+        headers: parsed,
     })
 }
 

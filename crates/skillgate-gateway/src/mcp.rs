@@ -40,9 +40,46 @@ struct Inner {
     drifted: Arc<AtomicBool>,
 }
 
+/// The most progress notifications of one call relayed as WORKING updates: each is a write
+/// to the task store, and a server is not trusted to send few.
+const MAX_PROGRESS: usize = 256;
+
+/// Runs `call`, relaying each progress text `rx` yields to the gateway's task as a WORKING
+/// status update (quoted and bounded like every upstream string; at most [`MAX_PROGRESS`]),
+/// so streaming and subscribed callers see the tool's progress.
+async fn relay_progress<T>(
+    ctx: &SkillContext,
+    call: impl std::future::Future<Output = T>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<String>,
+) -> T {
+    tokio::pin!(call);
+    let mut relayed = 0;
+    let mut relay = |text: String| {
+        relayed += 1;
+        (relayed <= MAX_PROGRESS).then(|| quote(&text))
+    };
+    loop {
+        tokio::select! {
+            r = &mut call => {
+                while let Ok(text) = rx.try_recv() {
+                    if let Some(q) = relay(text) {
+                        ctx.progress(&q).await;
+                    }
+                }
+                return r;
+            }
+            Some(text) = rx.recv() => {
+                if let Some(q) = relay(text) {
+                    ctx.progress(&q).await;
+                }
+            }
+        }
+    }
+}
+
 impl McpSkill {
     /// One invocation: `args` already passed the gate; the output is validated after.
-    pub async fn call(&self, args: Value, _ctx: SkillContext) -> Result<SkillOutput, SkillError> {
+    pub async fn call(&self, args: Value, ctx: SkillContext) -> Result<SkillOutput, SkillError> {
         let i = &self.0;
         if i.drifted.load(Ordering::Relaxed) {
             return Err(SkillError::execution_failed(format!(
@@ -59,9 +96,11 @@ impl McpSkill {
                 i.tool
             )));
         };
-        let result = i
-            .session
-            .call(&i.tool, args)
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let call = i.session.call_with_progress(&i.tool, args, move |t| {
+            let _ = tx.send(t);
+        });
+        let result = relay_progress(&ctx, call, rx)
             .await
             .map_err(|e| SkillError::execution_failed(quote(&e.to_string())))?;
         match outcome(result, i.structured) {
@@ -106,7 +145,8 @@ pub(crate) async fn build(config: GatewayConfig) -> Result<Gateway, GatewayError
         start: m.start_timeout,
         ..Bounds::default()
     };
-    let session: SharedUpstream = Arc::new(McpUpstream::connect(&m.endpoint, bounds).await?);
+    let session: SharedUpstream =
+        Arc::new(McpUpstream::connect_with(&m.endpoint, bounds, &m.credentials).await?);
     let tools = session.tools().await?;
     let (name, version) = session
         .server_info()

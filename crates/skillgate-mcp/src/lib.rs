@@ -18,6 +18,10 @@
 //! | result `_meta` | the task id and state, the supporting records (validated) |
 //! | `isError: true` | any client failure: the draft code, every detail, the step |
 //!
+//! An agent can also serve its own skills as MCP tools, with no A2A hop: [`AgentTools`] is a
+//! binding over the runtime's service (`skillgate serve --mcp-listen`, [`agent_router`]),
+//! with the same mapping ([`tool_from`], [`call_result`], [`failure_result`]).
+//!
 //! The other direction (an MCP server's tools as governed skills: `skillgate interface
 //! from-mcp` and a gateway's MCP upstream) uses the SDK's client: [`McpUpstream`] holds the
 //! session, [`document_for`] makes a tool's document, [`check_tool`] tells drift, and
@@ -28,6 +32,8 @@
 
 mod error;
 mod import;
+mod local;
+mod progress;
 mod result;
 mod serve;
 mod server;
@@ -39,10 +45,11 @@ pub use import::{
     check_tool, document_for, fallback_output_schema, import_server, outcome, output_schema_of,
     Drift, ImportError, ImportOptions, Imported, ToolOutcome,
 };
+pub use local::AgentTools;
 pub use result::{call_result, failure_result, META_PREFIX};
 /// The SDK's tool and tool-result types, as [`McpUpstream`] returns them.
 pub use rmcp::model::{CallToolResult, JsonObject, Tool};
-pub use serve::{serve_http, serve_stdio, HttpServer};
+pub use serve::{agent_router, bind_loopback, serve_http, serve_stdio, HttpServer};
 pub use server::{SkillServer, PROTOCOL_VERSIONS};
-pub use tool::{tool_for, Unlistable};
-pub use upstream::{Bounds, McpEndpoint, McpUpstream, SharedUpstream, UpstreamError};
+pub use tool::{tool_for, tool_from, Unlistable};
+pub use upstream::{Bounds, Credentials, McpEndpoint, McpUpstream, SharedUpstream, UpstreamError};

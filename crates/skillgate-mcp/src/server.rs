@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -81,9 +81,10 @@ impl SkillServer {
         self
     }
 
-    /// What the card advertises now: each governed skill's interface digest, by id. Only
-    /// the card is read (no describe_skill): a change here is what makes a list stale.
-    pub async fn advertised(&self) -> Result<BTreeMap<String, String>, ClientError> {
+    /// What the card advertises now: each governed skill's version and interface digest, by
+    /// id. Only the card is read (no describe_skill): a change here is what makes a list
+    /// stale.
+    pub async fn advertised(&self) -> Result<BTreeMap<String, (String, String)>, ClientError> {
         let target = self
             .inner
             .client
@@ -91,7 +92,10 @@ impl SkillServer {
             .await?;
         Ok(skills(&target.card)
             .into_iter()
-            .filter_map(|s| s.interface_digest.map(|d| (s.id, d)))
+            .filter_map(|s| match (s.version, s.interface_digest) {
+                (Some(v), Some(d)) => Some((s.id, (v, d))),
+                _ => None,
+            })
             .collect())
     }
 
@@ -211,7 +215,7 @@ impl SkillServer {
 
 /// The card now advertises another interface than the host was shown: the call is refused
 /// before anything is sent, and the host is told to list again.
-fn changed_result(name: &str, listed: &Digest, now: &Digest) -> CallToolResult {
+pub(crate) fn changed_result(name: &str, listed: &Digest, now: &Digest) -> CallToolResult {
     let mut r = CallToolResult::error(vec![ContentBlock::text(format!(
         "interface_mismatch: tool {name} was listed with interface digest {listed}, the agent \
          now advertises {now}; nothing was sent (list the tools again)"
@@ -232,7 +236,7 @@ fn changed_result(name: &str, listed: &Digest, now: &Digest) -> CallToolResult {
 
 /// A failure of the whole `tools/list` (the card): a JSON-RPC error, since there is no tool
 /// to attach a result to.
-fn list_error(e: &ClientError) -> ErrorData {
+pub(crate) fn list_error(e: &ClientError) -> ErrorData {
     ErrorData::internal_error(
         format!("cannot list the agent's skills: {e}"),
         serde_json::to_value(e.output()).ok(),
@@ -304,59 +308,12 @@ impl ServerHandler for SkillServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // Progress: each A2A stream event as a progress notification, when the client asked
         // for them with a progress token.
-        let token = context.meta.get_progress_token();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let on_event = move |e: &StreamResponse| {
-            if let Some(text) = progress_text(e) {
-                let _ = tx.send(text);
-            }
-        };
-        let call = self.call_with(&request.name, arguments, on_event);
-        tokio::pin!(call);
-        let mut progress = 0.0;
-        loop {
-            tokio::select! {
-                r = &mut call => return Ok(r.into()),
-                Some(text) = rx.recv() => {
-                    if let Some(token) = &token {
-                        progress += 1.0;
-                        let mut p = ProgressNotificationParam::new(token.clone(), progress);
-                        p.message = Some(text);
-                        // A client gone away is found by the call itself; nothing to do here.
-                        let _ = context.peer.notify_progress(p).await;
-                    }
-                }
-                // notifications/cancelled cancels `ct`: returning drops the call, which
-                // cancels the A2A task its stream named (a blocking call is only abandoned).
-                () = context.ct.cancelled() => {
-                    tracing::info!(tool = %request.name, "call cancelled by the MCP client");
-                    return Ok(CallToolResult::error(vec![ContentBlock::text("cancelled")]).into());
-                }
-            }
-        }
-    }
-}
-
-/// What an A2A stream event says, as a progress message: the task and its state, the status
-/// message's text, an artifact's name.
-fn progress_text(e: &StreamResponse) -> Option<String> {
-    match e {
-        StreamResponse::Task(t) => Some(format!("task {} {}", t.id, t.status.state.as_str())),
-        StreamResponse::StatusUpdate(u) => {
-            let text: Vec<&str> = u
-                .status
-                .message
-                .iter()
-                .flat_map(|m| m.parts.iter())
-                .filter_map(|p| p.as_text())
-                .collect();
-            Some(if text.is_empty() {
-                u.status.state.as_str().to_owned()
-            } else {
-                format!("{}: {}", u.status.state.as_str(), text.join(" "))
-            })
-        }
-        StreamResponse::ArtifactUpdate(u) => Some(format!("artifact {}", u.artifact.name)),
-        StreamResponse::Message(_) => None,
+        let (sink, rx) = crate::progress::channel();
+        let call = self.call_with(&request.name, arguments, move |e| sink.event(e));
+        // Cancelled: dropping the call cancels the A2A task its stream named (a blocking
+        // call is only abandoned).
+        Ok(crate::progress::drive(call, rx, &request.name, &context)
+            .await
+            .into())
     }
 }

@@ -7,14 +7,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    JsonObject, PaginatedRequestParams, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, Implementation, JsonObject,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerResult, Tool,
 };
-use rmcp::service::{ClientCacheConfig, RunningService};
+use rmcp::service::{ClientCacheConfig, NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ClientHandler;
 use rmcp::{RoleClient, ServiceExt};
+use skillgate_transport::{ExtraHeader, Secret};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
 
 /// Where an MCP server is: a command this process starts (stdio) or a Streamable HTTP URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +60,25 @@ impl McpEndpoint {
             Self::Command { program, .. } => format!("command {program}"),
             Self::Url(u) => skillgate_transport::redact_str(u),
         }
+    }
+}
+
+/// What a session over Streamable HTTP sends besides MCP: a bearer token and extra headers.
+/// They go to the endpoint URL only: every request of the session is to that one URL, and
+/// redirects are not followed, so no other origin ever receives them. `Debug` shows neither
+/// value (the transport's [`Secret`] and [`ExtraHeader`] hide them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Credentials {
+    /// Sent as `Authorization: Bearer <token>`.
+    pub token: Option<Secret>,
+    /// Sent on every request (after the SDK's own headers).
+    pub headers: Vec<ExtraHeader>,
+}
+
+impl Credentials {
+    /// Whether there is anything to send.
+    pub fn is_empty(&self) -> bool {
+        self.token.is_none() && self.headers.is_empty()
     }
 }
 
@@ -167,7 +193,7 @@ impl UpstreamError {
 /// A live session with one MCP server. Dropping it ends the session (a child process is
 /// killed).
 pub struct McpUpstream {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, Relay>,
     server: String,
     bounds: Bounds,
 }
@@ -187,6 +213,56 @@ fn client_info() -> ClientConfig {
     )
 }
 
+/// Where the progress notifications of one call go, by the progress token its request sent.
+type Routes = Arc<Mutex<HashMap<ProgressToken, UnboundedSender<String>>>>;
+
+/// The session's client handler: the client's identity, and every progress notification the
+/// server sends routed to the call whose request carried its token (a notification for a
+/// token no running call holds is dropped).
+#[derive(Clone, Default)]
+pub(crate) struct Relay {
+    routes: Routes,
+}
+
+impl ClientHandler for Relay {
+    fn get_info(&self) -> ClientConfig {
+        client_info()
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let text = params.message.unwrap_or_else(|| match params.total {
+            Some(total) => format!("progress {} of {total}", params.progress),
+            None => format!("progress {}", params.progress),
+        });
+        if let Some(tx) = self
+            .routes
+            .lock()
+            .ok()
+            .and_then(|r| r.get(&params.progress_token).cloned())
+        {
+            let _ = tx.send(text);
+        }
+    }
+}
+
+/// Removes a call's route when the call ends (or is dropped, cancelled).
+struct Route {
+    routes: Routes,
+    token: ProgressToken,
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.routes.lock() {
+            r.remove(&self.token);
+        }
+    }
+}
+
 /// The SDK's reason an `initialize` failed, without the transport's Rust type name (its
 /// display of a transport error names the generic type, which tells a user nothing).
 fn handshake_message(e: &rmcp::service::ClientInitializeError) -> String {
@@ -201,6 +277,16 @@ impl McpUpstream {
     /// Starts a session (spawns the command, or connects to the URL) and completes
     /// `initialize` within `bounds.start`.
     pub async fn connect(endpoint: &McpEndpoint, bounds: Bounds) -> Result<Self, UpstreamError> {
+        Self::connect_with(endpoint, bounds, &Credentials::default()).await
+    }
+
+    /// [`McpUpstream::connect`], sending `credentials` with every request to a URL endpoint
+    /// (a command gets none: its channel is its own stdin and stdout).
+    pub async fn connect_with(
+        endpoint: &McpEndpoint,
+        bounds: Bounds,
+        credentials: &Credentials,
+    ) -> Result<Self, UpstreamError> {
         let server = endpoint.shown();
         let handshake = |e: rmcp::service::ClientInitializeError| UpstreamError::Handshake {
             server: server.clone(),
@@ -221,7 +307,7 @@ impl McpUpstream {
                             server: server.clone(),
                             source,
                         })?;
-                    client_info().serve(transport).await.map_err(handshake)
+                    Relay::default().serve(transport).await.map_err(handshake)
                 }
                 McpEndpoint::Url(url) => {
                     if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -237,8 +323,16 @@ impl McpUpstream {
                     let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                     config.max_json_response_size = bounds.max_response_bytes;
                     config.max_sse_event_size = bounds.max_response_bytes;
+                    if let Some(token) = &credentials.token {
+                        config.auth_header = Some(token.expose().to_owned());
+                    }
+                    config.custom_headers = credentials
+                        .headers
+                        .iter()
+                        .map(ExtraHeader::to_pair)
+                        .collect();
                     let transport = StreamableHttpClientTransport::with_client(http, config);
-                    client_info().serve(transport).await.map_err(handshake)
+                    Relay::default().serve(transport).await.map_err(handshake)
                 }
             }
         };
@@ -332,6 +426,80 @@ impl McpUpstream {
             .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
             .await
             .map_err(|e| self.request_error("tools/call", e.to_string()))
+    }
+
+    /// [`McpUpstream::call`] following the progress token the SDK puts on every request:
+    /// each `notifications/progress` the server sends for it reaches `on_progress` as text
+    /// (its message, else the progress figures) while the call runs. Dropping the future
+    /// before the answer sends `notifications/cancelled` for the request, as `call` does.
+    pub async fn call_with_progress(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        on_progress: impl Fn(String),
+    ) -> Result<CallToolResult, UpstreamError> {
+        let relay = self.service.service();
+        let peer = self.service.peer();
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.request_error("tools/call", e.to_string()))?;
+        let (tx, mut rx) = unbounded_channel();
+        if let Ok(mut r) = relay.routes.lock() {
+            r.insert(handle.progress_token.clone(), tx);
+        }
+        let _route = Route {
+            routes: Arc::clone(&relay.routes),
+            token: handle.progress_token.clone(),
+        };
+        let mut abandoned = Abandoned {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let answer = handle.await_response();
+        tokio::pin!(answer);
+        let answer = loop {
+            tokio::select! {
+                r = &mut answer => break r,
+                Some(text) = rx.recv() => on_progress(text),
+            }
+        };
+        abandoned.id = None;
+        // Notifications that arrived with the answer still count.
+        while let Ok(text) = rx.try_recv() {
+            on_progress(text);
+        }
+        match answer.map_err(|e| self.request_error("tools/call", e.to_string()))? {
+            ServerResult::CallToolResult(r) => Ok(r),
+            _ => {
+                Err(self.request_error("tools/call", "the answer is not a tool result".to_owned()))
+            }
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller stopped waiting before its
+/// answer (the SDK's own guard does this for `call_tool`, which this path cannot use).
+struct Abandoned {
+    peer: rmcp::Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        // No runtime (a process shutting down): nothing can be sent anyway.
+        let (Some(id), Ok(rt)) = (self.id.take(), tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let peer = self.peer.clone();
+        rt.spawn(async move {
+            let reason = Some("request abandoned by the caller".to_owned());
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                .await;
+        });
     }
 }
 

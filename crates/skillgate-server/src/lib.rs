@@ -44,5 +44,5 @@ mod launch;
 mod state;
 
 pub use http::{router, router_with_swap, serve_app, OriginGuard, OriginRefused};
-pub use launch::{serve, Launch, LaunchError, Listener};
+pub use launch::{serve, AppFactory, Launch, LaunchError, Listener};
 pub use skillgate_runtime as runtime;

@@ -6,7 +6,9 @@
 //!   `outputSchema` refuses;
 //! - `echo`: no `outputSchema` and no read-only hint, answers its `text` as a text block;
 //! - `fails` (read-only hint): answers `isError: true` with a reason;
-//! - `slow` (read-only hint): waits until cancelled (and notes that the cancel arrived) or 30 s.
+//! - `slow` (read-only hint): sends one progress notification (`slow: started`) when the call
+//!   carries a progress token, then waits until cancelled (and notes that the cancel arrived)
+//!   or 30 s.
 //!
 //! Every call that reaches a tool is counted, per tool; [`McpToolServer::drift`] widens
 //! `lookup`'s input schema from the next `tools/list` on, [`McpToolServer::hide_lookup`] drops
@@ -36,6 +38,36 @@ struct State {
     drifted: AtomicBool,
     hidden: AtomicBool,
     cancelled: AtomicBool,
+    /// Requests answered 401 (no or wrong credentials).
+    refused: std::sync::atomic::AtomicUsize,
+}
+
+/// What a guarded server requires of every request: this bearer token and this header.
+#[derive(Clone)]
+struct Guard {
+    token: String,
+    header: (String, String),
+    state: Arc<State>,
+}
+
+/// Answers 401 unless the request carries the guard's token and header.
+async fn guard(
+    axum::extract::State(g): axum::extract::State<Option<Guard>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let Some(g) = g {
+        let h = request.headers();
+        let bearer = h.get("authorization").and_then(|v| v.to_str().ok());
+        let extra = h.get(g.header.0.as_str()).and_then(|v| v.to_str().ok());
+        let expected = format!("Bearer {}", g.token);
+        if bearer != Some(expected.as_str()) || extra != Some(g.header.1.as_str()) {
+            g.state.refused.fetch_add(1, Ordering::SeqCst);
+            return (axum::http::StatusCode::UNAUTHORIZED, "credentials required").into_response();
+        }
+    }
+    next.run(request).await
 }
 
 #[derive(Clone)]
@@ -109,7 +141,13 @@ impl Handler {
         vec![lookup, echo, fails, slow]
     }
 
-    async fn run(&self, name: &str, args: &JsonObject, ct: CancellationToken) -> CallToolResult {
+    async fn run(
+        &self,
+        name: &str,
+        args: &JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let ct = context.ct.clone();
         if let Ok(mut c) = self.0.calls.lock() {
             *c.entry(name.to_owned()).or_default() += 1;
         }
@@ -129,6 +167,12 @@ impl Handler {
             }
             "fails" => CallToolResult::error(vec![ContentBlock::text("the backend is down")]),
             _ => {
+                // Progress for a caller that asked for it (a progress token in `_meta`).
+                if let Some(token) = context.meta.get_progress_token() {
+                    let mut p = rmcp::model::ProgressNotificationParam::new(token, 1.0);
+                    p.message = Some("slow: started".to_owned());
+                    let _ = context.peer.notify_progress(p).await;
+                }
                 tokio::select! {
                     () = ct.cancelled() => self.0.cancelled.store(true, Ordering::SeqCst),
                     () = tokio::time::sleep(Duration::from_secs(30)) => {}
@@ -159,7 +203,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        Ok(self.run(&request.name, &args, context.ct).await.into())
+        Ok(self.run(&request.name, &args, &context).await.into())
     }
 }
 
@@ -173,6 +217,25 @@ pub struct McpToolServer {
 impl McpToolServer {
     /// Starts the server on 127.0.0.1:0.
     pub async fn start() -> Self {
+        Self::start_guarded(None).await
+    }
+
+    /// Starts a server that answers every request 401 unless it carries `Authorization:
+    /// Bearer TOKEN` and the header `NAME: VALUE` (`guard` is `(TOKEN, NAME, VALUE)`).
+    pub async fn start_with_credentials(token: &str, name: &str, value: &str) -> Self {
+        Self::start_guarded(Some((
+            token.to_owned(),
+            (name.to_owned(), value.to_owned()),
+        )))
+        .await
+    }
+
+    /// How many requests were refused for their credentials.
+    pub fn refused(&self) -> usize {
+        self.state.refused.load(Ordering::SeqCst)
+    }
+
+    async fn start_guarded(required: Option<(String, (String, String))>) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(State::default());
@@ -182,7 +245,14 @@ impl McpToolServer {
         let handler = Handler(Arc::clone(&state));
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
-        let router = axum::Router::new().nest_service("/mcp", service);
+        let g = required.map(|(token, header)| Guard {
+            token,
+            header,
+            state: Arc::clone(&state),
+        });
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn_with_state(g, guard));
         let shutdown = stop.clone();
         tokio::spawn(async move {
             let _ = axum::serve(listener, router)

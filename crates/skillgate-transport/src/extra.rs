@@ -105,6 +105,13 @@ impl ExtraHeader {
     pub(crate) fn parts(&self) -> (&HeaderName, &HeaderValue) {
         (&self.name, &self.value)
     }
+
+    /// The name and the value (marked sensitive, so HTTP stacks that log headers hide it),
+    /// for a client that is not this transport and must send the header itself (the MCP
+    /// client of a gateway's MCP upstream).
+    pub fn to_pair(&self) -> (HeaderName, HeaderValue) {
+        (self.name.clone(), self.value.clone())
+    }
 }
 
 /// One request as a trace shows it: nothing secret (no headers, no body, the URL redacted).

@@ -22,7 +22,7 @@ pub const EXAMPLES: &[(&[&str], &str)] = &[
     (&["call"], "skillgate call http://127.0.0.1:7420 collect_interface_counters --args '{\"interface\":\"lo\"}'\n  skillgate call http://127.0.0.1:7420 collect_interface_counters --args @args.json --stream\n  skillgate call URL SKILL --args @args.json --format json | jq .output"),
     (&["chain"], "skillgate chain examples/chains/interface_health.json\n  skillgate chain plan.json --format json | jq .correlations"),
     (&["demo"], "skillgate demo"),
-    (&["serve"], "skillgate serve\n  skillgate serve --config myagent/agent.toml --store memory\n  skillgate serve --listen 0.0.0.0:7420 --public-url https://agent.example --token-file token"),
+    (&["serve"], "skillgate serve\n  skillgate serve --config myagent/agent.toml --store memory\n  skillgate serve --listen 0.0.0.0:7420 --public-url https://agent.example --token-file token\n  skillgate serve --config myagent/agent.toml --mcp-listen 127.0.0.1:7430"),
     (&["gateway"], "skillgate gateway --upstream http://127.0.0.1:9999 --config gateway.toml\n  SKILLGATE_UPSTREAM_TOKEN=... skillgate gateway --upstream https://agent.internal --config gateway.toml --token-file tokens\n  skillgate gateway --config mcp-gateway.toml"),
     (&["init"], "skillgate init myagent && skillgate serve --config myagent/agent.toml"),
     (&["store", "migrate"], "skillgate store migrate --store postgres://postgres@127.0.0.1/skillgate"),

@@ -26,11 +26,13 @@ pub struct McpArgs {
     /// printed on stdout as `listening on http://ADDR/mcp`.
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
-    /// Re-read the agent's card this often (e.g. 60s) and send the host
-    /// notifications/tools/list_changed when its governed skills or their digests change
-    /// (sessions that began with initialize, i.e. MCP 2025-11-25 and 2025-06-18). Default: never.
-    #[arg(long, value_name = "DURATION", value_parser = parse_refresh)]
-    refresh: Option<Duration>,
+    /// Re-read the agent's card this often (at least 1s) and send the host
+    /// notifications/tools/list_changed when its governed skills, their versions or their
+    /// interface digests change (sessions that began with initialize, i.e. MCP 2025-11-25
+    /// and 2025-06-18; the listChanged capability is advertised). The next tools/list shows
+    /// the new set. 0 turns it off.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_refresh)]
+    refresh: Duration,
     /// Use this binding of the card (default: the card's first supported interface).
     #[arg(long, value_enum)]
     binding: Option<BindingArg>,
@@ -38,11 +40,14 @@ pub struct McpArgs {
     net: NetArgs,
 }
 
-/// A refresh interval: a humantime duration of at least one second (a shorter one would poll
-/// the agent's card faster than any host re-lists).
+/// A refresh interval: 0 (off), or a humantime duration of at least one second (a shorter
+/// one would poll the agent's card faster than any host re-lists).
 fn parse_refresh(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s).map_err(|e| format!("{s:?}: {e} (e.g. 60s, 5m)"))?;
-    if d < Duration::from_secs(1) {
+    if s.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let d = humantime::parse_duration(s).map_err(|e| format!("{s:?}: {e} (e.g. 60s, 5m, 0)"))?;
+    if !d.is_zero() && d < Duration::from_secs(1) {
         return Err(format!("{s:?} is under one second"));
     }
     Ok(d)
@@ -75,8 +80,8 @@ pub fn run(a: McpArgs) -> anyhow::Result<u8> {
     };
     let client = Client::new(config).context("cannot set up the A2A client")?;
     let mut server = SkillServer::new(client, a.url.clone());
-    if let Some(every) = a.refresh {
-        server = server.with_refresh(every);
+    if !a.refresh.is_zero() {
+        server = server.with_refresh(a.refresh);
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -92,6 +92,17 @@ pub struct ServerFlags {
     /// interfaces. Plain HTTP/2 (no TLS), like --listen.
     #[arg(long, value_name = "ADDR")]
     pub grpc_listen: Option<String>,
+    /// Also serve the agent's own governed skills as MCP tools over Streamable HTTP at
+    /// http://ADDR/mcp (a loopback address only; port 0 picks a free port, printed as a
+    /// second stdout line `mcp listening on http://ADDR/mcp`). No A2A hop: each tools/call
+    /// goes to the same service and gate as the A2A bindings (digest, version, size, input
+    /// validated before the skill runs, output before it returns; a refusal is isError with
+    /// the draft code and details), with progress notifications and notifications/cancelled
+    /// cancelling the task. With --token-file every MCP request needs one of its bearer
+    /// tokens, which decides the tools listed and callable. The same connection limits and
+    /// body limit as --listen.
+    #[arg(long, value_name = "ADDR")]
+    pub mcp_listen: Option<std::net::SocketAddr>,
     /// A2A versions to serve, comma-separated: `1.0`, `0.3` or both (the default). With 0.3,
     /// 0.3 clients (a2a-sdk 0.3, CrewAI, Strands, ADK, @a2a-js/sdk 0.3) call the same skills
     /// with 0.3 JSON-RPC methods (`message/send`, ...) at the same URL and over 0.3 HTTP+JSON
@@ -336,6 +347,9 @@ where
         a2a_versions: a.a2a_versions,
         ..Default::default()
     };
+    // The MCP listener checks bearer tokens itself, against the same table.
+    let tokens_for_mcp = config.tokens.clone().map(std::sync::Arc::new);
+    let body_limit = config.body_limit;
     let http = tokio::net::TcpListener::bind(&a.listen)
         .await
         .with_context(|| format!("cannot listen on {}", a.listen))?;
@@ -346,15 +360,44 @@ where
             .with_context(|| format!("cannot listen on {g} (--grpc-listen)"))?;
         launch = launch.with_grpc(l).map_err(|e| refused(e, &a))?;
     }
+    let mcp_addr = match a.mcp_listen {
+        None => None,
+        Some(addr) => {
+            let l = skillgate_mcp::bind_loopback(addr)
+                .await
+                .context("--mcp-listen")?;
+            let bound = l.local_addr()?;
+            launch = launch.with_app(l, mcp_app(tokens_for_mcp, body_limit));
+            Some(bound)
+        }
+    };
     let store = a.store.open().await?;
     tracing::info!(store = %store.describe(), "task store");
     let launch = launch.with_store(store);
     let mut out = std::io::stdout();
-    // Only the HTTP address on stdout (its one-line contract); the gRPC address is in the
-    // launch's log line and in the card.
+    // The HTTP address first (its one-line contract); the gRPC address is in the launch's
+    // log line and in the card; the MCP endpoint, in no card, is the second line.
     writeln!(out, "listening on http://{}", launch.http_addr())?;
+    if let Some(addr) = mcp_addr {
+        writeln!(out, "mcp listening on http://{addr}/mcp")?;
+    }
     out.flush()?;
     Ok((served.reload, launch))
+}
+
+/// The MCP binding of `--mcp-listen`, built once the server's agent swap exists.
+fn mcp_app(
+    tokens: Option<std::sync::Arc<TokenTable>>,
+    body_limit: usize,
+) -> skillgate_server::AppFactory {
+    Box::new(move |swap, stop| {
+        skillgate_mcp::agent_router(
+            skillgate_mcp::AgentTools::new(swap),
+            tokens,
+            body_limit,
+            stop,
+        )
+    })
 }
 
 /// A refused launch in the command's terms: the flag that fixes it.

@@ -353,3 +353,120 @@ fn gateway_over_a_stdio_mcp_upstream_serves_the_netops_skills_again() {
     stop(gw);
     stop(agent);
 }
+
+#[test]
+fn gateway_sends_an_mcp_url_its_token_and_headers_and_never_shows_them() {
+    const TOKEN: &str = "tools-token-0123456789abcdef";
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let open = rt.block_on(McpToolServer::start());
+    let guarded = rt.block_on(McpToolServer::start_with_credentials(
+        TOKEN, "x-tenant", "acme",
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    // The documents come from the same tools served without credentials.
+    let o = skillgate().run(&[
+        "interface",
+        "from-mcp",
+        &open.url(),
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--tool",
+        "lookup",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let write = |name: &str, extra: &str| {
+        let config = dir.path().join(name);
+        std::fs::write(
+            &config,
+            format!(
+                "[mcp]\nurl = \"{}\"\n{extra}\n[[skills]]\ninterface = \"lookup.json\"\ntool = \"lookup\"\n",
+                guarded.url()
+            ),
+        )
+        .unwrap();
+        config.to_str().unwrap().to_owned()
+    };
+    let gateway = |config: &str| {
+        vec![
+            "gateway".to_owned(),
+            "--config".to_owned(),
+            config.to_owned(),
+            "--listen".to_owned(),
+            "127.0.0.1:0".to_owned(),
+            "--store".to_owned(),
+            "memory".to_owned(),
+        ]
+    };
+    let with_creds = write(
+        "with-credentials.toml",
+        "token_env = \"TOOLS_TOKEN\"\nheaders = [\"X-Tenant: acme\"]\n",
+    );
+    let args = gateway(&with_creds);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+
+    // The variable it names is not set: refused before anything is sent, naming it.
+    let o = skillgate()
+        .env_remove("TOOLS_TOKEN")
+        .env_remove("SKILLGATE_UPSTREAM_TOKEN")
+        .run(&args);
+    assert_ne!(code(&o), 0);
+    assert!(
+        stderr(&o).contains("TOOLS_TOKEN is not set"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(guarded.refused(), 0);
+
+    // A wrong token: the server answers 401, start-up stops, the value is never printed.
+    let wrong = "wrong-token-value-987654321";
+    let o = skillgate()
+        .env("TOOLS_TOKEN", wrong)
+        .env_remove("SKILLGATE_UPSTREAM_TOKEN")
+        .run(&args);
+    assert_ne!(code(&o), 0);
+    assert!(!stderr(&o).contains(wrong) && !stdout(&o).contains(wrong));
+    assert!(guarded.refused() > 0);
+
+    // No token at all (no token_env, no SKILLGATE_UPSTREAM_TOKEN): 401 too.
+    let bare = write("bare.toml", "headers = [\"X-Tenant: acme\"]\n");
+    let bare_args = gateway(&bare);
+    let bare_args: Vec<&str> = bare_args.iter().map(String::as_str).collect();
+    let refused_before = guarded.refused();
+    let o = skillgate()
+        .env_remove("SKILLGATE_UPSTREAM_TOKEN")
+        .run(&bare_args);
+    assert_ne!(code(&o), 0, "{}", stderr(&o));
+    assert!(guarded.refused() > refused_before);
+
+    // The right token, from the A2A upstream's variable when token_env names none.
+    let log = dir.path().join("gateway.stderr");
+    let (gw, url) = skillgate()
+        .env("SKILLGATE_UPSTREAM_TOKEN", TOKEN)
+        .spawn_server(
+            &bare_args,
+            Stdio::from(std::fs::File::create(&log).unwrap()),
+        );
+    let o = skillgate().run(&[
+        "call",
+        &url,
+        "lookup",
+        "--args",
+        r#"{"host": "ab"}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(guarded.calls("lookup"), 1);
+    stop(gw);
+    // And from token_env.
+    let (gw, url) = skillgate()
+        .env("TOOLS_TOKEN", TOKEN)
+        .env_remove("SKILLGATE_UPSTREAM_TOKEN")
+        .spawn_server(&args, Stdio::null());
+    let o = skillgate().run(&["call", &url, "lookup", "--args", r#"{"host": "ab"}"#]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(guarded.calls("lookup"), 2);
+    stop(gw);
+    let logs = std::fs::read_to_string(&log).unwrap();
+    assert!(!logs.contains(TOKEN), "the token is never logged");
+}

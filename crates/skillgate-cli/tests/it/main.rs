@@ -22,6 +22,7 @@ mod gateway;
 mod inspect_cli;
 mod logs;
 mod mcp;
+mod mcp_listen;
 mod messages;
 mod net_flags;
 mod pipes;

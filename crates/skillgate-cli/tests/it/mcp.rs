@@ -132,3 +132,115 @@ fn mcp_help_shows_a_desktop_host_config() {
     }
     assert!(help.contains("mcpServers"), "{help}");
 }
+
+/// A client that is told of `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct ListChanged(std::sync::Arc<tokio::sync::Notify>);
+
+impl rmcp::ClientHandler for ListChanged {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.notify_one();
+    }
+}
+
+#[test]
+fn mcp_tells_the_host_when_a_reloaded_agent_changes_its_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent_dir = dir.path().join("agent");
+    let out = skillgate().run(&["init", agent_dir.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let (agent, base) = skillgate().spawn_server(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--config",
+            agent_dir.join("agent.toml").to_str().unwrap(),
+        ],
+        Stdio::null(),
+    );
+    let (mcp, url) = skillgate().spawn_server(
+        &["mcp", &base, "--listen", "127.0.0.1:0", "--refresh", "1s"],
+        Stdio::null(),
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let watcher = ListChanged::default();
+        let c = watcher
+            .clone()
+            .serve(super::mcp_listen::http_transport(&url, None))
+            .await
+            .unwrap();
+        let caps = c.peer_info().unwrap().capabilities.tools.clone();
+        assert_eq!(caps.and_then(|t| t.list_changed), Some(true));
+        let before = c.list_all_tools().await.unwrap();
+        let meta = |t: &rmcp::model::Tool, k: &str| t.meta.as_ref().unwrap().0[k].clone();
+        assert_eq!(meta(&before[0], "skillgate/skill_version"), "1.0");
+
+        // The agent's document moves to 1.1 and the agent reloads it (SIGHUP): a new
+        // version and interface digest on its card.
+        let doc_path = agent_dir.join("interfaces/echo_latency.json");
+        let mut doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&doc_path).unwrap()).unwrap();
+        doc["skill_version"] = json!("1.1");
+        std::fs::write(&doc_path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+        let hup = std::process::Command::new("kill")
+            .args(["-HUP", &agent.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(hup.success());
+
+        tokio::time::timeout(std::time::Duration::from_secs(15), watcher.0.notified())
+            .await
+            .expect("notifications/tools/list_changed within 15 s");
+        let after = c.list_all_tools().await.unwrap();
+        assert_eq!(meta(&after[0], "skillgate/skill_version"), "1.1");
+        assert_ne!(
+            meta(&after[0], "skillgate/interface_digest"),
+            meta(&before[0], "skillgate/interface_digest")
+        );
+        let ok = call_h(
+            &c,
+            "echo_latency",
+            json!({"host": "localhost", "samples": 1}),
+        )
+        .await;
+        assert_ne!(ok.is_error, Some(true), "{}", text(&ok));
+        c.cancel().await.unwrap();
+    });
+    stop(mcp);
+    stop(agent);
+}
+
+#[test]
+fn mcp_refresh_zero_turns_list_changed_off() {
+    let (agent, base) = skillgate().spawn_server(
+        &["serve", "--listen", "127.0.0.1:0", "--store", "memory"],
+        Stdio::null(),
+    );
+    let (mcp, url) = skillgate().spawn_server(
+        &["mcp", &base, "--listen", "127.0.0.1:0", "--refresh", "0"],
+        Stdio::null(),
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let c = ().serve(super::mcp_listen::http_transport(&url, None)).await.unwrap();
+        let caps = c.peer_info().unwrap().capabilities.tools.clone();
+        assert_ne!(caps.and_then(|t| t.list_changed), Some(true));
+        c.cancel().await.unwrap();
+    });
+    stop(mcp);
+    stop(agent);
+}
+
+async fn call_h<H: rmcp::ClientHandler>(
+    c: &RunningService<RoleClient, H>,
+    name: &str,
+    a: Value,
+) -> CallToolResult {
+    c.call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments(a)))
+        .await
+        .unwrap()
+}

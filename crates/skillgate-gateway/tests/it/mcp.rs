@@ -164,6 +164,22 @@ async fn a_tool_without_a_read_only_hint_is_execute_and_needs_approval() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tools_progress_is_a_working_update_of_the_gateway_task() {
+    let s = setup("").await;
+    let id = s.server.start_task("slow", json!({})).await;
+    let status = skillgate_testkit::poll::eventually(Duration::from_secs(10), || async {
+        let v = s.server.rpc("GetTask", json!({"id": id})).await;
+        let status = v["result"]["status"].clone();
+        let text = status["message"]["parts"][0]["text"].as_str().unwrap_or("");
+        text.contains("slow: started").then_some(status)
+    })
+    .await;
+    assert_eq!(status["state"], "TASK_STATE_WORKING", "{status}");
+    let v = s.server.rpc("CancelTask", json!({"id": id})).await;
+    assert_eq!(v["result"]["status"]["state"], "TASK_STATE_CANCELED", "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_reaches_the_tool_as_notifications_cancelled() {
     let s = setup("").await;
     let id = s.server.start_task("slow", json!({})).await;

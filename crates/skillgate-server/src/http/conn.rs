@@ -89,7 +89,12 @@ pub(crate) async fn run(
             a = listener.accept() => a,
         };
         let tcp = match accepted {
-            Ok((tcp, _peer)) => tcp,
+            Ok((tcp, _peer)) => {
+                // Small writes go out at once: an event stream's frames are small, and with
+                // Nagle's algorithm each waited for the peer's delayed ACK (about 40 ms).
+                let _ = tcp.set_nodelay(true);
+                tcp
+            }
             Err(e) if is_peer_error(&e) => continue,
             Err(e) => {
                 tracing::debug!(error = %e, "accept failed; retrying");

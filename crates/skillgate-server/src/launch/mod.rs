@@ -74,6 +74,11 @@ impl From<LaunchError> for std::io::Error {
     }
 }
 
+/// Builds the app of an extra listener once the server's [`AgentSwap`] exists: it gets the
+/// swap (the one service every binding shares) and a token cancelled at shutdown (to end its
+/// open streams), and returns the axum app to serve.
+pub type AppFactory = Box<dyn FnOnce(AgentSwap, CancellationToken) -> axum::Router + Send>;
+
 /// One agent's server before it serves: the configuration checked against the listeners
 /// and the agent, the URLs its card will advertise known (so a caller can announce them).
 pub struct Launch {
@@ -84,6 +89,8 @@ pub struct Launch {
     config: ServerConfig,
     #[cfg(feature = "grpc")]
     grpc: Option<grpc::GrpcListener>,
+    /// One more listener, serving an app over the same service (the MCP binding).
+    extra: Option<(TcpListener, AppFactory)>,
 }
 
 impl Launch {
@@ -113,7 +120,18 @@ impl Launch {
             config,
             #[cfg(feature = "grpc")]
             grpc: None,
+            extra: None,
         })
+    }
+
+    /// Also serves the app `app` builds on `listener`, over the same service as the HTTP
+    /// bindings (one gate, one task store, the same reloads), under the HTTP side's connection
+    /// discipline (header-read and idle timers, connection cap, shutdown grace) and stopped by
+    /// the same shutdown. The card does not list it: it is no A2A interface (the MCP listener
+    /// of `serve --mcp-listen` is one). The caller decides which addresses it accepts.
+    pub fn with_app(mut self, listener: TcpListener, app: AppFactory) -> Self {
+        self.extra = Some((listener, app));
+        self
     }
 
     /// Serves with `store` as the task store. A separate step so that the store, which may
@@ -150,25 +168,28 @@ impl Launch {
         with_swap: impl FnOnce(AgentSwap),
     ) -> Result<(), LaunchError> {
         self.announce();
+        let extra_config = self.config.clone();
         let prepared = Prepared::new(self.agent, self.config, self.base_url);
         let swap = prepared.swap.clone();
         with_swap(swap.clone());
         let stop = CancellationToken::new();
+        let extra = run_extra(self.extra, swap.clone(), extra_config, stop.clone());
         let http = prepared.run(self.http, stop.clone().cancelled_owned());
         #[cfg(feature = "grpc")]
         let grpc = grpc::run(self.grpc, swap, stop.clone().cancelled_owned());
         #[cfg(not(feature = "grpc"))]
         let grpc = std::future::ready(Ok::<(), LaunchError>(()));
-        let both = async { tokio::join!(http, grpc) };
-        tokio::pin!(both, shutdown);
-        let (http, grpc) = tokio::select! {
-            ended = &mut both => ended,
+        let all = async { tokio::join!(http, grpc, extra) };
+        tokio::pin!(all, shutdown);
+        let (http, grpc, extra) = tokio::select! {
+            ended = &mut all => ended,
             () = &mut shutdown => {
                 stop.cancel();
-                both.await
+                all.await
             }
         };
         http?;
+        extra?;
         grpc
     }
 
@@ -186,6 +207,25 @@ impl Launch {
             "listening"
         );
     }
+}
+
+/// Serves the extra listener's app (nothing without one) until `stop` is cancelled, with the
+/// connection limits of `config`.
+async fn run_extra(
+    extra: Option<(TcpListener, AppFactory)>,
+    swap: AgentSwap,
+    config: ServerConfig,
+    stop: CancellationToken,
+) -> Result<(), LaunchError> {
+    let Some((listener, factory)) = extra else {
+        return Ok(());
+    };
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(address = %addr, "extra listener");
+    }
+    let app = factory(swap, stop.child_token());
+    crate::http::serve_app(app, listener, &config, stop.cancelled_owned()).await?;
+    Ok(())
 }
 
 /// The rule of every listener: `addr` on every interface is no address a client can use, so

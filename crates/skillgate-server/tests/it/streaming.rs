@@ -126,3 +126,34 @@ async fn streaming_sends_task_then_records_then_result_then_status() {
     assert_eq!(code_of(&serde_json::from_str(&text).unwrap()), -32602);
     s.shutdown().await;
 }
+
+/// Event frames leave at once: the server's sockets do not hold a small write back for the
+/// client's delayed ACK (Nagle), which made every streamed call of a quick skill take about
+/// 40 ms more than a blocking one. The median of 11 streamed calls stays far under that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_streamed_call_is_not_held_back_by_nagle() {
+    let s = start_server().await;
+    let card = s.card().await;
+    let mut times = Vec::new();
+    for i in 0..11 {
+        let body = json!({"jsonrpc": "2.0", "id": i, "method": "SendStreamingMessage",
+            "params": msg(request(&card, "slow", json!({"ms": 0})))});
+        let t = std::time::Instant::now();
+        let (status, _, text) = s
+            .post_raw(
+                "/",
+                body.to_string(),
+                &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+            )
+            .await;
+        times.push(t.elapsed());
+        assert_eq!(status, 200);
+        assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
+    }
+    times.sort();
+    assert!(
+        times[5] < std::time::Duration::from_millis(25),
+        "median streamed call {:?} (all: {times:?})",
+        times[5]
+    );
+}
