@@ -540,6 +540,9 @@ mod tests {
             );
             let typed = from_slice_strict::<Envelope>(input, opts(5));
             assert!(typed.is_err(), "{}", String::from_utf8_lossy(input));
+            // A type that ignores everything still walks, and refuses, all of it.
+            let ignored = from_slice_strict::<de::IgnoredAny>(input, opts(5));
+            assert!(ignored.is_err(), "{}", String::from_utf8_lossy(input));
         }
     }
 
