@@ -305,12 +305,16 @@ throughput_two() { # $1 scenario
         local pid_b=$SERVER_PID url_b=$URL
         local data; data=$(data_part "$scen")
         local label="$scen.postgres2.$r" u i
+        # Only the wrk processes are waited for (a bare `wait` would wait for the servers too).
+        local wrks=()
         if [ "$WARMUP" -gt 0 ]; then
             for u in "$url_a" "$url_b"; do
                 BENCH_DATA=$data BENCH_LIMIT=0 BENCH_THREADS=$wt wrk -t"$wt" -c"$half" -d"${WARMUP}s" \
                     --timeout 10s -s bench/load/sendmessage.lua "$u/" >/dev/null 2>&1 &
+                wrks+=($!)
             done
-            wait
+            wait "${wrks[@]}"
+            wrks=()
         fi
         local la; la=$(loadavg)
         local t0=$(( $(cpu_ticks "$pid_a") + $(cpu_ticks "$pid_b") ))
@@ -319,8 +323,9 @@ throughput_two() { # $1 scenario
             i=$((i + 1))
             BENCH_DATA=$data BENCH_LIMIT=0 BENCH_THREADS=$wt wrk -t"$wt" -c"$half" -d"${DURATION}s" \
                 --timeout 10s --latency -s bench/load/sendmessage.lua "$u/" >"$OUT/wrk.$label.$i.txt" 2>&1 &
+            wrks+=($!)
         done
-        wait
+        wait "${wrks[@]}"
         local t1=$(( $(cpu_ticks "$pid_a") + $(cpu_ticks "$pid_b") ))
         stop_server
         SERVER_PID=$pid_a; OTHER_PID=""; stop_server
