@@ -10,7 +10,9 @@
 #        describe03 and evaluate03 send the same calls as A2A 0.3 `message/send`, no A2A-Version)
 # Environment: BENCH_BIN (default target/release/skillgate; needs symbols, which the release
 # profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25),
-# BENCH_PRELOAD (an allocator to LD_PRELOAD into the server, as run.sh --preload).
+# BENCH_PRELOAD (an allocator to LD_PRELOAD into the server, as run.sh --preload), BENCH_STORE
+# (memory, the default, or sqlite: a fresh database file per scenario in the output directory;
+# the SQL store's writer and sqlx's worker thread are counted with the rest of the process).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-400}
@@ -77,7 +79,12 @@ print(json.dumps({"skill": d["skill_id"], "skill_version": d["skill_version"],
 ROWS=()
 for scen in "${SCENARIOS[@]}"; do
     out=$OUT/$scen.out
-    if [ "$scen" = floor ]; then cmd=("$FLOOR_BIN" 127.0.0.1:0); else cmd=("$BIN" serve --listen 127.0.0.1:0 --store memory); fi
+    case ${BENCH_STORE:-memory} in
+        memory) store=memory ;;
+        sqlite) store=sqlite:$(cd "$OUT" && pwd)/tasks-$scen.db ;;
+        *) echo "callgrind.sh: BENCH_STORE is memory or sqlite" >&2; exit 2 ;;
+    esac
+    if [ "$scen" = floor ]; then cmd=("$FLOOR_BIN" 127.0.0.1:0); else cmd=("$BIN" serve --listen 127.0.0.1:0 --store "$store"); fi
     LD_PRELOAD=${BENCH_PRELOAD:-} valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$scen" --instr-atstart=no \
         "${cmd[@]}" >"$out" 2>"$OUT/$scen.err" &
     PID=$!
@@ -103,7 +110,7 @@ for scen in "${SCENARIOS[@]}"; do
     echo "== $scen: $per instructions per request; top $TOP inclusive: $OUT/$scen.top.txt" >&2
 done
 echo
-echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; one keep-alive connection, $N requests after 50 warm-up, memory store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
+echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; one keep-alive connection, $N requests after 50 warm-up, ${BENCH_STORE:-memory} store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
 echo
 echo "| scenario | requests | instructions | per request |"
 echo "|---|---|---|---|"

@@ -18,7 +18,10 @@ usage() {
 usage: bench/load/run.sh [options]
   --mode throughput|rss|all       what to measure             (BENCH_MODE, default all)
   --scenario describe|evaluate|all                            (BENCH_SCENARIO, default all)
-  --store memory|sqlite|postgres|all  comma lists allowed      (BENCH_STORE, default all)
+  --store memory|sqlite|postgres|postgres2|all  comma lists allowed; postgres2 = two `serve`
+                                  replicas on one PostgreSQL database, two wrk processes with
+                                  half the connections (and threads) each, one per replica;
+                                  throughput only, not in all   (BENCH_STORE, default all)
   --peer LIST                     also load the peers, a comma list of: sdk = a2a-sdk 1.3.0
                                   (Python) on PostgreSQL, sdkmem = the same on its in-memory
                                   store, js = @a2a-js/sdk 1.3.0 (Node, in-memory), or none
@@ -126,11 +129,13 @@ fi
 
 # --- servers -----------------------------------------------------------------------------
 SERVER_PID=""
+OTHER_PID=""
 URL=""
 DBS=()
 TMPDIRS=()
 cleanup() {
     stop_server || true
+    if [ -n "$OTHER_PID" ]; then SERVER_PID=$OTHER_PID; OTHER_PID=""; stop_server || true; fi
     for db in "${DBS[@]}"; do
         psql -q "$PG/postgres" -c "drop database if exists $db" >/dev/null 2>&1 || true
     done
@@ -174,7 +179,8 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
         sqlite)
             local d; d=$(mktemp -d /tmp/sgbench.XXXXXX); TMPDIRS+=("$d")
             STORE_DESC="sqlite:$d/tasks.db" ;;
-        postgres) fresh_db; STORE_DESC="$PG/$DB" ;;
+        postgres|postgres2) fresh_db; STORE_DESC="$PG/$DB" ;;
+        postgres2b) STORE_DESC="$PG/$DB" ;; # the second replica: the same database
         sdk) fresh_db; STORE_DESC="postgresql+asyncpg://${PG#postgres://}/$DB" ;;
         floor|js) STORE_DESC="none" ;;
         sdkmem) STORE_DESC="memory" ;;
@@ -285,6 +291,69 @@ throughput_cell() { # $1 scenario, $2 store kind
     echo "$scen $kind $(echo "$rpss" | median) $(echo "$p99s" | median)" >>"$OUT/medians.txt"
 }
 
+# Two replicas on one PostgreSQL database (store kind postgres2), the load split over both: two
+# wrk processes at once, each with half the connections and threads, one per replica. req/s is
+# the sum of the two, p99 and p50 the larger of the two, CPU the sum of both servers.
+throughput_two() { # $1 scenario
+    local scen=$1 r rpss="" p99s="" p50s="" bad=0 cpus="" loads="" runs_rps="" runs_p99=""
+    local half=$((CONNS / 2)) wt=$(( THREADS > 1 ? THREADS / 2 : 1 ))
+    for r in $(seq 1 "$REPEAT"); do
+        start_server postgres2
+        local pid_a=$SERVER_PID url_a=$URL
+        OTHER_PID=$pid_a
+        start_server postgres2b
+        local pid_b=$SERVER_PID url_b=$URL
+        local data; data=$(data_part "$scen")
+        local label="$scen.postgres2.$r" u i
+        # Only the wrk processes are waited for (a bare `wait` would wait for the servers too).
+        local wrks=()
+        if [ "$WARMUP" -gt 0 ]; then
+            for u in "$url_a" "$url_b"; do
+                BENCH_DATA=$data BENCH_LIMIT=0 BENCH_THREADS=$wt wrk -t"$wt" -c"$half" -d"${WARMUP}s" \
+                    --timeout 10s -s bench/load/sendmessage.lua "$u/" >/dev/null 2>&1 &
+                wrks+=($!)
+            done
+            wait "${wrks[@]}"
+            wrks=()
+        fi
+        local la; la=$(loadavg)
+        local t0=$(( $(cpu_ticks "$pid_a") + $(cpu_ticks "$pid_b") ))
+        i=0
+        for u in "$url_a" "$url_b"; do
+            i=$((i + 1))
+            BENCH_DATA=$data BENCH_LIMIT=0 BENCH_THREADS=$wt wrk -t"$wt" -c"$half" -d"${DURATION}s" \
+                --timeout 10s --latency -s bench/load/sendmessage.lua "$u/" >"$OUT/wrk.$label.$i.txt" 2>&1 &
+            wrks+=($!)
+        done
+        wait "${wrks[@]}"
+        local t1=$(( $(cpu_ticks "$pid_a") + $(cpu_ticks "$pid_b") ))
+        stop_server
+        SERVER_PID=$pid_a; OTHER_PID=""; stop_server
+        local la1 lb1
+        la1=$(grep '^BENCH ' "$OUT/wrk.$label.1.txt" | head -1)
+        lb1=$(grep '^BENCH ' "$OUT/wrk.$label.2.txt" | head -1)
+        [ -n "$la1" ] && [ -n "$lb1" ] || { echo "run.sh: wrk printed no result, see $OUT/wrk.$label.*.txt" >&2; exit 1; }
+        log "$scen/postgres2 run $r (load $la): replica 1: $la1; replica 2: $lb1"
+        local rps p99 p50 secs errs=0 line
+        rps=$(awk -v a="$(field rps "$la1")" -v b="$(field rps "$lb1")" 'BEGIN {print a + b}')
+        p99=$(printf '%s\n%s\n' "$(field p99_ms "$la1")" "$(field p99_ms "$lb1")" | sort -g | tail -1)
+        p50=$(printf '%s\n%s\n' "$(field p50_ms "$la1")" "$(field p50_ms "$lb1")" | sort -g | tail -1)
+        secs=$(field duration_s "$la1")
+        for line in "$la1" "$lb1"; do
+            errs=$(( errs + $(field non200 "$line") + $(field not_completed "$line") + $(field connect_err "$line") \
+                + $(field read_err "$line") + $(field write_err "$line") + $(field timeout_err "$line") ))
+        done
+        bad=$((bad + errs))
+        rpss+=" $rps"; p99s+=" $p99"; p50s+=" $p50"
+        cpus+=" $(awk -v a="$t0" -v b="$t1" -v t="$TICK" -v s="$secs" 'BEGIN {printf "%.0f", 100*(b-a)/t/s}')"
+        runs_rps+="${runs_rps:+ / }$(printf %.0f "$rps")"
+        runs_p99+="${runs_p99:+ / }$(printf %.1f "$p99")"
+        loads+="${loads:+; }$la"
+    done
+    THROUGHPUT_ROWS+=("| $scen | postgres, two replicas | **$(echo "$rpss" | median | xargs printf %.0f)** | **$(echo "$p99s" | median | xargs printf %.1f)** | $(echo "$p50s" | median | xargs printf %.1f) | $runs_rps | $runs_p99 | $bad | $(echo "$cpus" | median | xargs printf %.0f)% | $loads |")
+    echo "$scen postgres2 $(echo "$rpss" | median) $(echo "$p99s" | median)" >>"$OUT/medians.txt"
+}
+
 # --- RSS ---------------------------------------------------------------------------------
 rss_cell() { # $1 scenario, $2 store kind
     local scen=$1 kind=$2 r
@@ -330,7 +399,9 @@ rss_cell() { # $1 scenario, $2 store kind
 log "output in $OUT; load average now $(loadavg)"
 if [ "$MODE" = throughput ] || [ "$MODE" = all ]; then
     for scen in "${SCENARIOS[@]}"; do
-        for kind in "${STORES[@]}"; do throughput_cell "$scen" "$kind"; done
+        for kind in "${STORES[@]}"; do
+            if [ "$kind" = postgres2 ]; then throughput_two "$scen"; else throughput_cell "$scen" "$kind"; fi
+        done
     done
     if has_peer sdk; then throughput_cell sdk sdk; fi
     if has_peer sdkmem; then throughput_cell sdkmem sdkmem; fi
@@ -339,7 +410,9 @@ if [ "$MODE" = throughput ] || [ "$MODE" = all ]; then
 fi
 if [ "$MODE" = rss ] || [ "$MODE" = all ]; then
     for scen in "${SCENARIOS[@]}"; do
-        for kind in "${STORES[@]}"; do rss_cell "$scen" "$kind"; done
+        for kind in "${STORES[@]}"; do
+            if [ "$kind" != postgres2 ]; then rss_cell "$scen" "$kind"; fi
+        done
     done
 fi
 
@@ -368,6 +441,10 @@ if [ ${#THROUGHPUT_ROWS[@]} -gt 0 ]; then
                    printf "- %s, skillgate+memory vs a2a-sdk (1 worker, in-memory store): %.1fx the requests/s (target >= 30x), p99 %.3f of its\n", a[1], r[k]/mr, p[k]/mp;
                  if (a[2] == "postgres" && sr > 0)
                    printf "- %s, skillgate+postgres vs a2a-sdk: %.1fx the requests/s (target >= 10x), p99 %.3f of the SDK'"'"'s (target <= 0.1)\n", a[1], r[k]/sr, p[k]/sp;
+                 if (a[2] == "postgres2" && ((a[1]" postgres") in r))
+                   printf "- %s, two postgres replicas vs one: %.0f%% of the requests/s (target >= 100%%)\n", a[1], 100*r[k]/r[a[1]" postgres"];
+                 if (a[2] == "postgres" && ((a[1]" memory") in r))
+                   printf "- %s, postgres (one replica) vs memory: %.0f%% of the requests/s (target >= 30%%)\n", a[1], 100*r[k]/r[a[1]" memory"];
                  if (a[2] == "sqlite" && ((a[1]" memory") in r))
                    printf "- %s, sqlite vs memory: %.0f%% of the requests/s (target >= 50%%)\n", a[1], 100*r[k]/r[a[1]" memory"];
                }

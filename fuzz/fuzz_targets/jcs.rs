@@ -1,6 +1,6 @@
 //! RFC 8785 canonicalization: the text path (one vector, chunked, streamed) and the value path
 //! (strict parse, then the writer) must agree on every input, valid or not, and the canonical
-//! form must be a fixed point.
+//! form must be a fixed point. The strict typed read must refuse what the strict parse refuses.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -50,4 +50,16 @@ fuzz_target!(|data: &[u8]| {
             "not a fixed point"
         );
     }
+    // The strict typed read refuses exactly what the `Value` parse refuses (read into a `Value`,
+    // and into a type that ignores everything, which must still walk it all), and reads the
+    // same value.
+    let strict = jcs::parse_strict(data);
+    let typed = jcs::from_slice_strict::<serde_json::Value>(data, ParseOptions::default());
+    match (&strict, &typed) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "the typed read reads another value"),
+        (Err(_), Err(_)) => {}
+        _ => panic!("value parse {strict:?}, typed read {typed:?}"),
+    }
+    let ignored = jcs::from_slice_strict::<serde::de::IgnoredAny>(data, ParseOptions::default());
+    assert_eq!(strict.is_ok(), ignored.is_ok(), "{strict:?} vs {ignored:?}");
 });

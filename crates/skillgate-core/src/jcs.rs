@@ -94,6 +94,8 @@ impl Default for ParseOptions {
     }
 }
 
+pub use crate::jcs_typed::{from_slice_strict, TypedError};
+
 /// Parses I-JSON text strictly with the default depth limit.
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, JcsError> {
     parse_strict_with(bytes, ParseOptions::default())
@@ -358,8 +360,8 @@ pub(crate) fn write_string<S: Sink + ?Sized>(s: &str, out: &mut S) {
 // ---------------------------------------------------------------------------------------------
 // Strict parsing: a serde seed that builds a serde_json::Value, refusing duplicates and depth.
 
-const DUPLICATE_TAG: &str = "duplicate member name ";
-const DEPTH_TAG: &str = "nesting deeper than ";
+pub(crate) const DUPLICATE_TAG: &str = "duplicate member name ";
+pub(crate) const DEPTH_TAG: &str = "nesting deeper than ";
 
 struct StrictSeed {
     depth_left: usize,

@@ -45,6 +45,7 @@ pub mod fields;
 pub mod instance;
 pub mod jcs;
 mod jcs_text;
+mod jcs_typed;
 pub mod refs;
 pub mod version;
 pub mod wire;

@@ -1,7 +1,8 @@
 //! The runtime's view of its task store: live handles over stored tasks.
 //!
-//! A [`TaskHandle`] caches the Task it last wrote, so the process running a task serializes it
-//! once per change and never parses it back. Every change is a versioned write
+//! A [`TaskHandle`] caches the Task it last wrote, so the process running a task never parses
+//! it back; it serializes it once per change for a SQL store, and not at all for the memory
+//! store, which keeps the handle's typed Task itself ([`TaskStore::keeps_typed_tasks`]). Every change is a versioned write
 //! ([`TaskStore::update`]): when another writer got there first (a CancelTask on another
 //! replica, say) the handle reloads the task and applies the change again, so nothing is lost
 //! and a terminal state stays final. A change is stored before its event is published, so a
@@ -101,8 +102,33 @@ impl Event {
 }
 
 struct Current {
-    task: Task,
+    /// Shared with the row a memory store keeps; a change copies it first (copy on write).
+    task: Arc<Task>,
     row: TaskRow,
+}
+
+/// Puts `task` into `row` in the form the store keeps: typed (shared, nothing serialized) or as
+/// its JSON, serialized here once.
+fn fill(store: &dyn TaskStore, row: &mut TaskRow, task: &Arc<Task>) {
+    if store.keeps_typed_tasks() {
+        row.set_typed(Arc::clone(task));
+    } else {
+        row.set_task(task);
+    }
+}
+
+/// A version-1 row of `task` in the form the store keeps (see [`fill`]).
+fn new_row(
+    store: &dyn TaskStore,
+    task: &Arc<Task>,
+    owner: Option<String>,
+    flags: Flags,
+) -> TaskRow {
+    if store.keeps_typed_tasks() {
+        TaskRow::typed(Arc::clone(task), owner, flags)
+    } else {
+        TaskRow::new(task, owner, flags)
+    }
 }
 
 /// One task as this process works on it.
@@ -126,7 +152,7 @@ impl TaskHandle {
         store: Arc<dyn TaskStore>,
         metrics: &Metrics,
         row: TaskRow,
-        task: Task,
+        task: Arc<Task>,
     ) -> Arc<Self> {
         let (done, _) = watch::channel(task.status.state.is_terminal());
         Arc::new(Self {
@@ -149,15 +175,18 @@ impl TaskHandle {
     pub(crate) async fn create(
         store: &Arc<dyn TaskStore>,
         metrics: &Metrics,
-        mut task: Task,
+        task: Task,
         owner: Option<String>,
         flags: Flags,
     ) -> Result<Arc<Self>, StoreError> {
         let limit = store.limits().max_task_bytes / 2;
-        let mut row = TaskRow::new(&task, owner, flags);
-        let size = row.body.len() as u64;
+        let mut task = Arc::new(task);
+        let mut row = new_row(store.as_ref(), &task, owner, flags);
+        let size = row.body_len();
         if size > limit {
-            for m in &mut task.history {
+            // The row shares the task: let it go before the task is changed in place.
+            row.set_body(bytes::Bytes::new());
+            for m in &mut Arc::make_mut(&mut task).history {
                 *m = Message {
                     message_id: std::mem::take(&mut m.message_id),
                     context_id: std::mem::take(&mut m.context_id),
@@ -169,7 +198,7 @@ impl TaskHandle {
                     ..Default::default()
                 };
             }
-            row.set_task(&task);
+            fill(store.as_ref(), &mut row, &task);
         }
         store.create(&row).await?;
         metrics.task_created();
@@ -187,8 +216,9 @@ impl TaskHandle {
         owner: Option<String>,
         flags: Flags,
     ) -> Result<Option<Arc<Self>>, StoreError> {
-        let row = TaskRow::new(&task, owner, flags);
-        if row.body.len() as u64 > store.limits().max_task_bytes / 2 {
+        let task = Arc::new(task);
+        let row = new_row(store.as_ref(), &task, owner, flags);
+        if row.body_len() > store.limits().max_task_bytes / 2 {
             return Ok(None);
         }
         store.create(&row).await?;
@@ -205,7 +235,7 @@ impl TaskHandle {
         metrics: &Metrics,
         row: TaskRow,
     ) -> Result<Arc<Self>, StoreError> {
-        let task = row.task()?;
+        let task = row.shared_task()?;
         Ok(Self::from_row(store.clone(), metrics, row, task))
     }
 
@@ -218,19 +248,19 @@ impl TaskHandle {
         let Some(row) = store.get(id).await? else {
             return Ok(None);
         };
-        let task = row.task()?;
+        let task = row.shared_task()?;
         Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
     }
 
     /// The task as last read or written.
     pub(crate) async fn snapshot(&self) -> Task {
-        self.current.lock().await.task.clone()
+        Task::clone(&self.current.lock().await.task)
     }
 
     /// The task as last read or written, with its version.
     pub(crate) async fn versioned(&self) -> (Task, i64) {
         let cur = self.current.lock().await;
-        (cur.task.clone(), cur.row.version)
+        (Task::clone(&cur.task), cur.row.version)
     }
 
     /// Its current state.
@@ -250,7 +280,7 @@ impl TaskHandle {
             .get(&self.id)
             .await?
             .ok_or_else(|| StoreError::NotFound(self.id.clone()))?;
-        cur.task = row.task()?;
+        cur.task = row.shared_task()?;
         cur.row = row;
         if cur.task.status.state.is_terminal() {
             self.done.send_replace(true);
@@ -263,10 +293,13 @@ impl TaskHandle {
     /// advances by their number (one when there are none). Retries on a lost version race with
     /// the stored task.
     ///
-    /// The change is applied to the cached task in place: a clone and a drop of the whole
-    /// task per write were a tenth of an evaluate request's instructions (callgrind,
-    /// docs/benchmarks.md). When the change is refused or not stored, the cached task is
-    /// restored from the last stored body, which holds it exactly.
+    /// The change is applied to the cached task in place when the handle holds it alone (a SQL
+    /// store keeps only the JSON): a clone and a drop of the whole task per write were a tenth
+    /// of an evaluate request's instructions (callgrind, docs/benchmarks.md). The memory store
+    /// keeps the written task itself, so there the change applies to a copy (what the store
+    /// holds must not change before the write): that copy replaces the serialization a stored
+    /// body cost. When the change is refused or not stored, the cached task is restored from
+    /// the stored row, which holds it exactly.
     async fn change<F>(&self, mut change: F) -> Result<(), Refused>
     where
         F: FnMut(&mut Task, &mut Flags, bool) -> Result<Event, Refused>,
@@ -277,16 +310,16 @@ impl TaskHandle {
             let was_terminal = cur.task.status.state.is_terminal();
             let mut row = cur.row.clone();
             let emit = self.store.wants_event(&self.id);
-            let event = match change(&mut cur.task, &mut row.flags, emit) {
+            let event = match change(Arc::make_mut(&mut cur.task), &mut row.flags, emit) {
                 Ok(event) => event,
                 Err(refused) => {
                     restore(&mut cur)?;
                     return Err(refused);
                 }
             };
-            row.set_task(&cur.task);
-            let size = row.body.len() as u64;
-            if size > budget && size > cur.row.body.len() as u64 {
+            fill(self.store.as_ref(), &mut row, &cur.task);
+            let size = row.body_len();
+            if size > budget && size > cur.row.body_len() {
                 restore(&mut cur)?;
                 return Err(Refused::OverBudget(size, budget));
             }
@@ -471,7 +504,7 @@ impl TaskHandle {
     pub(crate) async fn subscribe(&self) -> (Task, i64, Subscription) {
         let sub = self.store.hub().subscribe(&self.id);
         let cur = self.current.lock().await;
-        (cur.task.clone(), cur.row.version, sub)
+        (Task::clone(&cur.task), cur.row.version, sub)
     }
 
     /// Waits until the task is terminal here or the timeout passes.
@@ -489,7 +522,7 @@ impl TaskHandle {
 /// The event announcing `artifact` on `task`.
 /// Puts the cached task back to what the store holds after a change that was not stored.
 fn restore(cur: &mut Current) -> Result<(), StoreError> {
-    cur.task = cur.row.task()?;
+    cur.task = cur.row.shared_task()?;
     Ok(())
 }
 
@@ -692,6 +725,29 @@ mod tests {
             max_task_bytes: 2000,
             ..StoreLimits::memory()
         }));
+        refused_finish_leaves_no_trace(s).await;
+    }
+
+    /// The same on a store that keeps JSON: there the change is applied to the handle's own
+    /// task in place, and a refusal restores it from the stored body.
+    #[cfg(feature = "sqlite")]
+    #[tokio::test]
+    async fn a_finish_over_the_task_budget_is_refused_without_writing_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = StoreLimits {
+            max_task_bytes: 2000,
+            ..StoreLimits::disk()
+        };
+        let s: Arc<dyn TaskStore> = Arc::new(
+            skillgate_store::SqliteStore::open(&dir.path().join("t.db"), limits)
+                .await
+                .unwrap(),
+        );
+        assert!(!s.keeps_typed_tasks());
+        refused_finish_leaves_no_trace(s).await;
+    }
+
+    async fn refused_finish_leaves_no_trace(s: Arc<dyn TaskStore>) {
         let e = TaskHandle::create(
             &s,
             &Metrics::disabled(),

@@ -4,9 +4,11 @@
 //! `memory` (bounded by bytes, gone on exit), `sqlite:PATH` (one process, survives restarts)
 //! and `postgres://...` (any number of replicas acting as one agent).
 //!
-//! A store keeps each task as a [`TaskRow`]: the serialized Task (compact JSON bytes, not a
-//! value tree, so a stored task costs about its wire size) plus the columns queries need
-//! (owner, state, context, update time, version, lease). Writes are versioned: [`TaskStore::update`]
+//! A store keeps each task as a [`TaskRow`]: the Task plus the columns queries need (owner,
+//! state, context, update time, version, lease). The SQL stores hold the Task as compact JSON
+//! bytes; the memory store holds the typed Task, shared with the handle that wrote it, so a
+//! state change is not paid for with a serialization of the whole task (its budget still counts
+//! the exact JSON length). Writes are versioned: [`TaskStore::update`]
 //! succeeds only if the stored version is the one the writer read, so two concurrent updates of
 //! one task never lose one silently. One update may carry several events (a finishing task's
 //! artifacts and its final status), each with a version of its own. Every accepted update's
@@ -225,6 +227,13 @@ pub trait TaskStore: Send + Sync + std::fmt::Debug + 'static {
 
     /// The replica id written into leases (unique per process).
     fn replica(&self) -> &str;
+
+    /// Whether this store keeps the typed Task of a row it is given ([`TaskRow::typed`]) rather
+    /// than its JSON: writers then build typed rows, and serialize nothing; for the others they
+    /// build serialized rows ([`TaskRow::new`]), so the JSON is made once, by the writer.
+    fn keeps_typed_tasks(&self) -> bool {
+        false
+    }
 
     /// Whether an update of this task needs its event: always when other processes may listen
     /// (PostgreSQL), else only while someone in this process subscribes to the task. Writers

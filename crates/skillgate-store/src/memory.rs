@@ -1,5 +1,6 @@
 //! The in-memory store: rows in a map, a list index ordered by update time, and exact byte
-//! accounting so the whole store stays within its budget.
+//! accounting so the whole store stays within its budget. Rows keep the typed Task they were
+//! given ([`TaskRow::typed`]): a read hands the same `Arc` back, nothing is parsed or serialized.
 
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
@@ -155,6 +156,10 @@ impl TaskStore for MemoryStore {
 
     fn replica(&self) -> &str {
         &self.replica
+    }
+
+    fn keeps_typed_tasks(&self) -> bool {
+        true
     }
 
     async fn create(&self, row: &TaskRow) -> Result<(), StoreError> {

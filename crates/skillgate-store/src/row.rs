@@ -2,6 +2,7 @@
 
 use bytes::Bytes;
 use skillgate_a2a::{Task, TaskState};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Milliseconds since the Unix epoch (the store's clock for retention, TTLs and leases).
@@ -38,7 +39,80 @@ impl Flags {
     }
 }
 
-/// One stored task: the Task's serialized JSON plus the indexed columns.
+/// A stored task's content: the Task itself (a typed row, what the memory store keeps), its
+/// compact JSON (what a database holds), or both once a typed row was serialized.
+#[derive(Debug, Clone)]
+pub(crate) struct Body {
+    /// The Task, shared with the handle that wrote it; `None` for a row read from a database.
+    typed: Option<Arc<Task>>,
+    /// The compact JSON: set when the row was read or built serialized, else made on demand.
+    json: OnceLock<Bytes>,
+    /// The length of the compact JSON, exact whichever form the row holds.
+    len: u64,
+}
+
+impl Body {
+    /// A body read from a database, or given as bytes.
+    pub(crate) fn json(bytes: Bytes) -> Self {
+        let len = bytes.len() as u64;
+        Self {
+            typed: None,
+            json: OnceLock::from(bytes),
+            len,
+        }
+    }
+
+    /// A typed body. Its length is counted by the serializer writing nowhere: a store budget
+    /// needs the exact JSON length, but not the JSON.
+    fn typed(task: Arc<Task>) -> Self {
+        let mut count = Count(0);
+        // Writing to a counter cannot fail, and a Task always serializes.
+        let _ = serde_json::to_writer(&mut count, &*task);
+        Self {
+            typed: Some(task),
+            json: OnceLock::new(),
+            len: count.0,
+        }
+    }
+
+    fn bytes(&self) -> &Bytes {
+        self.json.get_or_init(|| match &self.typed {
+            Some(task) => serialize(task),
+            None => Bytes::new(),
+        })
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.bytes() == other.bytes()
+    }
+}
+
+/// An `io::Write` that only counts what it is given.
+struct Count(u64);
+
+impl std::io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The compact JSON of a Task, in an allocation of exactly its size.
+fn serialize(task: &Task) -> Bytes {
+    let mut body = serde_json::to_vec(task).unwrap_or_default();
+    // The serializer's buffer grows by doubling: without this a stored 4.7 KB task would
+    // hold an 8 KB allocation for as long as it is kept.
+    body.shrink_to_fit();
+    Bytes::from(body)
+}
+
+/// One stored task: the Task (typed, or as its serialized JSON) plus the indexed columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRow {
     /// Task id.
@@ -58,14 +132,29 @@ pub struct TaskRow {
     pub flags: Flags,
     /// Starts at 1; each accepted update adds one.
     pub version: i64,
-    /// The Task as compact JSON: exactly the bytes read back after a restart.
-    pub body: Bytes,
+    /// The Task: see [`TaskRow::body`] and [`TaskRow::shared_task`].
+    pub(crate) body: Body,
 }
 
 impl TaskRow {
-    /// A row for `task` at version 1.
+    /// A row for `task` at version 1, holding its JSON (serialized here, once).
     pub fn new(task: &Task, owner: Option<String>, flags: Flags) -> Self {
-        let mut row = Self {
+        let mut row = Self::empty(task, owner, flags);
+        row.set_task(task);
+        row
+    }
+
+    /// A row for `task` at version 1 that holds the Task itself, shared, not its JSON: what a
+    /// store that answers [`crate::TaskStore::keeps_typed_tasks`] wants, since nothing is
+    /// serialized unless someone asks for [`TaskRow::body`].
+    pub fn typed(task: Arc<Task>, owner: Option<String>, flags: Flags) -> Self {
+        let mut row = Self::empty(&task, owner, flags);
+        row.set_typed(task);
+        row
+    }
+
+    fn empty(task: &Task, owner: Option<String>, flags: Flags) -> Self {
+        Self {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
             owner,
@@ -74,26 +163,63 @@ impl TaskRow {
             finished_ms: None,
             flags,
             version: 1,
-            body: Bytes::new(),
-        };
-        row.set_task(task);
-        row
+            body: Body::json(Bytes::new()),
+        }
     }
 
-    /// The stored Task.
+    /// The stored Task (a copy of a typed row's, or parsed from the JSON).
     pub fn task(&self) -> Result<Task, crate::StoreError> {
-        serde_json::from_slice(&self.body)
+        match &self.body.typed {
+            Some(task) => Ok(Task::clone(task)),
+            None => self.parse(),
+        }
+    }
+
+    /// The stored Task, shared: a typed row's own (no copy), or parsed from the JSON.
+    pub fn shared_task(&self) -> Result<Arc<Task>, crate::StoreError> {
+        match &self.body.typed {
+            Some(task) => Ok(Arc::clone(task)),
+            None => self.parse().map(Arc::new),
+        }
+    }
+
+    fn parse(&self) -> Result<Task, crate::StoreError> {
+        serde_json::from_slice(self.body.bytes())
             .map_err(|e| crate::StoreError::Corrupt(self.id.clone(), e.to_string()))
     }
 
-    /// Replaces the stored Task and the columns derived from it (state, update time,
-    /// finish time). The version is the caller's to advance.
+    /// The Task as compact JSON: exactly the bytes a database stores and reads back after a
+    /// restart. A typed row serializes its Task on the first call.
+    pub fn body(&self) -> &Bytes {
+        self.body.bytes()
+    }
+
+    /// Length of [`TaskRow::body`] in bytes, known without serializing a typed row.
+    pub fn body_len(&self) -> u64 {
+        self.body.len
+    }
+
+    /// Replaces the body with these exact bytes (a database never parses bodies; tests give
+    /// rows bodies of a chosen size). The columns are left as they are.
+    pub fn set_body(&mut self, bytes: Bytes) {
+        self.body = Body::json(bytes);
+    }
+
+    /// Replaces the stored Task with its JSON (serialized here) and the columns derived from
+    /// it (state, update time, finish time). The version is the caller's to advance.
     pub fn set_task(&mut self, task: &Task) {
-        let mut body = serde_json::to_vec(task).unwrap_or_default();
-        // The serializer's buffer grows by doubling: without this a stored 4.7 KB task would
-        // hold an 8 KB allocation for as long as it is kept.
-        body.shrink_to_fit();
-        self.body = Bytes::from(body);
+        self.body = Body::json(serialize(task));
+        self.set_columns(task);
+    }
+
+    /// [`TaskRow::set_task`] keeping the Task itself, shared, instead of its JSON (see
+    /// [`TaskRow::typed`]).
+    pub fn set_typed(&mut self, task: Arc<Task>) {
+        self.set_columns(&task);
+        self.body = Body::typed(task);
+    }
+
+    fn set_columns(&mut self, task: &Task) {
         self.state = task.status.state;
         self.updated_ms = task
             .status
@@ -110,7 +236,7 @@ impl TaskRow {
     /// columns and index entries).
     pub fn size(&self) -> u64 {
         const ROW_OVERHEAD: u64 = 256;
-        self.body.len() as u64
+        self.body.len
             + self.id.len() as u64
             + self.context_id.len() as u64
             + self.owner.as_ref().map_or(0, |o| o.len() as u64)
@@ -269,5 +395,33 @@ mod tests {
         assert_eq!(row.updated_ms, 1_796_292_000_123);
         assert!(row.finished_ms.is_some());
         assert_eq!(row.task().unwrap(), t);
+    }
+
+    #[test]
+    fn a_typed_row_counts_and_serializes_exactly_what_a_serialized_one_holds() {
+        let mut t = Task {
+            id: "t1".into(),
+            context_id: "c\u{e9}\"1\n".into(),
+            ..Default::default()
+        };
+        t.status.state = TaskState::Working;
+        t.status.timestamp = Some("2026-12-03T10:00:00.123Z".into());
+        t.history.push(skillgate_a2a::Message {
+            message_id: "m".into(),
+            parts: vec![skillgate_a2a::Part::text("\u{1f600} \t\u{7}")],
+            ..Default::default()
+        });
+        let json = TaskRow::new(&t, Some("o".into()), Flags::default());
+        let typed = TaskRow::typed(Arc::new(t.clone()), Some("o".into()), Flags::default());
+        assert_eq!(typed.body_len(), json.body().len() as u64);
+        assert_eq!(typed.size(), json.size());
+        assert_eq!(
+            (typed.state, typed.updated_ms),
+            (json.state, json.updated_ms)
+        );
+        assert_eq!(typed.body(), json.body());
+        assert_eq!(typed, json);
+        assert_eq!(typed.task().unwrap(), t);
+        assert_eq!(*json.shared_task().unwrap(), t);
     }
 }

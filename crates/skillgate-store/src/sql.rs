@@ -70,7 +70,7 @@ where
         finished_ms: r.try_get(5)?,
         flags: Flags::from_bits(r.try_get(6)?),
         version: r.try_get(7)?,
-        body: Bytes::from(body),
+        body: crate::row::Body::json(Bytes::from(body)),
         id,
     })
 }

@@ -272,3 +272,45 @@ fn rust_log_filters_the_access_lines() {
     assert!(!err.contains("skillgate::access"), "{err}");
     assert!(err.contains("listening"), "start-up still logged: {err}");
 }
+
+/// The text access line, byte for byte apart from what changes per request (the time, the task
+/// id, the duration): what an operator's log parsing depends on, pinned so a cheaper way of
+/// writing it cannot change it unnoticed.
+#[test]
+fn the_text_access_line_is_exactly_this() {
+    let s = serve(&[]);
+    let (status, body) = s.http("POST", "/", None, DESCRIBE);
+    assert_eq!(status, 200, "{body}");
+    let err = s.stop();
+    let line = err
+        .lines()
+        .find(|l| l.contains("skillgate::access") && l.contains("binding=jsonrpc"))
+        .unwrap_or_else(|| panic!("no access line:\n{err}"));
+    let (time, rest) = line.split_once(' ').unwrap();
+    assert!(
+        time.len() == 27 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+        "{line}"
+    );
+    let id_at = rest.find("task_id=").unwrap() + "task_id=".len();
+    let id = &rest[id_at..id_at + 36];
+    assert!(uuid_like(id), "{line}");
+    let (head, ms) = rest.rsplit_once("duration_ms=").unwrap();
+    assert!(ms.parse::<f64>().is_ok(), "{line}");
+    assert_eq!(
+        head.replace(id, "ID"),
+        " INFO request{binding=jsonrpc skill=describe_skill task_id=ID method=SendMessage}: \
+         skillgate::access: request http_method=POST path=/ status=200 ",
+        "{line}"
+    );
+}
+
+fn uuid_like(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == '-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
+}

@@ -11,7 +11,7 @@ use axum::http::{header, HeaderMap};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use skillgate_a2a::A2aError;
-use skillgate_core::jcs::{parse_strict_with, JcsError, ParseOptions};
+use skillgate_core::jcs::{from_slice_strict, parse_strict_with, JcsError, ParseOptions};
 
 /// Why a body could not be read as JSON.
 #[derive(Debug)]
@@ -100,6 +100,24 @@ pub(crate) async fn read_json(st: &AppState, body: Body) -> Result<Value, BodyEr
     parse(st, &bytes)
 }
 
+/// The deepest body the typed read takes; a deeper one (hostile, or a configured limit above
+/// this) is read as a `Value` first, which needs less stack per level of nesting.
+pub(crate) const TYPED_MAX_DEPTH: usize = 64;
+
+/// A JSON object body read straight into `T` in one strict pass (as strict as [`parse`]);
+/// `None` on any error, when the caller reads it through [`parse`] for the exact answer.
+pub(crate) fn read_typed<'de, T: serde::Deserialize<'de>>(
+    st: &AppState,
+    bytes: &'de [u8],
+) -> Option<T> {
+    // A struct would take an array as its members in order: only an object is read here.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let max_depth = st.max_depth.min(TYPED_MAX_DEPTH);
+    from_slice_strict(bytes, ParseOptions { max_depth }).ok()
+}
+
 /// Refuses a REST request whose Content-Type is not JSON.
 fn require_json_content_type(req: &Request) -> Result<(), ApiError> {
     if is_json_content_type(req.headers()) {
@@ -125,7 +143,11 @@ impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
 
     async fn from_request(req: Request, st: &AppState) -> Result<Self, Self::Rejection> {
         require_json_content_type(&req)?;
-        let v = read_json(st, req.into_body()).await?;
+        let bytes = read_bytes(st, req.into_body()).await?;
+        if let Some(typed) = read_typed(st, &bytes) {
+            return Ok(StrictJson(typed));
+        }
+        let v = parse(st, &bytes)?;
         if !v.is_object() {
             return Err(ApiError::new(
                 A2aError::InvalidParams,

@@ -1,17 +1,23 @@
 //! The JSON-RPC 2.0 binding at the interface URL: a thin adapter over the service.
 
-use super::body::{is_json_content_type, parse, read_bytes, BodyError};
+use super::body::{
+    is_json_content_type, parse, read_bytes, read_typed, BodyError, TYPED_MAX_DEPTH,
+};
 use super::observe::{rpc_method_label, ErrorReason, RpcMethod};
 use super::{jsonrpc03, request_context, sse, AppState, RequestedVersion, JSON_CONTENT_TYPE};
 use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use skillgate_a2a::version::WireVersion;
 use skillgate_a2a::{self as a2a, methods, A2aError, JsonRpcId, JsonRpcRequest, JsonRpcResponse};
+use skillgate_core::jcs::{from_slice_strict, parse_strict_with, ParseOptions};
 use skillgate_runtime::checks;
 use skillgate_runtime::service::{RequestContext, ServiceError};
+use std::borrow::Cow;
 
 pub(super) fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
     reply_bytes(status, serde_json::to_vec(resp).unwrap_or_default())
@@ -110,104 +116,256 @@ fn early_error(
     }
 }
 
-/// Reads the body as one JSON-RPC request: content type, size and I-JSON limits, no batch,
-/// the envelope; a failure is the answer, in the shapes of the version `requested` (the
-/// `A2A-Version` sent) names, decided only when something fails.
-async fn read_request(
-    st: &AppState,
-    headers: &axum::http::HeaderMap,
-    body: axum::body::Body,
-    requested: &str,
-) -> Result<JsonRpcRequest, Response> {
-    let fail = |status, id, kind, message: &str| {
-        let early = checks::version_before_method(requested);
-        early_error(early, status, id, kind, message)
-    };
-    if !is_json_content_type(headers) {
-        return Err(fail(
+/// `POST /`: one JSON-RPC request. What fails before the method is read (content type, body,
+/// envelope) is answered in the shapes of the version the request's header names
+/// ([`early_error`]), decided only when something fails.
+pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    if !is_json_content_type(&parts.headers) {
+        return early_error(
+            checks::version_before_method(requested(&parts)),
             StatusCode::OK,
             JsonRpcId::Null,
             A2aError::ContentTypeNotSupported,
             "JSON-RPC requests must be sent as application/json",
-        ));
-    }
-    let read = match read_bytes(st, body).await {
-        Ok(bytes) => parse(st, &bytes).map(|v| (v, bytes)),
-        Err(e) => Err(e),
-    };
-    let (value, bytes) = read.map_err(|e| {
-        let (status, kind) = match e {
-            BodyError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, A2aError::InvalidRequest),
-            BodyError::Parse(_) => (StatusCode::OK, A2aError::ParseError),
-            _ => (StatusCode::OK, A2aError::InvalidRequest),
-        };
-        fail(status, JsonRpcId::Null, kind, &e.message())
-    })?;
-    if value.is_array() {
-        return Err(fail(
-            StatusCode::OK,
-            JsonRpcId::Null,
-            A2aError::InvalidRequest,
-            "batch requests are not supported",
-        ));
-    }
-    let exact = exact_id(&value, &bytes);
-    let fallback_id = exact
-        .clone()
-        .unwrap_or_else(|| JsonRpcRequest::id_of(&value));
-    let mut rpc = JsonRpcRequest::from_value(value)
-        .map_err(|e| fail(StatusCode::OK, fallback_id, A2aError::InvalidRequest, &e.0))?;
-    if exact.is_some() {
-        rpc.id = exact;
-    }
-    Ok(rpc)
-}
-
-/// `POST /`: one JSON-RPC request.
-pub(crate) async fn handle(State(st): State<AppState>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let requested = parts
-        .extensions
-        .get::<RequestedVersion>()
-        .map_or("", |r| r.0.as_str());
-    let rpc = match read_request(&st, &parts.headers, body, requested).await {
-        Ok(rpc) => rpc,
-        Err(answer) => return answer,
-    };
-    let id = rpc.id.clone().unwrap_or(JsonRpcId::Null);
-    // The method names its own version; the header must agree with it (docs/a2a-0.3.md 3.3).
-    let version = match checks::negotiate(
-        requested,
-        methods::family(&rpc.method),
-        st.service.versions(),
-    ) {
-        Ok(v) => v,
-        Err(r) if r.answer_in == WireVersion::V0_3 => {
-            return jsonrpc03::error(id, A2aError::VersionNotSupported, &r.message)
-        }
-        Err(r) => return error(id, A2aError::VersionNotSupported, &r.message),
-    };
-    // A 1.0 request must carry an id. A 0.3 one is answered with `"id": null` as a2a-sdk 0.3
-    // answers it (the 0.3 TCK sends id-less requests and expects their method and params
-    // errors).
-    if rpc.id.is_none() && version == WireVersion::V1_0 {
-        return error(
-            JsonRpcId::Null,
-            A2aError::InvalidRequest,
-            "\"id\" is required: A2A methods always answer",
         );
     }
-    let ctx = RequestContext {
-        version,
-        ..request_context(&parts.extensions)
+    let bytes = match read_bytes(&st, body).await {
+        Ok(bytes) => bytes,
+        Err(e) => return body_error(&parts, e),
     };
-    let method = RpcMethod(rpc_method_label(&rpc.method));
-    let mut resp = match version {
-        WireVersion::V1_0 => dispatch(&st, id, rpc, &ctx).await,
-        WireVersion::V0_3 => jsonrpc03::dispatch(&st, id, rpc, &ctx).await,
+    let call = match Call::typed(&st, &parts, &bytes) {
+        Some(call) => call,
+        None => match Call::from_value(&st, &parts, &bytes) {
+            Ok(call) => call,
+            Err(answer) => return *answer,
+        },
+    };
+    let method = RpcMethod(rpc_method_label(&call.rpc.method));
+    let mut resp = match call.version {
+        WireVersion::V1_0 => dispatch(&st, call.id, call.rpc, call.send, &call.ctx).await,
+        WireVersion::V0_3 => jsonrpc03::dispatch(&st, call.id, call.rpc, &call.ctx).await,
     };
     resp.extensions_mut().insert(method);
     resp
+}
+
+/// The answer to a body that could not be read as JSON, in the dialect of the request's
+/// header ([`early_error`]).
+fn body_error(parts: &Parts, e: BodyError) -> Response {
+    let (status, kind) = match e {
+        BodyError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, A2aError::InvalidRequest),
+        BodyError::Parse(_) => (StatusCode::OK, A2aError::ParseError),
+        _ => (StatusCode::OK, A2aError::InvalidRequest),
+    };
+    early_error(
+        checks::version_before_method(requested(parts)),
+        status,
+        JsonRpcId::Null,
+        kind,
+        &e.message(),
+    )
+}
+
+/// A JSON-RPC envelope as the typed read sees it: `id` and `params` kept as their text, so
+/// each is read once, into what the method needs.
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+}
+
+/// A member that is present, `null` included (an `Option` alone would read `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// A request ready for its method: the envelope, the negotiated version, the context, and for
+/// a 1.0 `SendMessage` read the typed way its params already typed.
+struct Call {
+    rpc: JsonRpcRequest,
+    id: JsonRpcId,
+    version: WireVersion,
+    ctx: RequestContext,
+    send: Option<a2a::SendMessageRequest>,
+}
+
+impl Call {
+    /// The request read in one strict typed pass (params once more, from their own text, into
+    /// their type), as strict as the `Value` parse: `None` for anything but a well-formed call
+    /// with a string or 64-bit integer id (any error among them), which [`Call::from_value`]
+    /// then reads and answers exactly as before this path existed.
+    fn typed(st: &AppState, parts: &Parts, bytes: &[u8]) -> Option<Self> {
+        let env: Envelope<'_> = read_typed(st, bytes)?;
+        let max_depth = st.max_depth.min(TYPED_MAX_DEPTH);
+        if env.jsonrpc != "2.0" || env.method.is_empty() {
+            return None;
+        }
+        let id = match env.id {
+            None => None,
+            Some(raw) => Some(typed_id(raw.get())?),
+        };
+        let version = checks::negotiate(
+            requested(parts),
+            methods::family(&env.method),
+            st.service.versions(),
+        )
+        .ok()?;
+        if id.is_none() && version == WireVersion::V1_0 {
+            return None;
+        }
+        // Params sit one level below the envelope.
+        let inner = ParseOptions {
+            max_depth: max_depth.checked_sub(1)?,
+        };
+        let (params, send) = match env.params {
+            None => (None, None),
+            Some(raw) => {
+                let text = raw.get().as_bytes();
+                match text.first() {
+                    Some(b'{')
+                        if version == WireVersion::V1_0 && env.method == methods::SEND_MESSAGE =>
+                    {
+                        (None, Some(from_slice_strict(text, inner).ok()?))
+                    }
+                    Some(b'{' | b'[') => (Some(parse_strict_with(text, inner).ok()?), None),
+                    _ => return None,
+                }
+            }
+        };
+        let ctx = RequestContext {
+            version,
+            ..request_context(&parts.extensions)
+        };
+        let rpc = JsonRpcRequest {
+            jsonrpc: "2.0".into(),
+            id: id.clone(),
+            method: env.method.into_owned(),
+            params,
+        };
+        Some(Self {
+            rpc,
+            id: id.unwrap_or(JsonRpcId::Null),
+            version,
+            ctx,
+            send,
+        })
+    }
+
+    /// The request read as a strict `Value` first, then checked as an envelope: every
+    /// malformed request is answered here, with its error.
+    fn from_value(st: &AppState, parts: &Parts, bytes: &[u8]) -> Result<Self, Box<Response>> {
+        let value = parse(st, bytes).map_err(|e| Box::new(body_error(parts, e)))?;
+        let early = || checks::version_before_method(requested(parts));
+        if value.is_array() {
+            return Err(Box::new(early_error(
+                early(),
+                StatusCode::OK,
+                JsonRpcId::Null,
+                A2aError::InvalidRequest,
+                "batch requests are not supported",
+            )));
+        }
+        let exact = exact_id(&value, bytes);
+        let fallback_id = exact
+            .clone()
+            .unwrap_or_else(|| JsonRpcRequest::id_of(&value));
+        let mut rpc = match JsonRpcRequest::from_value(value) {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(Box::new(early_error(
+                    early(),
+                    StatusCode::OK,
+                    fallback_id,
+                    A2aError::InvalidRequest,
+                    &e.0,
+                )))
+            }
+        };
+        if exact.is_some() {
+            rpc.id = exact;
+        }
+        let id = rpc.id.clone().unwrap_or(JsonRpcId::Null);
+        // The method names its own version; the header must agree with it (docs/a2a-0.3.md 3.3).
+        let version = match checks::negotiate(
+            requested(parts),
+            methods::family(&rpc.method),
+            st.service.versions(),
+        ) {
+            Ok(v) => v,
+            Err(r) if r.answer_in == WireVersion::V0_3 => {
+                return Err(Box::new(jsonrpc03::error(
+                    id,
+                    A2aError::VersionNotSupported,
+                    &r.message,
+                )))
+            }
+            Err(r) => {
+                return Err(Box::new(error(
+                    id,
+                    A2aError::VersionNotSupported,
+                    &r.message,
+                )))
+            }
+        };
+        // A 1.0 request must carry an id. A 0.3 one is answered with `"id": null` as a2a-sdk 0.3
+        // answers it (the 0.3 TCK sends id-less requests and expects their method and params
+        // errors).
+        if rpc.id.is_none() && version == WireVersion::V1_0 {
+            return Err(Box::new(error(
+                JsonRpcId::Null,
+                A2aError::InvalidRequest,
+                "\"id\" is required: A2A methods always answer",
+            )));
+        }
+        let ctx = RequestContext {
+            version,
+            ..request_context(&parts.extensions)
+        };
+        Ok(Self {
+            rpc,
+            id,
+            version,
+            ctx,
+            send: None,
+        })
+    }
+}
+
+/// The A2A version the request's header asked for (empty when none).
+fn requested(parts: &Parts) -> &str {
+    parts
+        .extensions
+        .get::<RequestedVersion>()
+        .map_or("", |r| r.0.as_str())
+}
+
+/// A request id from its text, when it is one the typed read takes: a string (read strictly),
+/// `null`, or an integer that fits 64 bits. Any other number is left to the `Value` read, which
+/// refuses the ones out of the double range and echoes the others as written.
+fn typed_id(text: &str) -> Option<JsonRpcId> {
+    match text.as_bytes().first()? {
+        b'"' => from_slice_strict::<String>(text.as_bytes(), ParseOptions::default())
+            .ok()
+            .map(JsonRpcId::String),
+        b'n' if text == "null" => Some(JsonRpcId::Null),
+        b'-' | b'0'..=b'9' => {
+            if let Ok(i) = text.parse::<i64>() {
+                Some(JsonRpcId::Number(i.into()))
+            } else {
+                text.parse::<u64>()
+                    .ok()
+                    .map(|u| JsonRpcId::Number(u.into()))
+            }
+        }
+        _ => None,
+    }
 }
 
 /// The four push notification config methods, through the service's one push guard, taken
@@ -237,12 +395,13 @@ async fn dispatch(
     st: &AppState,
     id: JsonRpcId,
     rpc: JsonRpcRequest,
+    send: Option<a2a::SendMessageRequest>,
     ctx: &RequestContext,
 ) -> Response {
     let svc = &st.service;
     let m = rpc.method.as_str();
     let result = match m {
-        methods::SEND_MESSAGE => match params::<a2a::SendMessageRequest>(rpc.params) {
+        methods::SEND_MESSAGE => match send.map_or_else(|| params(rpc.params), Ok) {
             Ok(p) => svc.send_message(p, ctx).await.map(|r| ok(id.clone(), &r)),
             Err(e) => Err(e),
         },

@@ -13,7 +13,7 @@ mod rest03;
 mod sse;
 
 pub(crate) use crate::state::{request_context, Ctx, JSON_CONTENT_TYPE};
-use crate::state::{ActiveExtensions, AppState};
+use crate::state::{ActiveExtensions, AppState, Shared};
 
 pub use browser::{OriginGuard, OriginRefused};
 
@@ -71,7 +71,7 @@ fn build_router(
     let browsers =
         browser::BrowserPolicy::new(config.allow_any_host, &urls, &config.allowed_origins);
     let swap = AgentSwap::new(agent, &config, &base_url, metrics.clone());
-    let state = AppState {
+    let state = AppState::new(Shared {
         service: swap.service(),
         swap: swap.clone(),
         cache_control: format!("public, max-age={}", config.card_max_age.as_secs()).into(),
@@ -81,7 +81,7 @@ fn build_router(
         tokens: config.tokens.map(Arc::new),
         streams_end,
         metrics,
-    };
+    });
     let app = routes(state, browsers);
     (app, swap)
 }

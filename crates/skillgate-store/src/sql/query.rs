@@ -114,7 +114,7 @@ where
             .push_bind(to_i64(row.size()))
             .push_bind(lease_owner)
             .push_bind(lease_until)
-            .push_bind(row.body.as_ref());
+            .push_bind(row.body().as_ref());
         qb.push(") ON CONFLICT (id) DO NOTHING");
         qb
     }
@@ -145,7 +145,7 @@ where
             .push(", lease_until_ms = ")
             .push_bind(lease_until)
             .push(", body = ")
-            .push_bind(row.body.as_ref())
+            .push_bind(row.body().as_ref())
             .push(" WHERE id = ")
             .push_bind(row.id.as_str())
             .push(" AND version = ")

@@ -86,8 +86,8 @@ pub fn next(r: &TaskRow, state: TaskState, updated_ms: i64) -> TaskRow {
 pub fn sized(mut r: TaskRow, len: usize) -> TaskRow {
     let head = format!("{{\"id\":\"{}\",\"pad\":\"", r.id);
     let pad = len - head.len() - 2;
-    r.body = Bytes::from(format!("{head}{}\"}}", "p".repeat(pad)));
-    assert_eq!(r.body.len(), len);
+    r.set_body(Bytes::from(format!("{head}{}\"}}", "p".repeat(pad))));
+    assert_eq!(r.body().len(), len);
     r
 }
 
