@@ -25,5 +25,6 @@ mod rest_card_auth;
 mod store_bounds;
 mod streaming;
 mod tck_schema;
+mod typed_read;
 mod v03;
 mod writes;
