@@ -136,7 +136,9 @@ async def sdk_checks(gw, state):
                 task_id = ev.task.id
             elif kind == "status_update":
                 task_id = ev.status_update.task_id
-            if task_id and calls(state, "slow") > 0:
+            # The task id is all the cancel needs; the tool may not have started yet (events
+            # are not held back, so the first ones can arrive before it runs): waited for below.
+            if task_id:
                 break
         deadline = time.monotonic() + 10
         while calls(state, "slow") == 0 and time.monotonic() < deadline:
