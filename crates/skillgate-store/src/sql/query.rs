@@ -97,25 +97,27 @@ where
         replica: &'a str,
         limits: &StoreLimits,
     ) -> QueryBuilder<'a, DB> {
-        let (lease_owner, lease_until) = lease(row, replica, limits);
-        let mut qb = QueryBuilder::new(
-            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
-                version, size, lease_owner, lease_until_ms, body) VALUES (",
-        );
-        qb.separated(", ")
-            .push_bind(row.id.as_str())
-            .push_bind(row.context_id.as_str())
-            .push_bind(row.owner.as_deref())
-            .push_bind(state_number(row.state))
-            .push_bind(row.updated_ms)
-            .push_bind(row.finished_ms)
-            .push_bind(row.flags.bits())
-            .push_bind(row.version)
-            .push_bind(to_i64(row.size()))
-            .push_bind(lease_owner)
-            .push_bind(lease_until)
-            .push_bind(row.body().as_ref());
+        let mut qb = QueryBuilder::new(INSERT);
+        qb.push(" (");
+        push_row(&mut qb, row, replica, limits);
         qb.push(") ON CONFLICT (id) DO NOTHING");
+        qb
+    }
+
+    /// Inserts every row of `rows` (distinct ids) in one statement, returning the ids that
+    /// went in: a batch's creates in one round trip instead of one each.
+    pub(crate) fn insert_many<'a>(
+        rows: &[&'a TaskRow],
+        replica: &'a str,
+        limits: &StoreLimits,
+    ) -> QueryBuilder<'a, DB> {
+        let mut qb = QueryBuilder::new(INSERT);
+        for (n, row) in rows.iter().enumerate() {
+            qb.push(if n == 0 { " (" } else { ", (" });
+            push_row(&mut qb, row, replica, limits);
+            qb.push(")");
+        }
+        qb.push(" ON CONFLICT (id) DO NOTHING RETURNING id");
         qb
     }
 
@@ -152,6 +154,87 @@ where
             .push_bind(expected);
         qb
     }
+
+    /// [`Self::update`] for every `(row, expected)` of `rows` (distinct ids) in one
+    /// statement, returning the ids it changed; the others met a newer version or no task.
+    /// The values travel as one `VALUES` list joined by id (`columnN` are its columns, in
+    /// both dialects); each is cast, so a column that is NULL in every row keeps its type.
+    pub(crate) fn update_many<'a>(
+        rows: &[(&'a TaskRow, i64)],
+        replica: &'a str,
+        limits: &StoreLimits,
+    ) -> QueryBuilder<'a, DB> {
+        let mut qb = QueryBuilder::new(
+            "UPDATE tasks SET state = u.column3, updated_ms = u.column4, finished_ms = u.column5,
+                flags = u.column6, version = u.column7, size = u.column8,
+                lease_owner = u.column9, lease_until_ms = u.column10, body = u.column11
+             FROM (VALUES ",
+        );
+        for (n, (row, expected)) in rows.iter().enumerate() {
+            let (lease_owner, lease_until) = lease(row, replica, limits);
+            qb.push(if n == 0 { "(" } else { ", (" });
+            qb.push("CAST(")
+                .push_bind(row.id.as_str())
+                .push(" AS TEXT), CAST(")
+                .push_bind(*expected)
+                .push(" AS BIGINT), CAST(")
+                .push_bind(state_number(row.state))
+                .push(" AS INTEGER), CAST(")
+                .push_bind(row.updated_ms)
+                .push(" AS BIGINT), CAST(")
+                .push_bind(row.finished_ms)
+                .push(" AS BIGINT), CAST(")
+                .push_bind(row.flags.bits())
+                .push(" AS BIGINT), CAST(")
+                .push_bind(row.version)
+                .push(" AS BIGINT), CAST(")
+                .push_bind(to_i64(row.size()))
+                .push(" AS BIGINT), CAST(")
+                .push_bind(lease_owner)
+                .push(" AS TEXT), CAST(")
+                .push_bind(lease_until)
+                .push(" AS BIGINT), ")
+                .push_bind(row.body().as_ref())
+                .push(")");
+        }
+        qb.push(") AS u WHERE tasks.id = u.column1 AND tasks.version = u.column2 RETURNING id");
+        qb
+    }
+}
+
+/// The head of every insert: the columns [`push_row`] gives values for, in its order.
+const INSERT: &str = "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms,
+    flags, version, size, lease_owner, lease_until_ms, body) VALUES";
+
+/// Appends the values of `row` written by `replica`, in [`INSERT`]'s column order.
+fn push_row<'a, DB>(
+    qb: &mut QueryBuilder<'a, DB>,
+    row: &'a TaskRow,
+    replica: &'a str,
+    limits: &StoreLimits,
+) where
+    DB: Database,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    for<'q> i32: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> &'q [u8]: Encode<'q, DB> + Type<DB>,
+{
+    let (lease_owner, lease_until) = lease(row, replica, limits);
+    qb.separated(", ")
+        .push_bind(row.id.as_str())
+        .push_bind(row.context_id.as_str())
+        .push_bind(row.owner.as_deref())
+        .push_bind(state_number(row.state))
+        .push_bind(row.updated_ms)
+        .push_bind(row.finished_ms)
+        .push_bind(row.flags.bits())
+        .push_bind(row.version)
+        .push_bind(to_i64(row.size()))
+        .push_bind(lease_owner)
+        .push_bind(lease_until)
+        .push_bind(row.body().as_ref());
 }
 
 /// The lease columns a row is written with: `replica`'s lease while the task runs, none

@@ -280,3 +280,114 @@ async fn postgres_lease_renewal_skips_rows_a_batch_holds() {
     within(parked).await.unwrap().unwrap();
     assert_eq!(s.get("busy").await.unwrap().unwrap().version, 2);
 }
+
+/// Creates queued into one batch are checked as if each came alone, in order: a caller's
+/// running tasks count the batch's earlier creates (the third is over the limit, a finished
+/// one is not limited), an id taken earlier in the batch is a conflict, and a create that
+/// only fits once a finished task is evicted evicts it and goes in. (The SQLite writer checks
+/// a batch's creates against one read and inserts them in one statement.)
+async fn creates_in_one_batch_share_the_limits(h: Held) {
+    let s = h.store.clone();
+    let t0 = now_ms();
+    let old = row("old", "c", None, TaskState::Completed, t0 - 10);
+    s.create(&old).await.unwrap();
+    let hold = (h.hold)();
+    let parker = {
+        let store = s.clone();
+        let r = row("parker", "c", None, TaskState::Working, t0);
+        tokio::spawn(async move { store.create(&r).await })
+    };
+    within(hold.parked()).await;
+    let alice = |id: &str, state| row(id, "c", Some("alice"), state, t0);
+    let writes = [
+        alice("a1", TaskState::Working),
+        alice("a2", TaskState::Working),
+        alice("a3", TaskState::Working),
+        alice("a4", TaskState::Completed),
+        alice("a1", TaskState::Working),
+        row("b1", "c", Some("bob"), TaskState::Working, t0),
+    ];
+    let mut spawned = Vec::new();
+    for w in writes.clone() {
+        let store = s.clone();
+        spawned.push(tokio::spawn(async move { store.create(&w).await }));
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    settle().await;
+    drop(hold);
+    within(parker).await.unwrap().unwrap();
+    let mut out = Vec::new();
+    for j in spawned {
+        out.push(within(j).await.unwrap());
+    }
+    assert!(out[0].is_ok() && out[1].is_ok(), "{out:?}");
+    assert!(matches!(out[2], Err(StoreError::CallerLimit(2))), "{out:?}");
+    assert!(out[3].is_ok(), "{out:?}");
+    assert!(matches!(out[4], Err(StoreError::Conflict(_))), "{out:?}");
+    assert!(out[5].is_ok(), "{out:?}");
+    for (i, w) in writes.iter().enumerate() {
+        let stored = s.get(&w.id).await.unwrap();
+        match i {
+            2 => assert!(stored.is_none(), "a3 was refused"),
+            4 => {}
+            _ => assert_eq!(stored.as_ref(), Some(w)),
+        }
+    }
+    assert!(s.get("old").await.unwrap().is_none(), "old was evicted");
+    assert!(s.get("parker").await.unwrap().is_some());
+}
+
+/// Limits for [`creates_in_one_batch_share_the_limits`]: two running tasks per caller, and
+/// bytes for everything it writes except the finished task `old` it then has to evict.
+fn tight_limits() -> skillgate_store::StoreLimits {
+    let t0 = now_ms();
+    let size = |id: &str, owner: Option<&str>, state| row(id, "c", owner, state, t0).size();
+    let kept = size("parker", None, TaskState::Working)
+        + size("a1", Some("alice"), TaskState::Working)
+        + size("a2", Some("alice"), TaskState::Working)
+        + size("a4", Some("alice"), TaskState::Completed)
+        + size("b1", Some("bob"), TaskState::Working);
+    skillgate_store::StoreLimits {
+        max_bytes: kept + size("old", None, TaskState::Completed) / 2,
+        max_running_per_caller: 2,
+        ..limits()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_creates_in_one_batch_share_the_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(
+        SqliteStore::open(&dir.path().join("tasks.db"), tight_limits())
+            .await
+            .unwrap(),
+    );
+    let (h, st) = (s.clone(), s.clone());
+    creates_in_one_batch_share_the_limits(Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: false,
+        _keep: Box::new(dir),
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_creates_in_one_batch_share_the_limits() {
+    let Some(db) = PgDb::create().await else {
+        return;
+    };
+    // One writer lane, so every create shares the parked batch as with SQLite.
+    let url = format!("{}?writers=1", db.url);
+    let s = Arc::new(PostgresStore::open(&url, tight_limits()).await.unwrap());
+    let (h, st) = (s.clone(), s.clone());
+    creates_in_one_batch_share_the_limits(Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: true,
+        _keep: Box::new(db),
+    })
+    .await;
+}
