@@ -2,6 +2,7 @@
 //! statements whose SQL is the same in both dialects ([`query`]), the event payload carried
 //! by PostgreSQL notifications, and message scrubbing.
 
+pub(crate) mod plan;
 pub(crate) mod query;
 
 #[cfg(feature = "postgres")]

@@ -15,15 +15,13 @@
 use super::{exists, make_room, Stmt, CHANNEL};
 use crate::group::{Committer, Gate, Write};
 use crate::row::{StoreLimits, TaskRow};
+use crate::sql::plan::{admit_creates, CreateView, Plan};
 use crate::sql::{notify_payload, to_i64, to_u64};
-use crate::{expected_version, versioned_events, StoreError};
+use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnection, PgPool};
 use sqlx::{Connection, Postgres, QueryBuilder};
-
-/// A write's own outcome inside a batch (`Ok(Err(_))`: refused), or the database error that
-/// breaks the whole batch.
-type Outcome = Result<Result<(), StoreError>, sqlx::Error>;
+use std::collections::HashSet;
 
 /// Notifications per statement: well under PostgreSQL's 65,535 bind parameters, and a
 /// statement of bounded size.
@@ -44,31 +42,21 @@ impl Committer for Writer {
         gate: &Gate,
     ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let mut outcomes = Vec::with_capacity(batch.len());
-        let mut updated: Vec<&str> = Vec::new();
+        let mut outcomes: Vec<Result<(), StoreError>> = Vec::with_capacity(batch.len());
+        outcomes.resize_with(batch.len(), || Ok(()));
+        let plan = Plan::of(batch);
+        let updated = self.updates(&mut tx, &plan, &mut outcomes).await?;
+        // Each payload names its own version, so PostgreSQL never folds two of one
+        // transaction into one as duplicates; in the order the updates were applied.
         let mut payloads = Vec::new();
-        for w in batch {
-            outcomes.push(match w {
-                Write::Create(row) => self.create(&mut tx, row).await?,
-                Write::Update(row, events) => {
-                    let o = self.update(&mut tx, row, events.len()).await?;
-                    if o.is_ok() {
-                        updated.push(&row.id);
-                        // Each payload names its own version, so PostgreSQL never folds two
-                        // of one transaction into one as duplicates.
-                        for (version, ev) in versioned_events(row, events) {
-                            payloads.push(notify_payload(&row.id, version, Some(ev)));
-                        }
-                    }
-                    o
+        for i in updated {
+            if let Some(Write::Update(row, events)) = batch.get(i) {
+                for (version, ev) in versioned_events(row, events) {
+                    payloads.push(notify_payload(&row.id, version, Some(ev)));
                 }
-            });
+            }
         }
-        if !updated.is_empty() {
-            // Growing tasks may push finished ones out (never one just updated); an update is
-            // never refused for it. Once per batch rather than once per update.
-            make_room(&mut tx, 0, self.limits.budget(), &updated).await?;
-        }
+        self.creates(&mut tx, &plan, &mut outcomes).await?;
         notify(&mut tx, &payloads).await?;
         gate.pass().await;
         tx.commit().await?;
@@ -101,48 +89,116 @@ async fn notify(conn: &mut PgConnection, payloads: &[String]) -> Result<(), sqlx
 }
 
 impl Writer {
-    /// One create inside the batch: refused on a taken id, the caller's limit or a full store
-    /// (in that order), else inserted. The per-caller count is exact within a batch (it sees
-    /// the batch's own inserts) and, as before, not locked across connections (D093).
-    async fn create(&self, tx: &mut PgConnection, row: &TaskRow) -> Outcome {
-        // One round trip for the three checks; the owner test is written per case so the
-        // partial index on unfinished owners applies.
-        let owner_test = if row.owner.is_some() {
-            "owner = $2"
-        } else {
-            "owner IS NULL"
-        };
-        let sql = format!(
-            "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = $1),
-                (SELECT COUNT(*) FROM tasks WHERE finished_ms IS NULL AND {owner_test}),
-                (SELECT COALESCE(SUM(used), 0)::BIGINT FROM skillgate_usage)"
-        );
-        let mut q = sqlx::query_as::<_, (bool, i64, i64)>(&sql).bind(&row.id);
-        if let Some(o) = &row.owner {
-            q = q.bind(o);
+    /// The plan's updates: one statement (one round trip instead of one per update), then
+    /// the repeated ones alone; an update that changed no row is a conflict or a vanished
+    /// task, told apart by one more query. Returns the batch positions of the applied ones,
+    /// in the order they were applied.
+    async fn updates(
+        &self,
+        tx: &mut PgConnection,
+        plan: &Plan<'_>,
+        outcomes: &mut [Result<(), StoreError>],
+    ) -> Result<Vec<usize>, StoreError> {
+        if plan.updates.is_empty() {
+            return Ok(Vec::new());
         }
-        let (taken, held, used) = q.fetch_one(&mut *tx).await?;
-        if taken {
-            return Ok(Err(StoreError::Conflict(row.id.clone())));
-        }
-        let held = usize::try_from(held).unwrap_or(usize::MAX);
-        if let Err(e) = self.limits.admit_running(row, held) {
-            return Ok(Err(e));
-        }
-        let size = to_i64(row.size());
-        let budget = self.limits.budget();
-        if used.saturating_add(size) > budget {
-            let mut sp = Connection::begin(&mut *tx).await?;
-            let (fits, used, _) = make_room(&mut sp, size, budget, &[]).await?;
-            if !fits {
-                // The evictions are undone for a refused task.
-                sp.rollback().await?;
-                return Ok(Err(StoreError::Full {
-                    used: to_u64(used),
-                    budget: self.limits.max_bytes,
-                }));
+        let rows: Vec<(&TaskRow, i64)> = plan.updates.iter().map(|(_, r, e)| (*r, *e)).collect();
+        let changed = ids(tx, Stmt::update_many(&rows, &self.replica, &self.limits)).await?;
+        let mut applied = Vec::with_capacity(rows.len() + plan.again.len());
+        let mut updated: Vec<&str> = Vec::with_capacity(applied.capacity());
+        let mut missed: Vec<(usize, &TaskRow)> = Vec::new();
+        for (i, row, _) in &plan.updates {
+            if changed.contains(row.id.as_str()) {
+                applied.push(*i);
+                updated.push(&row.id);
+            } else {
+                missed.push((*i, row));
             }
-            sp.commit().await?;
+        }
+        for (i, row, expected) in &plan.again {
+            let one = Stmt::update(row, *expected, &self.replica, &self.limits)
+                .build()
+                .execute(&mut *tx)
+                .await?;
+            if one.rows_affected() > 0 {
+                applied.push(*i);
+                updated.push(&row.id);
+            } else {
+                missed.push((*i, row));
+            }
+        }
+        for (i, row) in missed {
+            outcomes[i] = Err(if exists(&mut *tx, &row.id).await? {
+                StoreError::Conflict(row.id.clone())
+            } else {
+                StoreError::NotFound(row.id.clone())
+            });
+        }
+        if !updated.is_empty() {
+            // Growing tasks may push finished ones out (never one just updated); an update is
+            // never refused for it. Once per batch rather than once per update.
+            make_room(&mut *tx, 0, self.limits.budget(), &updated).await?;
+        }
+        Ok(applied)
+    }
+
+    /// The plan's creates: checked against one read, the admitted ones inserted by one
+    /// statement; a create that needs finished tasks evicted first takes the one-at-a-time
+    /// path, as does every create after it. The per-caller count is exact within a batch
+    /// and, as before, not locked across connections (D093).
+    async fn creates(
+        &self,
+        tx: &mut PgConnection,
+        plan: &Plan<'_>,
+        outcomes: &mut [Result<(), StoreError>],
+    ) -> Result<(), StoreError> {
+        if plan.creates.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<&TaskRow> = plan.creates.iter().map(|(_, r)| *r).collect();
+        let mut view = view(tx, &rows).await?;
+        let (admitted, rest) = admit_creates(&mut view, &plan.creates, &self.limits, outcomes);
+        if !admitted.is_empty() {
+            let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
+            let inserted = ids(tx, Stmt::insert_many(&rows, &self.replica, &self.limits)).await?;
+            for (i, row) in &admitted {
+                // Another replica may have taken the id since the view was read.
+                if !inserted.contains(row.id.as_str()) {
+                    outcomes[*i] = Err(StoreError::Conflict(row.id.clone()));
+                }
+            }
+        }
+        for (i, row) in plan.creates.iter().skip(rest) {
+            outcomes[*i] = self.create(tx, row).await?;
+        }
+        Ok(())
+    }
+
+    /// One create on its own, checks included: the path of a create that needs finished
+    /// tasks evicted (inside a savepoint, undone if it still does not fit).
+    async fn create(
+        &self,
+        tx: &mut PgConnection,
+        row: &TaskRow,
+    ) -> Result<Result<(), StoreError>, StoreError> {
+        let mut view = view(tx, &[row]).await?;
+        match view.admit(row, &self.limits) {
+            Err(e) => return Ok(Err(e)),
+            Ok(true) => {}
+            Ok(false) => {
+                let size = to_i64(row.size());
+                let mut sp = Connection::begin(&mut *tx).await?;
+                let (fits, used, _) = make_room(&mut sp, size, self.limits.budget(), &[]).await?;
+                if !fits {
+                    // The evictions are undone for a refused task.
+                    sp.rollback().await?;
+                    return Ok(Err(StoreError::Full {
+                        used: to_u64(used),
+                        budget: self.limits.max_bytes,
+                    }));
+                }
+                sp.commit().await?;
+            }
         }
         let done = Stmt::insert(row, &self.replica, &self.limits)
             .build()
@@ -153,21 +209,28 @@ impl Writer {
         }
         Ok(Ok(()))
     }
+}
 
-    /// One versioned update inside the batch; a conflict or a vanished task changes nothing.
-    async fn update(&self, tx: &mut PgConnection, row: &TaskRow, events: usize) -> Outcome {
-        let expected = expected_version(row, events);
-        let done = Stmt::update(row, expected, &self.replica, &self.limits)
-            .build()
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Ok(Err(if exists(&mut *tx, &row.id).await? {
-                StoreError::Conflict(row.id.clone())
-            } else {
-                StoreError::NotFound(row.id.clone())
-            }));
-        }
-        Ok(Ok(()))
-    }
+/// The create view of `rows` (not prepared for reuse: the text differs with their number).
+async fn view(tx: &mut PgConnection, rows: &[&TaskRow]) -> Result<CreateView, sqlx::Error> {
+    let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
+        .build_query_as()
+        .persistent(false)
+        .fetch_all(&mut *tx)
+        .await?;
+    Ok(CreateView::from_rows(rows))
+}
+
+/// Runs a statement built by `qb` that returns task ids and collects them (not prepared for
+/// reuse: a batch's statement differs with its size).
+async fn ids(
+    tx: &mut PgConnection,
+    mut qb: QueryBuilder<'_, Postgres>,
+) -> Result<HashSet<String>, sqlx::Error> {
+    let rows: Vec<(String,)> = qb
+        .build_query_as()
+        .persistent(false)
+        .fetch_all(&mut *tx)
+        .await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
 }

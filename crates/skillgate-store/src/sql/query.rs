@@ -121,6 +121,42 @@ where
         qb
     }
 
+    /// What a batch's `creates` are checked against, in one statement: rows `(0, id, 0)` for
+    /// each of their ids already taken, `(1, owner, n)` for the unfinished tasks each of
+    /// their callers holds (a caller with none has no row), and `(2, NULL, bytes held)`.
+    /// Each caller is tested by `=` (or `IS NULL`) so the partial index on unfinished
+    /// owners applies in both dialects.
+    pub(crate) fn create_view<'a>(creates: &[&'a TaskRow]) -> QueryBuilder<'a, DB> {
+        let mut qb = QueryBuilder::new(
+            "SELECT CAST(0 AS BIGINT), id, CAST(0 AS BIGINT) FROM tasks WHERE id IN (",
+        );
+        let mut ids = qb.separated(", ");
+        for row in creates {
+            ids.push_bind(row.id.as_str());
+        }
+        qb.push(
+            ") UNION ALL SELECT CAST(1 AS BIGINT), owner, CAST(COUNT(*) AS BIGINT) FROM tasks
+             WHERE finished_ms IS NULL AND (",
+        );
+        let mut owners: Vec<Option<&str>> = creates.iter().map(|r| r.owner.as_deref()).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        for (n, owner) in owners.into_iter().enumerate() {
+            if n > 0 {
+                qb.push(" OR ");
+            }
+            match owner {
+                Some(o) => qb.push("owner = ").push_bind(o),
+                None => qb.push("owner IS NULL"),
+            };
+        }
+        qb.push(
+            ") GROUP BY owner UNION ALL SELECT CAST(2 AS BIGINT), NULL,
+             CAST(COALESCE(SUM(used), 0) AS BIGINT) FROM skillgate_usage",
+        );
+        qb
+    }
+
     /// Replaces the stored task with `row` written by `replica` if the stored version is
     /// `expected`; affects no row otherwise (a conflict, or the task is gone).
     pub(crate) fn update<'a>(

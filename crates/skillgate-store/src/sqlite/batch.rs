@@ -10,12 +10,13 @@ use super::{make_room, Stmt};
 use crate::group::{Committer, Gate, Write};
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{StoreLimits, TaskRow};
+use crate::sql::plan::{admit_creates, CreateView, Plan};
 use crate::sql::{to_i64, to_u64};
-use crate::{expected_version, versioned_events, StoreError};
+use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
 use sqlx::sqlite::SqliteConnection;
 use sqlx::{Connection, QueryBuilder, Sqlite};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 
@@ -39,11 +40,9 @@ impl Committer for Writer {
         let mut tx = conn.begin().await?;
         let mut outcomes: Vec<Result<(), StoreError>> = Vec::with_capacity(batch.len());
         outcomes.resize_with(batch.len(), || Ok(()));
-        // Updates first, then creates: the writes of one batch come from callers that did
-        // not wait for each other, so any order is one they could have had; a task's update
-        // never shares a batch with its create (its caller waited for the create's commit).
-        self.updates(&mut tx, batch, &mut outcomes).await?;
-        self.creates(&mut tx, batch, &mut outcomes).await?;
+        let plan = Plan::of(batch);
+        self.updates(&mut tx, &plan, &mut outcomes).await?;
+        self.creates(&mut tx, &plan, &mut outcomes).await?;
         gate.pass().await;
         tx.commit().await?;
         Ok(outcomes)
@@ -66,56 +65,31 @@ impl Committer for Writer {
     }
 }
 
-/// What the creates of a batch are checked against, read in one statement: the ids already
-/// taken, the unfinished tasks each creating caller holds, and the bytes held.
-#[derive(Debug, Default)]
-struct CreateView {
-    taken: HashSet<String>,
-    held: HashMap<Option<String>, usize>,
-    used: i64,
-}
-
 impl Writer {
-    /// Every update of the batch in one statement (one round trip to the connection's
-    /// worker thread instead of one per update); an update that changed no row is a conflict
-    /// or a vanished task, told apart by one more query. A second update of the same task in
-    /// one batch (two writers racing) is applied after the first, on its own, so the first
-    /// in batch order wins as it would alone.
+    /// The plan's updates: one statement (one round trip to the connection's worker thread
+    /// instead of one per update), then the repeated ones alone; an update that changed no
+    /// row is a conflict or a vanished task, told apart by one more query.
     async fn updates(
         &self,
         tx: &mut SqliteConnection,
-        batch: &[&Write],
+        plan: &Plan<'_>,
         outcomes: &mut [Result<(), StoreError>],
     ) -> Result<(), StoreError> {
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut first: Vec<(usize, &TaskRow, i64)> = Vec::new();
-        let mut again: Vec<(usize, &TaskRow, i64)> = Vec::new();
-        for (i, w) in batch.iter().enumerate() {
-            if let Write::Update(row, events) = w {
-                let expected = expected_version(row, events.len());
-                if seen.insert(&row.id) {
-                    first.push((i, row, expected));
-                } else {
-                    again.push((i, row, expected));
-                }
-            }
-        }
-        if first.is_empty() {
+        if plan.updates.is_empty() {
             return Ok(());
         }
-        let rows: Vec<(&TaskRow, i64)> = first.iter().map(|(_, r, e)| (*r, *e)).collect();
-        let changed =
-            changed_ids(tx, Stmt::update_many(&rows, &self.replica, &self.limits)).await?;
-        let mut updated: Vec<&str> = Vec::with_capacity(first.len() + again.len());
+        let rows: Vec<(&TaskRow, i64)> = plan.updates.iter().map(|(_, r, e)| (*r, *e)).collect();
+        let changed = ids(tx, Stmt::update_many(&rows, &self.replica, &self.limits)).await?;
+        let mut updated: Vec<&str> = Vec::with_capacity(rows.len() + plan.again.len());
         let mut missed: Vec<(usize, &TaskRow)> = Vec::new();
-        for (i, row, _) in &first {
+        for (i, row, _) in &plan.updates {
             if changed.contains(row.id.as_str()) {
                 updated.push(&row.id);
             } else {
                 missed.push((*i, row));
             }
         }
-        for (i, row, expected) in &again {
+        for (i, row, expected) in &plan.again {
             let one = Stmt::update(row, *expected, &self.replica, &self.limits)
                 .build()
                 .execute(&mut *tx)
@@ -126,14 +100,21 @@ impl Writer {
                 missed.push((*i, row));
             }
         }
-        let ids: Vec<&str> = missed.iter().map(|(_, r)| r.id.as_str()).collect();
-        let present = present_ids(tx, &ids).await?;
-        for (i, row) in missed {
-            outcomes[i] = Err(if present.contains(row.id.as_str()) {
-                StoreError::Conflict(row.id.clone())
-            } else {
-                StoreError::NotFound(row.id.clone())
-            });
+        if !missed.is_empty() {
+            let mut qb = QueryBuilder::<Sqlite>::new("SELECT id FROM tasks WHERE id IN (");
+            let mut list = qb.separated(", ");
+            for (_, row) in &missed {
+                list.push_bind(row.id.as_str());
+            }
+            qb.push(")");
+            let present = ids(tx, qb).await?;
+            for (i, row) in missed {
+                outcomes[i] = Err(if present.contains(row.id.as_str()) {
+                    StoreError::Conflict(row.id.clone())
+                } else {
+                    StoreError::NotFound(row.id.clone())
+                });
+            }
         }
         if !updated.is_empty() {
             // Growing tasks may push finished ones out (never one just updated); an update is
@@ -144,81 +125,52 @@ impl Writer {
         Ok(())
     }
 
-    /// Every create of the batch: checked in batch order against one read of what they
-    /// depend on (refused on a taken id, the caller's limit or a full store, in that order),
-    /// the admitted ones inserted by one string of statements. A create that needs finished
-    /// tasks evicted first takes the one-at-a-time path, as does every create after it.
+    /// The plan's creates: checked against one read, the admitted ones inserted by one
+    /// statement; a create that needs finished tasks evicted first takes the one-at-a-time
+    /// path, as does every create after it.
     async fn creates(
         &self,
         tx: &mut SqliteConnection,
-        batch: &[&Write],
+        plan: &Plan<'_>,
         outcomes: &mut [Result<(), StoreError>],
     ) -> Result<(), StoreError> {
-        let creates: Vec<(usize, &TaskRow)> = batch
-            .iter()
-            .enumerate()
-            .filter_map(|(i, w)| match w {
-                Write::Create(row) => Some((i, row)),
-                Write::Update(..) => None,
-            })
-            .collect();
-        if creates.is_empty() {
+        if plan.creates.is_empty() {
             return Ok(());
         }
-        let mut view = create_view(tx, &creates).await?;
-        let budget = self.limits.budget();
-        let mut admitted: Vec<(usize, &TaskRow)> = Vec::with_capacity(creates.len());
-        let mut rest = creates.len();
-        for (n, (i, row)) in creates.iter().enumerate() {
-            if view.taken.contains(&row.id) {
-                outcomes[*i] = Err(StoreError::Conflict(row.id.clone()));
-                continue;
+        let rows: Vec<&TaskRow> = plan.creates.iter().map(|(_, r)| *r).collect();
+        let mut view = self.view(tx, &rows).await?;
+        let (admitted, rest) = admit_creates(&mut view, &plan.creates, &self.limits, outcomes);
+        if !admitted.is_empty() {
+            let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
+            let inserted = ids(tx, Stmt::insert_many(&rows, &self.replica, &self.limits)).await?;
+            for (i, row) in &admitted {
+                // Nothing else writes while the writer holds the connection, so an id the
+                // view did not show as taken goes in; the statement says so rather than
+                // assume it.
+                if !inserted.contains(row.id.as_str()) {
+                    outcomes[*i] = Err(StoreError::Conflict(row.id.clone()));
+                }
             }
-            let held = view.held.entry(row.owner.clone()).or_insert(0);
-            if let Err(e) = self.limits.admit_running(row, *held) {
-                outcomes[*i] = Err(e);
-                continue;
-            }
-            let size = to_i64(row.size());
-            if view.used.saturating_add(size) > budget {
-                rest = n;
-                break;
-            }
-            view.used = view.used.saturating_add(size);
-            view.taken.insert(row.id.clone());
-            if row.finished_ms.is_none() {
-                *held += 1;
-            }
-            admitted.push((*i, row));
         }
-        self.insert_all(tx, &admitted, outcomes).await?;
-        for (i, row) in creates.iter().skip(rest) {
+        for (i, row) in plan.creates.iter().skip(rest) {
             outcomes[*i] = self.create(tx, row).await?;
         }
         Ok(())
     }
 
-    /// Inserts the admitted creates (distinct ids, none taken) in one statement; one that
-    /// did not go in lost its id to a write outside the batch's view (none exists while the
-    /// writer holds the connection, but the statement says so rather than assume it).
-    async fn insert_all(
+    /// The create view of `rows` on this connection.
+    async fn view(
         &self,
         tx: &mut SqliteConnection,
-        admitted: &[(usize, &TaskRow)],
-        outcomes: &mut [Result<(), StoreError>],
-    ) -> Result<(), StoreError> {
-        if admitted.is_empty() {
-            return Ok(());
-        }
-        let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
-        let inserted =
-            changed_ids(tx, Stmt::insert_many(&rows, &self.replica, &self.limits)).await?;
-        for (i, row) in admitted {
-            if !inserted.contains(row.id.as_str()) {
-                outcomes[*i] = Err(StoreError::Conflict(row.id.clone()));
-            }
-        }
-        Ok(())
+        rows: &[&TaskRow],
+    ) -> Result<CreateView, sqlx::Error> {
+        // Not cached: the text differs with the number of ids and callers.
+        let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
+            .build_query_as()
+            .persistent(false)
+            .fetch_all(&mut *tx)
+            .await?;
+        Ok(CreateView::from_rows(rows))
     }
 
     /// One create on its own, checks included: the path of a create that needs finished
@@ -228,29 +180,25 @@ impl Writer {
         tx: &mut SqliteConnection,
         row: &TaskRow,
     ) -> Result<Result<(), StoreError>, StoreError> {
-        let view = create_view(tx, &[(0, row)]).await?;
-        if view.taken.contains(&row.id) {
-            return Ok(Err(StoreError::Conflict(row.id.clone())));
-        }
-        let held = view.held.get(&row.owner).copied().unwrap_or(0);
-        if let Err(e) = self.limits.admit_running(row, held) {
-            return Ok(Err(e));
-        }
-        let size = to_i64(row.size());
-        let budget = self.limits.budget();
-        if view.used.saturating_add(size) > budget {
-            // Evictions are undone if the task still does not fit: nothing is lost for a
-            // task that is refused anyway.
-            let mut sp = Connection::begin(&mut *tx).await?;
-            let (fits, used, _) = make_room(&mut sp, size, budget, &[]).await?;
-            if !fits {
-                sp.rollback().await?;
-                return Ok(Err(StoreError::Full {
-                    used: to_u64(used),
-                    budget: self.limits.max_bytes,
-                }));
+        let mut view = self.view(tx, &[row]).await?;
+        match view.admit(row, &self.limits) {
+            Err(e) => return Ok(Err(e)),
+            Ok(true) => {}
+            Ok(false) => {
+                // Evictions are undone if the task still does not fit: nothing is lost for
+                // a task that is refused anyway.
+                let size = to_i64(row.size());
+                let mut sp = Connection::begin(&mut *tx).await?;
+                let (fits, used, _) = make_room(&mut sp, size, self.limits.budget(), &[]).await?;
+                if !fits {
+                    sp.rollback().await?;
+                    return Ok(Err(StoreError::Full {
+                        used: to_u64(used),
+                        budget: self.limits.max_bytes,
+                    }));
+                }
+                sp.commit().await?;
             }
-            sp.commit().await?;
         }
         let done = Stmt::insert(row, &self.replica, &self.limits)
             .build()
@@ -266,7 +214,7 @@ impl Writer {
 /// Runs a statement built by `qb` that returns task ids and collects them. Not kept in the
 /// statement cache: a batch's statement differs with its size, and each cached text would
 /// hold a prepared statement of its own.
-async fn changed_ids(
+async fn ids(
     tx: &mut SqliteConnection,
     mut qb: QueryBuilder<'_, Sqlite>,
 ) -> Result<HashSet<String>, sqlx::Error> {
@@ -276,72 +224,4 @@ async fn changed_ids(
         .fetch_all(&mut *tx)
         .await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())
-}
-
-/// Which of `ids` are stored (one query, none when `ids` is empty).
-async fn present_ids(
-    tx: &mut SqliteConnection,
-    ids: &[&str],
-) -> Result<HashSet<String>, sqlx::Error> {
-    if ids.is_empty() {
-        return Ok(HashSet::new());
-    }
-    let mut qb = QueryBuilder::<Sqlite>::new("SELECT id FROM tasks WHERE id IN (");
-    let mut list = qb.separated(", ");
-    for id in ids {
-        list.push_bind(*id);
-    }
-    qb.push(")");
-    let rows: Vec<(String,)> = qb
-        .build_query_as()
-        .persistent(false)
-        .fetch_all(&mut *tx)
-        .await?;
-    Ok(rows.into_iter().map(|(id,)| id).collect())
-}
-
-/// Reads what `creates` are checked against in one statement: which of their ids are taken,
-/// how many unfinished tasks each of their callers holds, and the bytes held.
-async fn create_view(
-    tx: &mut SqliteConnection,
-    creates: &[(usize, &TaskRow)],
-) -> Result<CreateView, sqlx::Error> {
-    let mut qb = QueryBuilder::<Sqlite>::new("SELECT 0, id, 0 FROM tasks WHERE id IN (");
-    let mut ids = qb.separated(", ");
-    for (_, row) in creates {
-        ids.push_bind(row.id.as_str());
-    }
-    qb.push(") UNION ALL SELECT 1, owner, COUNT(*) FROM tasks WHERE finished_ms IS NULL AND (");
-    let owners: HashSet<Option<&str>> = creates.iter().map(|(_, r)| r.owner.as_deref()).collect();
-    let mut first = true;
-    for owner in &owners {
-        if !first {
-            qb.push(" OR ");
-        }
-        first = false;
-        qb.push("owner IS ").push_bind(*owner);
-    }
-    qb.push(
-        ") GROUP BY owner UNION ALL SELECT 2, NULL, COALESCE(SUM(used), 0) FROM skillgate_usage",
-    );
-    // Not cached: the text differs with the number of ids and callers.
-    let rows: Vec<(i64, Option<String>, i64)> = qb
-        .build_query_as()
-        .persistent(false)
-        .fetch_all(&mut *tx)
-        .await?;
-    let mut view = CreateView::default();
-    for (kind, key, n) in rows {
-        match (kind, key) {
-            (0, Some(id)) => {
-                view.taken.insert(id);
-            }
-            (1, owner) => {
-                view.held
-                    .insert(owner, usize::try_from(n).unwrap_or(usize::MAX));
-            }
-            _ => view.used = n,
-        }
-    }
-    Ok(view)
 }
