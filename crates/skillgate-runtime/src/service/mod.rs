@@ -113,6 +113,9 @@ enum Job {
     /// A domain skill (its id) with the request Data Part, on the agent the request was
     /// prepared with (a reload in between does not change the skill under a task).
     Domain(Agent, String, Value),
+    /// A domain skill its gate already admitted (the checked arguments): a blocking request,
+    /// whose task was stored WORKING, skipping SUBMITTED (see `prepare`).
+    Admitted(Agent, String, Value),
     /// A request refused before it reached any skill (e.g. a skill this agent does not serve).
     Refuse(Rejection),
     /// Nothing: the task was answered while it was prepared.

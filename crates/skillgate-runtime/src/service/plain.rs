@@ -61,7 +61,13 @@ impl A2aService {
             )),
             PlainReply::Rejected(text) => {
                 let entry = self
-                    .new_task(&mut message, context_id, Flags::default(), ctx)
+                    .new_task(
+                        &mut message,
+                        context_id,
+                        Flags::default(),
+                        ctx,
+                        TaskState::Submitted,
+                    )
                     .await?;
                 // A write that fails leaves the task as it was; the caller reads it back.
                 let _ = entry
@@ -87,7 +93,8 @@ impl A2aService {
             plain: true,
             turn_taken: false,
         };
-        self.new_task(&mut message, context_id, flags, ctx).await
+        self.new_task(&mut message, context_id, flags, ctx, TaskState::Submitted)
+            .await
     }
 
     /// Plays a plain task's steps and answers a blocking request once it settles (bounded by

@@ -6,6 +6,7 @@ use super::{
     agent_message, new_id, store_error, A2aService, Job, Prepared, RequestContext, ServiceError,
 };
 use crate::gate::Rejection;
+use crate::metrics::GatePhase;
 use crate::task::{Refused, TaskHandle, TurnRefused};
 use serde_json::Value;
 use skillgate_a2a::{
@@ -62,7 +63,13 @@ impl A2aService {
                 });
             }
             let entry = self
-                .new_task(&mut m, context_id, Flags::default(), ctx)
+                .new_task(
+                    &mut m,
+                    context_id,
+                    Flags::default(),
+                    ctx,
+                    TaskState::Submitted,
+                )
                 .await?;
             let text = "this agent serves schema-governed requests only: send exactly one Data Part \
                         {\"skill\": ..., \"skill_version\": ..., \"interface_digest\": ..., \"arguments\": {...}}, \
@@ -116,7 +123,13 @@ impl A2aService {
             cancelable,
             ..Flags::default()
         };
+        let mut job = job;
         if settle {
+            if let Job::Domain(agent, skill, data) = &job {
+                if let Some(admitted) = self.admit_before_storing(agent, skill, data, ctx) {
+                    job = admitted;
+                }
+            }
             if let Some(outcome) = Outcome::of(&job) {
                 let task = self.new_task_value(&mut m, context_id.clone());
                 if let Some(entry) = self.new_settled_task(task, outcome, flags, ctx).await? {
@@ -128,8 +141,38 @@ impl A2aService {
                 // Too large to settle at once: the usual way, whose budget rules it keeps.
             }
         }
-        let entry = self.new_task(&mut m, context_id, flags, ctx).await?;
+        let state = match job {
+            Job::Admitted(..) => TaskState::Working,
+            _ => TaskState::Submitted,
+        };
+        let entry = self.new_task(&mut m, context_id, flags, ctx, state).await?;
         Ok(Prepared::Task { entry, job })
+    }
+
+    /// The gate's admission of a blocking request, before its task is stored: the admitted
+    /// job (its task is then created WORKING, one write fewer than SUBMITTED then WORKING) or
+    /// the refusal (then stored already ended, in one write). Nobody can see the task before
+    /// the answer, so nobody misses the SUBMITTED state; the store still refuses the create
+    /// (caller limit, byte budget) before the skill runs, and the running task is findable,
+    /// cancelable and leased as before. `None` if the skill is gone (the usual path then
+    /// answers).
+    fn admit_before_storing(
+        &self,
+        agent: &crate::agent::Agent,
+        skill: &str,
+        data: &Value,
+        ctx: &RequestContext,
+    ) -> Option<Job> {
+        let h = agent.0.skills.get(skill)?;
+        Some(
+            match h.gate.admit(data, ctx.caller.as_ref(), &self.0.approval) {
+                Ok(a) => {
+                    self.0.metrics.gate(GatePhase::Admission, "ok");
+                    Job::Admitted(agent.clone(), skill.to_string(), a.arguments)
+                }
+                Err(r) => Job::Refuse(r),
+            },
+        )
     }
 
     /// Stores a new task already ended as `outcome` says (one write instead of two), counting
@@ -199,16 +242,19 @@ impl A2aService {
         }
     }
 
-    /// Stores a new submitted task whose history is the request message (the task handle keeps
-    /// it only as a note when it would take more than half the per-task budget).
+    /// Stores a new task in `state` (SUBMITTED, or WORKING for a task admitted before it was
+    /// stored) whose history is the request message (the task handle keeps it only as a note
+    /// when it would take more than half the per-task budget).
     pub(super) async fn new_task(
         &self,
         m: &mut Message,
         context_id: String,
         flags: Flags,
         ctx: &RequestContext,
+        state: TaskState,
     ) -> Result<Arc<TaskHandle>, ServiceError> {
-        let task = self.new_task_value(m, context_id);
+        let mut task = self.new_task_value(m, context_id);
+        task.status.state = state;
         let id = task.id.clone();
         let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
         let handle = TaskHandle::create(&self.0.store, &self.0.metrics, task, owner, flags)

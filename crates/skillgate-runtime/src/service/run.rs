@@ -83,6 +83,13 @@ impl A2aService {
                     self.run_domain(&entry, h, &data, caller).await;
                 }
             }
+            Job::Admitted(agent, skill, arguments) => {
+                if let Some(h) = agent.0.skills.get(&skill) {
+                    tracing::Span::current()
+                        .record("skill", tracing::field::display(h.gate.skill_id()));
+                    self.execute(&entry, h, arguments, caller).await;
+                }
+            }
         }
         hub.finish(&entry.id);
         if !entry.state().await.is_terminal() {
@@ -132,7 +139,7 @@ impl Outcome {
         match job {
             Job::Describe(agent, args) => Some(describe_outcome(agent, args)),
             Job::Refuse(r) => Some(Outcome::Refuse(r.clone())),
-            Job::Domain(..) | Job::Settled => None,
+            Job::Domain(..) | Job::Admitted(..) | Job::Settled => None,
         }
     }
 }
@@ -207,6 +214,20 @@ impl A2aService {
         if entry.set_status(TaskState::Working, None).await.is_err() {
             return;
         }
+        self.execute(entry, h, admission.arguments, caller).await;
+    }
+
+    /// An admitted domain skill on its WORKING task: the handler under its limits and cancel
+    /// signal, then the output check and the result, or the refusal that ends it.
+    async fn execute(
+        &self,
+        entry: &Arc<TaskHandle>,
+        h: &HostedSkill,
+        arguments: Value,
+        caller: Option<Caller>,
+    ) {
+        let gate = &h.gate;
+        let m = &self.0.metrics;
         let ctx = SkillContext {
             task_id: entry.id.as_str().into(),
             context_id: entry.context_id.as_str().into(),
@@ -220,7 +241,7 @@ impl A2aService {
         });
         // A separate task so a panicking handler becomes a JoinError, not a dead runtime thread.
         let started = Instant::now();
-        let mut handle = tokio::spawn((h.handler)(admission.arguments, ctx).in_current_span());
+        let mut handle = tokio::spawn((h.handler)(arguments, ctx).in_current_span());
         let outcome = tokio::select! {
             r = tokio::time::timeout(limit, &mut handle) => r,
             _ = entry.cancel.cancelled() => {

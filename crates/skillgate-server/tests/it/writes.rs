@@ -1,7 +1,8 @@
 //! How many store writes a task costs, read from the stored version (1 after the create, one
 //! more per write without events): a blocking describe_skill, or a request refused before any
-//! skill runs, is stored finished in one write; a streamed one, one with a push config and a
-//! domain skill keep every state.
+//! skill runs (or refused by its gate), is stored finished in one write; a blocking domain
+//! skill is admitted before it is stored and created WORKING (two writes); a streamed one and
+//! one with a push config keep every state.
 
 use crate::common::*;
 use serde_json::{json, Value};
@@ -43,13 +44,41 @@ async fn blocking_short_tasks_are_written_once() {
     assert!(v.to_string().contains("interface_unavailable"), "{v}");
     assert_eq!(version_of(&store, t).await, (1, "Failed".into()));
 
-    // A domain skill: created, WORKING, finished.
+    // A blocking domain skill: admitted before it is stored, so created WORKING, then
+    // finished (not SUBMITTED, WORKING, finished).
     let v = s
         .rpc("SendMessage", msg(request(&card, "slow", json!({"ms": 0}))))
         .await;
     let t = task_of(&v);
     assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{v}");
-    assert_eq!(version_of(&store, t).await, (3, "Completed".into()));
+    assert_eq!(version_of(&store, t).await, (2, "Completed".into()));
+    assert_eq!(t["history"].as_array().map(Vec::len), Some(1), "{v}");
+
+    // Refused by its gate: stored refused in one write, with the gate's error object.
+    let v = s
+        .rpc("SendMessage", msg(request(&card, "slow", json!([1]))))
+        .await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_REJECTED", "{v}");
+    assert!(v.to_string().contains("input_invalid"), "{v}");
+    assert_eq!(version_of(&store, t).await, (1, "Rejected".into()));
+    let got = s.rpc("GetTask", json!({"id": t["id"]})).await;
+    assert_eq!(got["result"], *t);
+
+    // A streamed domain skill keeps every state: SUBMITTED first, then WORKING.
+    let body = json!({"jsonrpc": "2.0", "id": "d", "method": "SendStreamingMessage",
+        "params": msg(request(&card, "slow", json!({"ms": 0})))});
+    let (status, _, text) = s
+        .post_raw(
+            "/",
+            body.to_string(),
+            &[("A2A-Version", "1.0"), ("Content-Type", "application/json")],
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(text.contains("TASK_STATE_SUBMITTED"), "{text}");
+    assert!(text.contains("TASK_STATE_WORKING"), "{text}");
+    assert!(text.contains("TASK_STATE_COMPLETED"), "{text}");
 
     // A stream wants every state: its describe_skill is created, then finished.
     let body = json!({"jsonrpc": "2.0", "id": "s", "method": "SendStreamingMessage",
