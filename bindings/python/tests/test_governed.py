@@ -89,6 +89,36 @@ def test_bad_calls_never_reach_the_wrapped_executor(governed):
     assert governed.executor.refused >= len(cases)
 
 
+def _rpc(base: str, method: str, message: dict) -> bytes:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": message}}
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "A2A-Extensions": skillgate.EXTENSION_URI}
+    req = urllib.request.Request(f"{base}/", data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return resp.read()
+
+
+@pytest.mark.skipif(SDK_LINE != "1.x", reason="the task is announced lazily on the 1.x line only")
+def test_what_blocking_and_streaming_callers_see(governed):
+    # A blocking caller sees only the final task: whether the gate announced it first or the
+    # SDK created it for the first artifact, it holds the request once, the record, then the
+    # output under the skill's name.
+    def message():
+        return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER",
+                "parts": [{"data": request(governed.gate), "mediaType": "application/json"}]}
+
+    sent = message()
+    task = json.loads(_rpc(governed.base, "SendMessage", sent))["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert [m["messageId"] for m in task["history"]] == [sent["messageId"]]
+    assert [a["name"] for a in task["artifacts"]] == ["resource-observation", SKILL]
+    # A streaming caller gets the task first (its id, to cancel it), then the checked result.
+    stream = _rpc(governed.base, "SendStreamingMessage", message()).decode()
+    events = [json.loads(line[len("data:"):])["result"] for line in stream.splitlines() if line.startswith("data:")]
+    assert [next(iter(e)) for e in events] == ["task", "artifactUpdate", "artifactUpdate", "statusUpdate"]
+    assert events[0]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
 def test_describe_skill_is_answered_by_the_gate(governed):
     got = raw_send(governed.base, {"skill": "describe_skill", "arguments": {"skill_id": SKILL}})
     assert got["state"] == "completed"
