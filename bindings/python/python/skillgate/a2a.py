@@ -422,8 +422,9 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
                 self.last_state = state
                 await self.sink.enqueue_event(event)
         elif kind == "task":
-            # A Task from the executor: its artifacts and state count; the task itself was
-            # already announced by the gate, so the event is not sent again.
+            # A Task from the executor: its artifacts and state count; the task itself is
+            # announced by the gate (at once, or before its first status update), so the event
+            # is not sent again.
             for a in event.artifacts:
                 self.artifacts.append((a.artifact_id, a.name or "", list(a.parts)))
             state = _SDK.state_name(event.status.state)
