@@ -618,6 +618,9 @@ class GovernedExecutor:
 # --- ASGI ------------------------------------------------------------------------------------
 
 
+_ACTIVATION_HEADERS = (b"a2a-extensions", b"x-a2a-extensions")
+
+
 class ExtensionEcho:
     """ASGI middleware: when a request activates the schema-interface extension (in
     ``A2A-Extensions`` or 0.3's ``X-A2A-Extensions``), the response says so in the same
@@ -630,14 +633,16 @@ class ExtensionEcho:
         if scope.get("type") != "http":
             return await self.app(scope, receive, send)
         names = []
-        for k, v in scope.get("headers", []):
-            name = k.decode("latin-1").lower()
-            if name in ("a2a-extensions", "x-a2a-extensions"):
+        for k, v in scope.get("headers", ()):
+            name = k.lower()  # bytes: ASGI servers lower-case names already; no decoding per header
+            if name in _ACTIVATION_HEADERS:
                 if EXTENSION_URI in [u.strip() for u in v.decode("latin-1").split(",")]:
-                    names.append(name.encode())
+                    names.append(name)
+        if not names:  # nothing to echo: the response goes out untouched
+            return await self.app(scope, receive, send)
 
         async def echo(message: Any) -> None:
-            if message["type"] == "http.response.start" and names:
+            if message["type"] == "http.response.start":
                 message = dict(message)
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(n, EXTENSION_URI.encode()) for n in names if n not in present]
