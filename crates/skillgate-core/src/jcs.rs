@@ -305,8 +305,10 @@ pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
 
 /// Writes a JSON number as RFC 8785 does: an integer of magnitude up to 2^53 in decimal
 /// digits, anything else as ECMAScript's `Number.prototype.toString` writes the nearest double
-/// (so `2^53 + 1` is written `9007199254740992`, and `-0.0` is `0`). The one number writer:
-/// every canonical serialization in the workspace, and the Python package's, goes through it.
+/// (so `2^53 + 1` is written `9007199254740992`, and `-0.0` is `0`). The value writer and the
+/// Python package's object walk use it; the text canonicalizer copies integers of up to 15
+/// digits as written (already canonical) and formats every other number with the same double
+/// formatting.
 pub fn write_number<S: Sink + ?Sized>(n: &Number, out: &mut S) {
     const EXACT: u64 = 1 << 53;
     if let Some(u) = n.as_u64() {
