@@ -173,3 +173,45 @@ def test_conformance(governed, skillgate_bin):
     assert c.returncode == 0 and not failed, (c.returncode, failed, c.stderr[-500:])
     # A 0.3.x agent is probed over 0.3 (its only version), a 1.x agent over 1.0.
     assert report.get("a2a_version") == ("1.0" if SDK_LINE == "1.x" else "0.3"), report
+
+
+@pytest.mark.skipif(SDK_LINE != "1.x", reason="the task is announced lazily on the 1.x line only")
+def test_a_blocking_call_announces_the_task_before_a_status_the_executor_passes_through(governed):
+    # In process, with the call context the JSON-RPC dispatcher builds for SendMessage: an
+    # executor that reports WORKING before its artifacts gets the task announced first (a 1.x
+    # handler refuses a status update before its Task); a refusal too.
+    from a2a.helpers.proto_helpers import new_data_part
+    from a2a.server.context import ServerCallContext
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
+    from google.protobuf import json_format
+
+    from skillgate.a2a import GovernedExecutor
+
+    class Working:
+        async def execute(self, context, event_queue):
+            updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+            await updater.start_work()
+            await updater.add_artifact([new_data_part({"slept": 0}, media_type="application/json")], name="answer")
+            await updater.complete()
+
+        async def cancel(self, context, event_queue):
+            raise NotImplementedError
+
+    handler = DefaultRequestHandler(agent_executor=GovernedExecutor(Working(), governed.gate),
+                                    task_store=InMemoryTaskStore(), agent_card=None)
+
+    async def send(data):
+        part = Part(media_type="application/json")
+        json_format.ParseDict(data, part.data)
+        message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[part])
+        return await handler.on_message_send(SendMessageRequest(message=message),
+                                             ServerCallContext(state={"method": "SendMessage"}))
+
+    done = asyncio.run(send(request(governed.gate, "slow_probe", arguments={"seconds": 0})))
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [a.name for a in done.artifacts] == ["slow_probe"]
+    assert len(done.history) == 1
+    refused = asyncio.run(send(request(governed.gate, "slow_probe", arguments={"seconds": -1})))
+    assert refused.status.state == TaskState.TASK_STATE_REJECTED
