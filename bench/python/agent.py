@@ -3,7 +3,9 @@
 wrapped by skillgate.a2a (GovernedExecutor + govern_card + ExtensionEcho). uvicorn, one worker,
 on 127.0.0.1:PORT. The executor answers the Appendix B skill from its arguments.
 
-    agent.py plain|governed PORT
+    agent.py plain|body|governed PORT
+
+body: the plain agent given the governed request (see AnswerFromRequest).
 """
 
 import json
@@ -45,6 +47,17 @@ class Answer:
         raise NotImplementedError
 
 
+class AnswerFromRequest(Answer):
+    """`Answer`, unwrapped, given a whole governed request (skill, skill_version,
+    interface_digest, arguments): it reads the arguments out of it. What the larger request
+    costs the SDK with no gate at all (mode `body`)."""
+
+    async def execute(self, context, event_queue):
+        data = context.message.parts[0].data
+        data.CopyFrom(data.struct_value.fields["arguments"])
+        await super().execute(context, event_queue)
+
+
 def main(mode, port):
     card = AgentCard()
     json_format.ParseDict({
@@ -54,7 +67,7 @@ def main(mode, port):
         "defaultInputModes": ["application/json"], "defaultOutputModes": ["application/json"],
         "skills": [{"id": "evaluate_resource_condition", "name": "evaluate", "description": "Appendix B", "tags": ["b"]}],
     }, card)
-    executor = Answer()
+    executor = AnswerFromRequest() if mode == "body" else Answer()
     if mode == "governed":
         gate = skillgate.Gate([DOC])
         card = govern_card(card, gate)

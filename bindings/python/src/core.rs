@@ -6,13 +6,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use serde_json::Value;
 use skillgate_core::compose::direct_composition;
+use skillgate_core::digest::Hasher;
 use skillgate_core::document::{validate_document, Expectations, Finding, ValidatedDocument};
 use skillgate_core::jcs;
 use skillgate_core::wire::ErrorDetail;
 use skillgate_lint::ProfileChoice;
 
+use crate::canon;
 use crate::errors::raise;
-use crate::json::{detach_if, jcs_error, to_py, to_value_counted, JsonInput, DETACH_NODES};
+use crate::json::{detach_if, jcs_error, to_py, to_value_counted, JsonInput};
 
 /// canonicalize(value) -> bytes
 /// --
@@ -25,14 +27,15 @@ pub(crate) fn canonicalize<'py>(
     py: Python<'py>,
     value: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = match JsonInput::read(value)? {
-        JsonInput::Text(t) => py
+    let bytes = match JsonInput::text(value)? {
+        Some(t) => py
             .detach(|| jcs::canonicalize(&t))
             .map_err(|e| jcs_error(py, &e))?,
-        JsonInput::Value(v, nodes) if nodes > DETACH_NODES => {
-            py.detach(|| jcs::to_canonical_vec(&v))
+        None => {
+            let mut out = Vec::with_capacity(256);
+            canon::write(value, &mut out)?;
+            out
         }
-        JsonInput::Value(v, _) => jcs::to_canonical_vec(&v),
     };
     Ok(PyBytes::new(py, &bytes))
 }
@@ -41,19 +44,21 @@ pub(crate) fn canonicalize<'py>(
 /// --
 ///
 /// `"sha256:<64 hex>"` over the RFC 8785 form of `value` (the draft's Schema Reference and
-/// interface digest). Takes what `canonicalize` takes; JSON text is hashed as it is
-/// canonicalized, without holding the canonical bytes.
+/// interface digest). Takes what `canonicalize` takes; the canonical bytes are hashed as they
+/// are produced, never held whole.
 #[pyfunction]
 pub(crate) fn digest(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    match JsonInput::read(value)? {
-        JsonInput::Text(t) => py
+    match JsonInput::text(value)? {
+        Some(t) => py
             .detach(|| skillgate_core::digest_text(&t))
             .map(|d| d.to_string())
             .map_err(|e| jcs_error(py, &e)),
-        JsonInput::Value(v, nodes) if nodes > DETACH_NODES => {
-            Ok(py.detach(|| skillgate_core::digest(&v)).to_string())
+        None => {
+            // Python objects can only be read with the GIL held, so the walk keeps it.
+            let mut hasher = Hasher::new();
+            canon::write(value, &mut hasher)?;
+            Ok(hasher.finish().to_string())
         }
-        JsonInput::Value(v, _) => Ok(skillgate_core::digest(&v).to_string()),
     }
 }
 
@@ -335,7 +340,7 @@ pub(crate) fn lint_card<'py>(
         JsonInput::Text(t) => py
             .detach(|| skillgate_lint::lint_bytes(&t, choice))
             .map_err(|e| raise(py, "json_invalid", &e.to_string(), None))?,
-        JsonInput::Value(v, _) => py.detach(|| skillgate_lint::lint_value(&v, choice)),
+        JsonInput::Value(v) => py.detach(|| skillgate_lint::lint_value(&v, choice)),
     };
     let value = serde_json::to_value(&report)
         .map_err(|e| raise(py, "protocol_error", &e.to_string(), None))?;

@@ -6,6 +6,8 @@
 //! non-finite float, an integer outside 64 bits, a non-string key and nesting deeper than the
 //! core's strict parser allows are each a `JsonInvalid` error with its own code.
 
+use std::borrow::Cow;
+
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{
@@ -15,10 +17,11 @@ use serde_json::{Map, Number, Value};
 use skillgate_core::jcs::{self, JcsError};
 
 use crate::errors::{json_invalid, raise};
+use crate::utf8::utf8;
 
 /// The deepest Python value converted, the same limit the core's strict parser applies to
 /// JSON text, so that `digest(obj)` and `digest(json.dumps(obj))` accept the same values.
-const MAX_DEPTH: usize = jcs::DEFAULT_MAX_DEPTH;
+pub(crate) const MAX_DEPTH: usize = jcs::DEFAULT_MAX_DEPTH;
 
 /// A Python value as a JSON value: dict (string keys), list or tuple, str, int, float, bool,
 /// None.
@@ -41,7 +44,7 @@ fn convert(obj: &Bound<'_, PyAny>, depth_left: usize, nodes: &mut usize) -> PyRe
     *nodes += 1;
     // The most frequent types first. A Python bool is an int: checked inside the int case.
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        return Ok(Value::String(utf8(s)?.into_owned()));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         if depth_left == 0 {
@@ -50,19 +53,9 @@ fn convert(obj: &Bound<'_, PyAny>, depth_left: usize, nodes: &mut usize) -> PyRe
         let mut map = Map::new();
         for (k, v) in d.iter() {
             let Ok(key) = k.cast::<PyString>() else {
-                return Err(json_invalid(
-                    obj.py(),
-                    "non_string_key",
-                    format!(
-                        "object keys must be str, found {}",
-                        k.get_type().name()?.to_cow()?
-                    ),
-                ));
+                return Err(non_string_key(k));
             };
-            map.insert(
-                key.to_cow()?.into_owned(),
-                convert(&v, depth_left - 1, nodes)?,
-            );
+            map.insert(utf8(key)?.into_owned(), convert(&v, depth_left - 1, nodes)?);
         }
         return Ok(Value::Object(map));
     }
@@ -76,11 +69,7 @@ fn convert(obj: &Bound<'_, PyAny>, depth_left: usize, nodes: &mut usize) -> PyRe
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::Number(u.into()));
         }
-        return Err(json_invalid(
-            obj.py(),
-            "number_out_of_range",
-            "an integer outside the 64-bit range has no exact JSON number in this API; pass it as a string or a float",
-        ));
+        return Err(out_of_range_int(obj.py()));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         let v = f.value();
@@ -115,13 +104,45 @@ fn convert(obj: &Bound<'_, PyAny>, depth_left: usize, nodes: &mut usize) -> PyRe
         }
         return Ok(Value::Array(items));
     }
-    Err(PyTypeError::new_err(format!(
-        "{} is not a JSON value (expected dict, list, tuple, str, int, float, bool or None)",
-        obj.get_type().name()?.to_cow()?
-    )))
+    Err(not_json(obj))
 }
 
-fn too_deep(py: Python<'_>) -> PyErr {
+/// The name of `obj`'s type, for messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned())
+}
+
+/// A dict key that is not a `str` (`key`).
+pub(crate) fn non_string_key(key: Bound<'_, PyAny>) -> PyErr {
+    json_invalid(
+        key.py(),
+        "non_string_key",
+        format!("object keys must be str, found {}", type_name(&key)),
+    )
+}
+
+/// A value of no JSON type.
+pub(crate) fn not_json(obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{} is not a JSON value (expected dict, list, tuple, str, int, float, bool or None)",
+        type_name(obj)
+    ))
+}
+
+/// An `int` outside the 64-bit range.
+pub(crate) fn out_of_range_int(py: Python<'_>) -> PyErr {
+    json_invalid(
+        py,
+        "number_out_of_range",
+        "an integer outside the 64-bit range has no exact JSON number in this API; pass it as a string or a float",
+    )
+}
+
+/// Nesting deeper than [`MAX_DEPTH`] (a cycle ends here too).
+pub(crate) fn too_deep(py: Python<'_>) -> PyErr {
     json_invalid(
         py,
         "too_deep",
@@ -165,33 +186,42 @@ pub(crate) fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAn
 /// core: duplicate members, lone surrogates and depth are refused) or a Python value.
 pub(crate) enum JsonInput<'a> {
     /// UTF-8 JSON text.
-    Text(std::borrow::Cow<'a, [u8]>),
-    /// An already converted value, with the number of values in it.
-    Value(Value, usize),
+    Text(Cow<'a, [u8]>),
+    /// An already converted value.
+    Value(Value),
 }
 
 impl<'a> JsonInput<'a> {
     /// Reads `obj`: `bytes`, `bytearray` and `str` are JSON text, anything else a value.
     pub(crate) fn read(obj: &'a Bound<'_, PyAny>) -> PyResult<Self> {
+        match Self::text(obj)? {
+            Some(text) => Ok(JsonInput::Text(text)),
+            None => to_value(obj).map(JsonInput::Value),
+        }
+    }
+
+    /// `obj` as JSON text when it is `bytes`, `bytearray` or `str` (borrowed where it can
+    /// be); `None` for anything else.
+    pub(crate) fn text(obj: &'a Bound<'_, PyAny>) -> PyResult<Option<Cow<'a, [u8]>>> {
         if let Ok(b) = obj.cast::<PyBytes>() {
-            return Ok(JsonInput::Text(std::borrow::Cow::Borrowed(b.as_bytes())));
+            return Ok(Some(Cow::Borrowed(b.as_bytes())));
         }
         if let Ok(s) = obj.cast::<PyString>() {
-            let text = s.to_cow()?;
-            return Ok(JsonInput::Text(std::borrow::Cow::Owned(
-                text.into_owned().into_bytes(),
-            )));
+            return Ok(Some(match utf8(s)? {
+                Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+                Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+            }));
         }
         if let Ok(b) = obj.cast::<PyByteArray>() {
-            return Ok(JsonInput::Text(std::borrow::Cow::Owned(b.to_vec())));
+            return Ok(Some(Cow::Owned(b.to_vec())));
         }
-        to_value_counted(obj).map(|(v, n)| JsonInput::Value(v, n))
+        Ok(None)
     }
 
     /// The value (text parsed strictly).
     pub(crate) fn into_value(self, py: Python<'_>) -> PyResult<Value> {
         match self {
-            JsonInput::Value(v, _) => Ok(v),
+            JsonInput::Value(v) => Ok(v),
             JsonInput::Text(t) => py
                 .detach(|| jcs::parse_strict(&t))
                 .map_err(|e| jcs_error(py, &e)),

@@ -7,11 +7,13 @@
 //! Only conversions live here. The pure-Python parts of the package (`python/skillgate`:
 //! the exception classes, type stubs and the a2a-sdk integration) are next to it.
 
+mod canon;
 mod client;
 mod core;
 mod errors;
 mod gate;
 mod json;
+mod utf8;
 
 use pyo3::prelude::*;
 

@@ -117,6 +117,102 @@ def test_python_values_are_bounded_and_exact():
     assert skillgate.canonicalize((1, True, None)) == b"[1,true,null]"
 
 
+# Names and strings the canonical order is sensitive to: ASCII, Latin-1, the BMP above U+E000
+# (where UTF-8 and UTF-16 order disagree), and non-BMP characters (surrogate pairs in UTF-16).
+_tricky = st.text(
+    alphabet=st.sampled_from("aAbZ_é\u00ff\u0100\ud7ff\ue000\uff21\uffff\U00010000\U0001f600\U0010ffff\"\\\n\x01"),
+    max_size=6,
+)
+_texts = _tricky | st.text(max_size=8)
+_leaves = (
+    st.none()
+    | st.booleans()
+    # The whole 64-bit range the value path takes, 2^53 and its neighbours among them.
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.sampled_from([2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1, 2**63, 2**64 - 1])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _texts
+)
+nested_values = st.recursive(
+    _leaves,
+    lambda inner: st.lists(inner, max_size=6)
+    | st.tuples(inner, inner)
+    | st.dictionaries(_texts, inner, max_size=6),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(nested_values, st.booleans())
+def test_python_value_and_json_text_paths_agree(value, ascii_only):
+    # The value path walks the Python objects; the text path parses json.dumps of them. Both
+    # must give the same bytes, whatever the order of the dicts' members. (A str argument is
+    # itself JSON text, so a string value is wrapped.)
+    if isinstance(value, str):
+        value = [value]
+    text = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    canonical = skillgate.canonicalize(text)
+    assert skillgate.canonicalize(value) == canonical
+    assert skillgate.digest(value) == skillgate.digest(text)
+
+
+def test_python_value_faults_keep_their_codes():
+    class Key(str):
+        # Two keys with the same text stay two members of a dict.
+        def __hash__(self):
+            return id(self)
+
+        def __eq__(self, other):
+            return self is other
+
+    cyclic: list = []
+    cyclic.append(cyclic)
+    cases = [
+        ({1: "a"}, "non_string_key"),
+        ({"a": [{"b": float("nan")}]}, "number_out_of_range"),
+        ([float("-inf")], "number_out_of_range"),
+        ({"a": 2**64}, "number_out_of_range"),
+        ([-(2**63) - 1], "number_out_of_range"),
+        (cyclic, "too_deep"),
+        ({Key("k"): 1, Key("k"): 2}, "duplicate_member"),
+    ]
+    for value, code in cases:
+        for fn in (skillgate.digest, skillgate.canonicalize):
+            with pytest.raises(skillgate.JsonInvalid) as e:
+                fn(value)
+            assert e.value.code == code, (value, fn)
+    for fn in (skillgate.digest, skillgate.canonicalize):
+        with pytest.raises(TypeError):
+            fn({"a": {1, 2}})
+        # A lone surrogate has no UTF-8: Python's own error, as the text encoders raise it.
+        with pytest.raises(UnicodeEncodeError):
+            fn(["\ud800"])
+    # The depth limit is the strict parser's: 128 levels pass, 129 do not, on both paths.
+    deep: list = []
+    for _ in range(127):
+        deep = [deep]
+    assert skillgate.canonicalize(deep) == skillgate.canonicalize(b"[" * 128 + b"]" * 128)
+    with pytest.raises(skillgate.JsonInvalid) as e:
+        skillgate.digest([deep])
+    assert e.value.code == "too_deep"
+    with pytest.raises(skillgate.JsonInvalid) as e:
+        skillgate.digest(b"[" * 129 + b"]" * 129)
+    assert e.value.code == "too_deep"
+
+
+def test_str_subclass_keys_and_int_subclass_values_are_plain_json():
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Name(str):
+        pass
+
+    value = {Name("b"): Level.HIGH, "a": Name("x"), "\U0001f600": 1, "\ue000": 2}
+    assert skillgate.canonicalize(value) == '{"a":"x","b":3,"\U0001f600":1,"\ue000":2}'.encode()
+
+
 def test_document_digest_matches_the_cli(skillgate_bin):
     path = EXAMPLES / "evaluate_resource_condition.json"
     cli = run(skillgate_bin, "digest", str(path))

@@ -89,6 +89,36 @@ def test_bad_calls_never_reach_the_wrapped_executor(governed):
     assert governed.executor.refused >= len(cases)
 
 
+def _rpc(base: str, method: str, message: dict) -> bytes:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": message}}
+    headers = {"Content-Type": "application/json", "A2A-Version": "1.0", "A2A-Extensions": skillgate.EXTENSION_URI}
+    req = urllib.request.Request(f"{base}/", data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return resp.read()
+
+
+@pytest.mark.skipif(SDK_LINE != "1.x", reason="the task is announced lazily on the 1.x line only")
+def test_what_blocking_and_streaming_callers_see(governed):
+    # A blocking caller sees only the final task: whether the gate announced it first or the
+    # SDK created it for the first artifact, it holds the request once, the record, then the
+    # output under the skill's name.
+    def message():
+        return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER",
+                "parts": [{"data": request(governed.gate), "mediaType": "application/json"}]}
+
+    sent = message()
+    task = json.loads(_rpc(governed.base, "SendMessage", sent))["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert [m["messageId"] for m in task["history"]] == [sent["messageId"]]
+    assert [a["name"] for a in task["artifacts"]] == ["resource-observation", SKILL]
+    # A streaming caller gets the task first (its id, to cancel it), then the checked result.
+    stream = _rpc(governed.base, "SendStreamingMessage", message()).decode()
+    events = [json.loads(line[len("data:"):])["result"] for line in stream.splitlines() if line.startswith("data:")]
+    assert [next(iter(e)) for e in events] == ["task", "artifactUpdate", "artifactUpdate", "statusUpdate"]
+    assert events[0]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
 def test_describe_skill_is_answered_by_the_gate(governed):
     got = raw_send(governed.base, {"skill": "describe_skill", "arguments": {"skill_id": SKILL}})
     assert got["state"] == "completed"
@@ -143,3 +173,45 @@ def test_conformance(governed, skillgate_bin):
     assert c.returncode == 0 and not failed, (c.returncode, failed, c.stderr[-500:])
     # A 0.3.x agent is probed over 0.3 (its only version), a 1.x agent over 1.0.
     assert report.get("a2a_version") == ("1.0" if SDK_LINE == "1.x" else "0.3"), report
+
+
+@pytest.mark.skipif(SDK_LINE != "1.x", reason="the task is announced lazily on the 1.x line only")
+def test_a_blocking_call_announces_the_task_before_a_status_the_executor_passes_through(governed):
+    # In process, with the call context the JSON-RPC dispatcher builds for SendMessage: an
+    # executor that reports WORKING before its artifacts gets the task announced first (a 1.x
+    # handler refuses a status update before its Task); a refusal too.
+    from a2a.helpers.proto_helpers import new_data_part
+    from a2a.server.context import ServerCallContext
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
+    from google.protobuf import json_format
+
+    from skillgate.a2a import GovernedExecutor
+
+    class Working:
+        async def execute(self, context, event_queue):
+            updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+            await updater.start_work()
+            await updater.add_artifact([new_data_part({"slept": 0}, media_type="application/json")], name="answer")
+            await updater.complete()
+
+        async def cancel(self, context, event_queue):
+            raise NotImplementedError
+
+    handler = DefaultRequestHandler(agent_executor=GovernedExecutor(Working(), governed.gate),
+                                    task_store=InMemoryTaskStore(), agent_card=None)
+
+    async def send(data):
+        part = Part(media_type="application/json")
+        json_format.ParseDict(data, part.data)
+        message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[part])
+        return await handler.on_message_send(SendMessageRequest(message=message),
+                                             ServerCallContext(state={"method": "SendMessage"}))
+
+    done = asyncio.run(send(request(governed.gate, "slow_probe", arguments={"seconds": 0})))
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [a.name for a in done.artifacts] == ["slow_probe"]
+    assert len(done.history) == 1
+    refused = asyncio.run(send(request(governed.gate, "slow_probe", arguments={"seconds": -1})))
+    assert refused.status.state == TaskState.TASK_STATE_REJECTED

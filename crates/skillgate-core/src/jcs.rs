@@ -213,31 +213,53 @@ pub fn write_canonical<S: Sink + ?Sized>(value: &Value, out: &mut S) {
 fn write_object<S: Sink + ?Sized>(map: &Map<String, Value>, out: &mut S) {
     out.put(b"{");
     if map_in_utf16_order(map) {
-        let mut first = true;
-        for (k, v) in map {
-            if !first {
-                out.put(b",");
-            }
-            first = false;
-            write_string(k, out);
-            out.put(b":");
-            write_canonical(v, out);
-        }
+        write_members(map.iter(), out);
     } else {
         let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        entries.sort_by(|a, b| utf16_cmp(a.0, b.0));
-        let mut first = true;
-        for (k, v) in entries {
-            if !first {
-                out.put(b",");
-            }
-            first = false;
-            write_string(k, out);
-            out.put(b":");
-            write_canonical(v, out);
-        }
+        sort_members(&mut entries, |e| e.0.as_str());
+        write_members(entries, out);
     }
     out.put(b"}");
+}
+
+fn write_members<'a, S: Sink + ?Sized>(
+    members: impl IntoIterator<Item = (&'a String, &'a Value)>,
+    out: &mut S,
+) {
+    let mut first = true;
+    for (k, v) in members {
+        if !first {
+            out.put(b",");
+        }
+        first = false;
+        write_string(k, out);
+        out.put(b":");
+        write_canonical(v, out);
+    }
+}
+
+/// Sorts object members into RFC 8785 order (section 3.2.3: by the UTF-16 code units of their
+/// names), for writers that walk objects of their own rather than a `serde_json` map.
+///
+/// UTF-8 byte order is the same order unless a name holds a character at or above U+E000, so
+/// names are compared as bytes unless one does; members already in order cost one pass.
+/// Members with equal names end up adjacent: refusing them is the caller's choice.
+pub fn sort_members<T>(members: &mut [T], name: impl Fn(&T) -> &str) {
+    let high = members.iter().any(|m| name(m).bytes().any(|b| b >= 0xEE));
+    let cmp = |a: &str, b: &str| {
+        if high {
+            utf16_cmp(a, b)
+        } else {
+            a.as_bytes().cmp(b.as_bytes())
+        }
+    };
+    if members
+        .windows(2)
+        .all(|w| cmp(name(&w[0]), name(&w[1])) == Ordering::Less)
+    {
+        return;
+    }
+    members.sort_unstable_by(|a, b| cmp(name(a), name(b)));
 }
 
 /// True when iterating the map already yields UTF-16 order.
@@ -281,7 +303,13 @@ pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-fn write_number<S: Sink + ?Sized>(n: &Number, out: &mut S) {
+/// Writes a JSON number as RFC 8785 does: an integer of magnitude up to 2^53 in decimal
+/// digits, anything else as ECMAScript's `Number.prototype.toString` writes the nearest double
+/// (so `2^53 + 1` is written `9007199254740992`, and `-0.0` is `0`). The value writer and the
+/// Python package's object walk use it; the text canonicalizer copies integers of up to 15
+/// digits as written (already canonical) and formats every other number with the same double
+/// formatting.
+pub fn write_number<S: Sink + ?Sized>(n: &Number, out: &mut S) {
     const EXACT: u64 = 1 << 53;
     if let Some(u) = n.as_u64() {
         if u <= EXACT {
@@ -307,7 +335,9 @@ pub(crate) fn write_f64<S: Sink + ?Sized>(f: f64, out: &mut S) {
     out.put(ryu_js::Buffer::new().format_finite(f).as_bytes());
 }
 
-pub(crate) fn write_string<S: Sink + ?Sized>(s: &str, out: &mut S) {
+/// Writes `s` as an RFC 8785 string (section 3.2.2.2): quoted, `"` and `\\` escaped, the
+/// control characters as their short escapes or `\u00xx`, everything else as its UTF-8 bytes.
+pub fn write_string<S: Sink + ?Sized>(s: &str, out: &mut S) {
     let bytes = s.as_bytes();
     // Most strings need no escape; a branch-free scan lets the compiler vectorize the check.
     let plain = !bytes.iter().fold(false, |acc, &b| {
@@ -496,6 +526,21 @@ mod tests {
 
     fn kind_of(s: &[u8]) -> JcsErrorKind {
         canonicalize(s).unwrap_err().kind
+    }
+
+    #[test]
+    fn sort_members_orders_by_utf16_code_units() {
+        // U+10000 is the surrogate pair D800 DC00 in UTF-16: before U+E000 and U+FFFF there,
+        // after them in UTF-8 bytes. ASCII-only names take the byte comparison.
+        let mut names = vec!["\u{ffff}", "\u{10000}", "\u{e000}", "b", "a"];
+        sort_members(&mut names, |n| *n);
+        assert_eq!(names, ["a", "b", "\u{10000}", "\u{e000}", "\u{ffff}"]);
+        let mut names = vec!["ab", "a", "B"];
+        sort_members(&mut names, |n| *n);
+        assert_eq!(names, ["B", "a", "ab"]);
+        let mut dup = vec!["x", "y", "x"];
+        sort_members(&mut dup, |n| *n);
+        assert_eq!(dup, ["x", "x", "y"]);
     }
 
     #[test]

@@ -61,10 +61,27 @@ class _V1:
 
     TERMINAL = ("completed", "failed", "canceled", "rejected")
 
-    @staticmethod
-    def state_name(state: Any) -> str:
-        name = _pb.TaskState.Name(state)
-        return name.removeprefix("TASK_STATE_").lower().replace("_", "-")
+    # Per-event lookups, built once: the wire names of the states and the kinds of events.
+    _STATE_NAMES: Dict[int, str] = (
+        {v: k[len("TASK_STATE_"):].lower().replace("_", "-") for k, v in _pb.TaskState.items()} if _pb else {}
+    )
+    _KINDS: Dict[Any, str] = (
+        {
+            _pb.Task: "task",
+            _pb.Message: "message",
+            _pb.TaskStatusUpdateEvent: "status",
+            _pb.TaskArtifactUpdateEvent: "artifact",
+        }
+        if _pb
+        else {}
+    )
+
+    @classmethod
+    def state_name(cls, state: Any) -> str:
+        name = cls._STATE_NAMES.get(state)
+        if name is None:  # a state this SDK build does not name: what protobuf says
+            name = _pb.TaskState.Name(state).removeprefix("TASK_STATE_").lower().replace("_", "-")
+        return name
 
     @staticmethod
     def state(name: str) -> Any:
@@ -117,6 +134,18 @@ class _V1:
         return copy
 
     @staticmethod
+    def waits_for_end(context: Any) -> bool:
+        # Only a JSON-RPC SendMessage names itself (the SDK's dispatcher records the method);
+        # over the other bindings the call might stream, and the task is announced at once.
+        call = getattr(context, "call_context", None)
+        if call is None or call.state.get("method") != "SendMessage":
+            return False
+        config = context.configuration
+        return config is None or not (
+            config.return_immediately or config.HasField("task_push_notification_config")
+        )
+
+    @staticmethod
     def new_task(context: Any) -> Any:
         return _pb.Task(
             id=context.task_id,
@@ -152,14 +181,9 @@ class _V1:
             last_chunk=True,
         )
 
-    @staticmethod
-    def classify(event: Any) -> str:
-        return {
-            _pb.Task: "task",
-            _pb.Message: "message",
-            _pb.TaskStatusUpdateEvent: "status",
-            _pb.TaskArtifactUpdateEvent: "artifact",
-        }.get(type(event), "other")
+    @classmethod
+    def classify(cls, event: Any) -> str:
+        return cls._KINDS.get(type(event), "other")
 
     @staticmethod
     def card_with(card: Any, extension: Dict[str, Any], describe: Dict[str, Any]) -> Any:
@@ -228,6 +252,11 @@ class _V03:
         return message.model_copy(update={"parts": [cls.data_part(request.get("arguments"))]})
 
     @staticmethod
+    def waits_for_end(context: Any) -> bool:
+        # The 0.3 line always gets the announcement first (its overhead was not measured).
+        return False
+
+    @staticmethod
     def new_task(context: Any) -> Any:
         from a2a.types import Task, TaskState, TaskStatus
 
@@ -274,14 +303,11 @@ class _V03:
             last_chunk=True,
         )
 
-    @staticmethod
-    def classify(event: Any) -> str:
-        return {
-            "task": "task",
-            "message": "message",
-            "status-update": "status",
-            "artifact-update": "artifact",
-        }.get(getattr(event, "kind", None), "other")
+    _KINDS = {"task": "task", "message": "message", "status-update": "status", "artifact-update": "artifact"}
+
+    @classmethod
+    def classify(cls, event: Any) -> str:
+        return cls._KINDS.get(getattr(event, "kind", None), "other")
 
     @staticmethod
     def card_with(card: Any, extension: Dict[str, Any], describe: Dict[str, Any]) -> Any:
@@ -396,8 +422,9 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
                 self.last_state = state
                 await self.sink.enqueue_event(event)
         elif kind == "task":
-            # A Task from the executor: its artifacts and state count; the task itself was
-            # already announced by the gate, so the event is not sent again.
+            # A Task from the executor: its artifacts and state count; the task itself is
+            # announced by the gate (at once, or before its first status update), so the event
+            # is not sent again.
             for a in event.artifacts:
                 self.artifacts.append((a.artifact_id, a.name or "", list(a.parts)))
             state = _SDK.state_name(event.status.state)
@@ -410,6 +437,44 @@ class _HeldQueue(_EventQueueBase):  # type: ignore[misc,valid-type]
     # Framework-managed queues have more methods; the executor only ever enqueues.
     def __getattr__(self, name: str) -> Any:
         return getattr(self.sink, name)
+
+
+async def _within(work: Any, limit: Optional[float]) -> None:
+    """Awaits ``work``, raising ``asyncio.TimeoutError`` after ``limit`` seconds (None: no
+    limit). From Python 3.11, ``asyncio.timeout`` runs it in the current task; ``wait_for``
+    (3.9, 3.10) wraps it in a task of its own, which costs a task and its callbacks per call."""
+    if limit is None:
+        await work
+    elif _timeout is not None:
+        async with _timeout(limit):
+            await work
+    else:
+        await asyncio.wait_for(work, limit)
+
+
+_timeout = getattr(asyncio, "timeout", None)
+
+
+class _Announcing:
+    """The event queue of a call whose task is not announced yet: the task is announced just
+    before the first status update (a 1.x handler refuses one before its Task); an artifact
+    event needs no announcement (the SDK creates the task for it, with the request in its
+    history, as for any executor that starts with an artifact)."""
+
+    def __init__(self, queue: Any, context: Any) -> None:
+        self._queue = queue
+        self._context = context
+        self._pending = True
+
+    async def enqueue_event(self, event: Any) -> None:
+        if self._pending:
+            self._pending = False
+            if _SDK.classify(event) == "status":
+                await self._queue.enqueue_event(_SDK.new_task(self._context))
+        await self._queue.enqueue_event(event)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._queue, name)
 
 
 def _has_message(status: Any) -> bool:
@@ -450,10 +515,14 @@ class GovernedExecutor:
         self.calls = 0
         self.refused = 0
         self._limits: Dict[str, Optional[float]] = {}
+        self._kinds: Dict[str, frozenset] = {}
         self._described: Dict[str, Any] = {}
+        # Read once: a gate's documents never change, and `gate.document` copies one.
         for skill in gate.skill_ids:
-            ms = gate.document(skill).to_dict().get("constraints", {}).get("max_duration_ms")
+            doc = gate.document(skill)
+            ms = doc.to_dict().get("constraints", {}).get("max_duration_ms")
             self._limits[skill] = ms / 1000.0 if ms else None
+            self._kinds[skill] = frozenset(doc.record_kinds)
 
     async def execute(self, context: Any, event_queue: Any) -> None:
         activate = getattr(context, "add_activated_extension", None)
@@ -466,9 +535,14 @@ class GovernedExecutor:
         # The task is announced first: a 1.x handler refuses a status update before its Task,
         # and a streaming caller learns the task's id (to cancel it) before the skill ends.
         # The one event the gate adds; no WORKING update of its own (each event costs the SDK
-        # a task-store round).
+        # a task-store round). A caller that only waits for the final task never sees the
+        # announcement: then it is made only if a status update needs it (an artifact event
+        # creates the task in the SDK by itself, as it does for the unwrapped executor).
         if context.current_task is None:
-            await event_queue.enqueue_event(_SDK.new_task(context))
+            if _SDK.waits_for_end(context):
+                event_queue = _Announcing(event_queue, context)
+            else:
+                await event_queue.enqueue_event(_SDK.new_task(context))
         if isinstance(decision, Described):
             # The document never changes: its Data Part is built once per skill, not per request.
             part = self._described.get(decision.artifact_id)
@@ -490,7 +564,7 @@ class GovernedExecutor:
         held = _HeldQueue(event_queue)
         self.calls += 1
         try:
-            await asyncio.wait_for(self.inner.execute(inner_context, held), self._limits.get(skill))
+            await _within(self.inner.execute(inner_context, held), self._limits.get(skill))
         except asyncio.TimeoutError:
             limit = self._limits.get(skill)
             error = {
@@ -512,7 +586,7 @@ class GovernedExecutor:
                 error = {"code": "execution_failed", "message": f"skill {skill} ended {state} without an error object"}
                 return await event_queue.enqueue_event(_SDK.status(context, state, data=error))
             return await event_queue.enqueue_event(held.end_event or _SDK.status(context, state, message=message))
-        kinds = set(self.gate.document(skill).record_kinds)
+        kinds = self._kinds[skill]
         records: List[Tuple[str, str, List[Any]]] = []
         output: Optional[Tuple[str, List[Any]]] = None
         for aid, name, parts in held.artifacts:
@@ -544,6 +618,9 @@ class GovernedExecutor:
 # --- ASGI ------------------------------------------------------------------------------------
 
 
+_ACTIVATION_HEADERS = (b"a2a-extensions", b"x-a2a-extensions")
+
+
 class ExtensionEcho:
     """ASGI middleware: when a request activates the schema-interface extension (in
     ``A2A-Extensions`` or 0.3's ``X-A2A-Extensions``), the response says so in the same
@@ -556,14 +633,16 @@ class ExtensionEcho:
         if scope.get("type") != "http":
             return await self.app(scope, receive, send)
         names = []
-        for k, v in scope.get("headers", []):
-            name = k.decode("latin-1").lower()
-            if name in ("a2a-extensions", "x-a2a-extensions"):
+        for k, v in scope.get("headers", ()):
+            name = k.lower()  # bytes: ASGI servers lower-case names already; no decoding per header
+            if name in _ACTIVATION_HEADERS:
                 if EXTENSION_URI in [u.strip() for u in v.decode("latin-1").split(",")]:
-                    names.append(name.encode())
+                    names.append(name)
+        if not names:  # nothing to echo: the response goes out untouched
+            return await self.app(scope, receive, send)
 
         async def echo(message: Any) -> None:
-            if message["type"] == "http.response.start" and names:
+            if message["type"] == "http.response.start":
                 message = dict(message)
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(n, EXTENSION_URI.encode()) for n in names if n not in present]
