@@ -15,7 +15,7 @@
 use super::{exists, make_room, Stmt, CHANNEL};
 use crate::group::{Committer, Gate, Write};
 use crate::row::{StoreLimits, TaskRow};
-use crate::sql::plan::{admit_creates, CreateView, Plan};
+use crate::sql::plan::{admit_creates, keep_prepared, CreateView, Plan};
 use crate::sql::{notify_payload, to_i64, to_u64};
 use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
@@ -103,7 +103,12 @@ impl Writer {
             return Ok(Vec::new());
         }
         let rows: Vec<(&TaskRow, i64)> = plan.updates.iter().map(|(_, r, e)| (*r, *e)).collect();
-        let changed = ids(tx, Stmt::update_many(&rows, &self.replica, &self.limits)).await?;
+        let changed = ids(
+            tx,
+            Stmt::update_many(&rows, &self.replica, &self.limits),
+            rows.len(),
+        )
+        .await?;
         let mut applied = Vec::with_capacity(rows.len() + plan.again.len());
         let mut updated: Vec<&str> = Vec::with_capacity(applied.capacity());
         let mut missed: Vec<(usize, &TaskRow)> = Vec::new();
@@ -160,7 +165,12 @@ impl Writer {
         let (admitted, rest) = admit_creates(&mut view, &plan.creates, &self.limits, outcomes);
         if !admitted.is_empty() {
             let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
-            let inserted = ids(tx, Stmt::insert_many(&rows, &self.replica, &self.limits)).await?;
+            let inserted = ids(
+                tx,
+                Stmt::insert_many(&rows, &self.replica, &self.limits),
+                rows.len(),
+            )
+            .await?;
             for (i, row) in &admitted {
                 // Another replica may have taken the id since the view was read.
                 if !inserted.contains(row.id.as_str()) {
@@ -211,25 +221,27 @@ impl Writer {
     }
 }
 
-/// The create view of `rows` (not prepared for reuse: the text differs with their number).
+/// The create view of `rows` (kept prepared only for a small batch: [`keep_prepared`]).
 async fn view(tx: &mut PgConnection, rows: &[&TaskRow]) -> Result<CreateView, sqlx::Error> {
+    let keep = keep_prepared(rows.len());
     let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
         .build_query_as()
-        .persistent(false)
+        .persistent(keep)
         .fetch_all(&mut *tx)
         .await?;
     Ok(CreateView::from_rows(rows))
 }
 
-/// Runs a statement built by `qb` that returns task ids and collects them (not prepared for
-/// reuse: a batch's statement differs with its size).
+/// Runs a statement over `rows` rows built by `qb` that returns task ids and collects them
+/// (kept prepared only for a small batch: [`keep_prepared`]).
 async fn ids(
     tx: &mut PgConnection,
     mut qb: QueryBuilder<'_, Postgres>,
+    rows: usize,
 ) -> Result<HashSet<String>, sqlx::Error> {
     let rows: Vec<(String,)> = qb
         .build_query_as()
-        .persistent(false)
+        .persistent(keep_prepared(rows))
         .fetch_all(&mut *tx)
         .await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())

@@ -10,7 +10,7 @@ use super::{make_room, Stmt};
 use crate::group::{Committer, Gate, Write};
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{StoreLimits, TaskRow};
-use crate::sql::plan::{admit_creates, CreateView, Plan};
+use crate::sql::plan::{admit_creates, keep_prepared, CreateView, Plan};
 use crate::sql::{to_i64, to_u64};
 use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
@@ -79,7 +79,12 @@ impl Writer {
             return Ok(());
         }
         let rows: Vec<(&TaskRow, i64)> = plan.updates.iter().map(|(_, r, e)| (*r, *e)).collect();
-        let changed = ids(tx, Stmt::update_many(&rows, &self.replica, &self.limits)).await?;
+        let changed = ids(
+            tx,
+            Stmt::update_many(&rows, &self.replica, &self.limits),
+            rows.len(),
+        )
+        .await?;
         let mut updated: Vec<&str> = Vec::with_capacity(rows.len() + plan.again.len());
         let mut missed: Vec<(usize, &TaskRow)> = Vec::new();
         for (i, row, _) in &plan.updates {
@@ -107,7 +112,7 @@ impl Writer {
                 list.push_bind(row.id.as_str());
             }
             qb.push(")");
-            let present = ids(tx, qb).await?;
+            let present = ids(tx, qb, missed.len()).await?;
             for (i, row) in missed {
                 outcomes[i] = Err(if present.contains(row.id.as_str()) {
                     StoreError::Conflict(row.id.clone())
@@ -142,7 +147,12 @@ impl Writer {
         let (admitted, rest) = admit_creates(&mut view, &plan.creates, &self.limits, outcomes);
         if !admitted.is_empty() {
             let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
-            let inserted = ids(tx, Stmt::insert_many(&rows, &self.replica, &self.limits)).await?;
+            let inserted = ids(
+                tx,
+                Stmt::insert_many(&rows, &self.replica, &self.limits),
+                rows.len(),
+            )
+            .await?;
             for (i, row) in &admitted {
                 // Nothing else writes while the writer holds the connection, so an id the
                 // view did not show as taken goes in; the statement says so rather than
@@ -164,10 +174,10 @@ impl Writer {
         tx: &mut SqliteConnection,
         rows: &[&TaskRow],
     ) -> Result<CreateView, sqlx::Error> {
-        // Not cached: the text differs with the number of ids and callers.
+        let keep = keep_prepared(rows.len());
         let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
             .build_query_as()
-            .persistent(false)
+            .persistent(keep)
             .fetch_all(&mut *tx)
             .await?;
         Ok(CreateView::from_rows(rows))
@@ -211,16 +221,16 @@ impl Writer {
     }
 }
 
-/// Runs a statement built by `qb` that returns task ids and collects them. Not kept in the
-/// statement cache: a batch's statement differs with its size, and each cached text would
-/// hold a prepared statement of its own.
+/// Runs a statement over `rows` rows built by `qb` that returns task ids and collects them
+/// (kept prepared only for a small batch: [`keep_prepared`]).
 async fn ids(
     tx: &mut SqliteConnection,
     mut qb: QueryBuilder<'_, Sqlite>,
+    rows: usize,
 ) -> Result<HashSet<String>, sqlx::Error> {
     let rows: Vec<(String,)> = qb
         .build_query_as()
-        .persistent(false)
+        .persistent(keep_prepared(rows))
         .fetch_all(&mut *tx)
         .await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())
