@@ -18,9 +18,10 @@ use std::sync::Arc;
 
 impl A2aService {
     /// Reads a `SendMessage` into a prepared turn. With `settle`, a skill request whose end is
-    /// known at once (describe_skill, a refusal before any skill) is stored finished, in one
-    /// write, and its job is [`Job::Settled`]: the caller asked for the finished task and
-    /// nobody else can know the new task's id yet, so nobody misses a state in between.
+    /// known at once (describe_skill, a refusal before any skill, the gate's refusal) is stored
+    /// finished, in one write, and its job is [`Job::Settled`]; a domain skill the gate admits
+    /// is stored WORKING ([`Job::Admitted`]): the caller asked for the finished task and nobody
+    /// else can know the new task's id yet, so nobody misses a state in between.
     pub(super) async fn prepare(
         &self,
         req: SendMessageRequest,
