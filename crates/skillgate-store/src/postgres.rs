@@ -494,14 +494,6 @@ async fn used(db: impl PgExecutor<'_>) -> Result<i64, sqlx::Error> {
         .await
 }
 
-async fn exists(db: impl PgExecutor<'_>, id: &str) -> Result<bool, sqlx::Error> {
-    Ok(sqlx::query("SELECT 1 FROM tasks WHERE id = $1")
-        .bind(id)
-        .fetch_optional(db)
-        .await?
-        .is_some())
-}
-
 /// Deletes the oldest finished tasks (never those in `keep`, never rows another transaction holds)
 /// until `extra` more bytes fit in `budget`. Returns whether they fit, the bytes then held and
 /// how many tasks were deleted.

@@ -1,6 +1,7 @@
 //! The PostgreSQL store's writers: creates and updates of a batch in one transaction on one
 //! pooled connection, with every notification of the batch sent by one statement (see
-//! [`crate::group`]).
+//! [`crate::group`]), applied as [`Plan::apply`] says; this module executes its statements
+//! and sends the notifications.
 //!
 //! Why batching matters more here than anywhere: a transaction that called `pg_notify` takes
 //! PostgreSQL's notification-queue lock at commit and holds it until its commit record is
@@ -12,11 +13,11 @@
 //! evictions back inside a savepoint. A database error aborts the whole PostgreSQL
 //! transaction, and the writer then retries each write alone.
 
-use super::{exists, make_room, Stmt, CHANNEL};
+use super::{make_room, Stmt, CHANNEL};
 use crate::group::{Committer, Gate, Write};
 use crate::row::{StoreLimits, TaskRow};
-use crate::sql::plan::{admit_creates, keep_prepared, CreateView, Plan};
-use crate::sql::{notify_payload, to_i64, to_u64};
+use crate::sql::notify_payload;
+use crate::sql::plan::{keep_prepared, BatchDb, CreateView, Plan};
 use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnection, PgPool};
@@ -44,19 +45,24 @@ impl Committer for Writer {
         let mut tx = self.pool.begin().await?;
         let mut outcomes: Vec<Result<(), StoreError>> = Vec::with_capacity(batch.len());
         outcomes.resize_with(batch.len(), || Ok(()));
-        let plan = Plan::of(batch);
-        let updated = self.updates(&mut tx, &plan, &mut outcomes).await?;
+        let mut db = Db {
+            tx: &mut tx,
+            replica: &self.replica,
+            limits: &self.limits,
+        };
+        let applied = Plan::of(batch)
+            .apply(&mut db, &self.limits, &mut outcomes)
+            .await?;
         // Each payload names its own version, so PostgreSQL never folds two of one
         // transaction into one as duplicates; in the order the updates were applied.
         let mut payloads = Vec::new();
-        for i in updated {
+        for i in applied {
             if let Some(Write::Update(row, events)) = batch.get(i) {
                 for (version, ev) in versioned_events(row, events) {
                     payloads.push(notify_payload(&row.id, version, Some(ev)));
                 }
             }
         }
-        self.creates(&mut tx, &plan, &mut outcomes).await?;
         notify(&mut tx, &payloads).await?;
         gate.pass().await;
         tx.commit().await?;
@@ -88,148 +94,60 @@ async fn notify(conn: &mut PgConnection, payloads: &[String]) -> Result<(), sqlx
     Ok(())
 }
 
-impl Writer {
-    /// The plan's updates: one statement (one round trip instead of one per update), then
-    /// the repeated ones alone; an update that changed no row is a conflict or a vanished
-    /// task, told apart by one more query. Returns the batch positions of the applied ones,
-    /// in the order they were applied.
-    async fn updates(
-        &self,
-        tx: &mut PgConnection,
-        plan: &Plan<'_>,
-        outcomes: &mut [Result<(), StoreError>],
-    ) -> Result<Vec<usize>, StoreError> {
-        if plan.updates.is_empty() {
-            return Ok(Vec::new());
-        }
-        let rows: Vec<(&TaskRow, i64)> = plan.updates.iter().map(|(_, r, e)| (*r, *e)).collect();
-        let changed = ids(
-            tx,
-            Stmt::update_many(&rows, &self.replica, &self.limits),
-            rows.len(),
-        )
-        .await?;
-        let mut applied = Vec::with_capacity(rows.len() + plan.again.len());
-        let mut updated: Vec<&str> = Vec::with_capacity(applied.capacity());
-        let mut missed: Vec<(usize, &TaskRow)> = Vec::new();
-        for (i, row, _) in &plan.updates {
-            if changed.contains(row.id.as_str()) {
-                applied.push(*i);
-                updated.push(&row.id);
-            } else {
-                missed.push((*i, row));
-            }
-        }
-        for (i, row, expected) in &plan.again {
-            let one = Stmt::update(row, *expected, &self.replica, &self.limits)
-                .build()
-                .execute(&mut *tx)
-                .await?;
-            if one.rows_affected() > 0 {
-                applied.push(*i);
-                updated.push(&row.id);
-            } else {
-                missed.push((*i, row));
-            }
-        }
-        for (i, row) in missed {
-            outcomes[i] = Err(if exists(&mut *tx, &row.id).await? {
-                StoreError::Conflict(row.id.clone())
-            } else {
-                StoreError::NotFound(row.id.clone())
-            });
-        }
-        if !updated.is_empty() {
-            // Growing tasks may push finished ones out (never one just updated); an update is
-            // never refused for it. Once per batch rather than once per update.
-            make_room(&mut *tx, 0, self.limits.budget(), &updated).await?;
-        }
-        Ok(applied)
+/// A batch's statements on one pooled connection, inside the batch's transaction. The
+/// per-caller count is exact within a batch and, as before, not locked across connections
+/// (D093); an id another replica took since the view was read shows as not inserted.
+struct Db<'c> {
+    tx: &'c mut PgConnection,
+    replica: &'c str,
+    limits: &'c StoreLimits,
+}
+
+#[async_trait]
+impl BatchDb for Db<'_> {
+    async fn update_rows(
+        &mut self,
+        rows: &[(&TaskRow, i64)],
+    ) -> Result<HashSet<String>, StoreError> {
+        let qb = Stmt::update_many(rows, self.replica, self.limits);
+        ids(self.tx, qb, rows.len()).await
     }
 
-    /// The plan's creates: checked against one read, the admitted ones inserted by one
-    /// statement; a create that needs finished tasks evicted first takes the one-at-a-time
-    /// path, as does every create after it. The per-caller count is exact within a batch
-    /// and, as before, not locked across connections (D093).
-    async fn creates(
-        &self,
-        tx: &mut PgConnection,
-        plan: &Plan<'_>,
-        outcomes: &mut [Result<(), StoreError>],
-    ) -> Result<(), StoreError> {
-        if plan.creates.is_empty() {
-            return Ok(());
-        }
-        let rows: Vec<&TaskRow> = plan.creates.iter().map(|(_, r)| *r).collect();
-        let mut view = view(tx, &rows).await?;
-        let (admitted, rest) = admit_creates(&mut view, &plan.creates, &self.limits, outcomes);
-        if !admitted.is_empty() {
-            let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
-            let inserted = ids(
-                tx,
-                Stmt::insert_many(&rows, &self.replica, &self.limits),
-                rows.len(),
-            )
+    async fn insert_rows(&mut self, rows: &[&TaskRow]) -> Result<HashSet<String>, StoreError> {
+        let qb = Stmt::insert_many(rows, self.replica, self.limits);
+        ids(self.tx, qb, rows.len()).await
+    }
+
+    async fn present(&mut self, list: &[&str]) -> Result<HashSet<String>, StoreError> {
+        ids(self.tx, Stmt::present(list), list.len()).await
+    }
+
+    async fn view(&mut self, rows: &[&TaskRow]) -> Result<CreateView, StoreError> {
+        let keep = keep_prepared(rows.len());
+        let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
+            .build_query_as()
+            .persistent(keep)
+            .fetch_all(&mut *self.tx)
             .await?;
-            for (i, row) in &admitted {
-                // Another replica may have taken the id since the view was read.
-                if !inserted.contains(row.id.as_str()) {
-                    outcomes[*i] = Err(StoreError::Conflict(row.id.clone()));
-                }
-            }
-        }
-        for (i, row) in plan.creates.iter().skip(rest) {
-            outcomes[*i] = self.create(tx, row).await?;
-        }
+        Ok(CreateView::from_rows(rows))
+    }
+
+    async fn make_room(&mut self, updated: &[&str]) -> Result<(), StoreError> {
+        make_room(self.tx, 0, self.limits.budget(), updated).await?;
         Ok(())
     }
 
-    /// One create on its own, checks included: the path of a create that needs finished
-    /// tasks evicted (inside a savepoint, undone if it still does not fit).
-    async fn create(
-        &self,
-        tx: &mut PgConnection,
-        row: &TaskRow,
-    ) -> Result<Result<(), StoreError>, StoreError> {
-        let mut view = view(tx, &[row]).await?;
-        match view.admit(row, &self.limits) {
-            Err(e) => return Ok(Err(e)),
-            Ok(true) => {}
-            Ok(false) => {
-                let size = to_i64(row.size());
-                let mut sp = Connection::begin(&mut *tx).await?;
-                let (fits, used, _) = make_room(&mut sp, size, self.limits.budget(), &[]).await?;
-                if !fits {
-                    // The evictions are undone for a refused task.
-                    sp.rollback().await?;
-                    return Ok(Err(StoreError::Full {
-                        used: to_u64(used),
-                        budget: self.limits.max_bytes,
-                    }));
-                }
-                sp.commit().await?;
-            }
+    async fn evict_for(&mut self, size: i64) -> Result<Option<i64>, StoreError> {
+        let mut sp = Connection::begin(&mut *self.tx).await?;
+        let (fits, used, _) = make_room(&mut sp, size, self.limits.budget(), &[]).await?;
+        if fits {
+            sp.commit().await?;
+            Ok(None)
+        } else {
+            sp.rollback().await?;
+            Ok(Some(used))
         }
-        let done = Stmt::insert(row, &self.replica, &self.limits)
-            .build()
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Ok(Err(StoreError::Conflict(row.id.clone())));
-        }
-        Ok(Ok(()))
     }
-}
-
-/// The create view of `rows` (kept prepared only for a small batch: [`keep_prepared`]).
-async fn view(tx: &mut PgConnection, rows: &[&TaskRow]) -> Result<CreateView, sqlx::Error> {
-    let keep = keep_prepared(rows.len());
-    let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
-        .build_query_as()
-        .persistent(keep)
-        .fetch_all(&mut *tx)
-        .await?;
-    Ok(CreateView::from_rows(rows))
 }
 
 /// Runs a statement over `rows` rows built by `qb` that returns task ids and collects them
@@ -238,7 +156,7 @@ async fn ids(
     tx: &mut PgConnection,
     mut qb: QueryBuilder<'_, Postgres>,
     rows: usize,
-) -> Result<HashSet<String>, sqlx::Error> {
+) -> Result<HashSet<String>, StoreError> {
     let rows: Vec<(String,)> = qb
         .build_query_as()
         .persistent(keep_prepared(rows))

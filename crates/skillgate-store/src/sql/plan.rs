@@ -1,7 +1,10 @@
 //! How a SQL store's writer applies a batch, whatever the dialect: the batch's updates in
 //! one statement (a task's second update in the batch after it, on its own), then its
-//! creates checked in batch order against one read and inserted in one statement. What each
-//! store adds is only the executing of the statements ([`super::query`]) on its connection.
+//! creates checked in batch order against one read and inserted in one statement
+//! ([`Plan::apply`]). What each store adds is only the executing of the statements
+//! ([`super::query`]) on its connection ([`BatchDb`]): sqlx cannot execute a builder in code
+//! generic over the database (see `query`'s module doc), so the flow is generic over that
+//! instead.
 //!
 //! Updates go first, then creates: the writes of one batch come from callers that did not
 //! wait for each other, so any order is one they could have had; a task's update never shares
@@ -9,8 +12,9 @@
 
 use crate::group::Write;
 use crate::row::{StoreLimits, TaskRow};
-use crate::sql::to_i64;
+use crate::sql::{to_i64, to_u64};
 use crate::{expected_version, StoreError};
+use async_trait::async_trait;
 use std::collections::{HashMap, HashSet};
 
 /// Batch statements of at most this many rows are kept prepared (sqlx's per-connection
@@ -61,6 +65,150 @@ impl<'a> Plan<'a> {
         }
         plan
     }
+}
+
+/// The statements a batch needs, executed by one store inside its batch's transaction.
+#[async_trait]
+pub(crate) trait BatchDb: Send {
+    /// [`super::query::Statements::update_many`]: the ids it changed.
+    async fn update_rows(
+        &mut self,
+        rows: &[(&TaskRow, i64)],
+    ) -> Result<HashSet<String>, StoreError>;
+    /// [`super::query::Statements::insert_many`]: the ids that went in.
+    async fn insert_rows(&mut self, rows: &[&TaskRow]) -> Result<HashSet<String>, StoreError>;
+    /// Which of `ids` are stored.
+    async fn present(&mut self, ids: &[&str]) -> Result<HashSet<String>, StoreError>;
+    /// [`super::query::Statements::create_view`], read.
+    async fn view(&mut self, rows: &[&TaskRow]) -> Result<CreateView, StoreError>;
+    /// After updates: evicts finished tasks (never those in `updated`) until the store is
+    /// within its budget again.
+    async fn make_room(&mut self, updated: &[&str]) -> Result<(), StoreError>;
+    /// Evicts finished tasks until `size` more bytes fit, inside a savepoint it rolls back if
+    /// they still do not: `None` when they fit, else the bytes held.
+    async fn evict_for(&mut self, size: i64) -> Result<Option<i64>, StoreError>;
+}
+
+impl Plan<'_> {
+    /// Applies the plan on `db`: every write's outcome goes to `outcomes` (by batch position);
+    /// returns the positions of the updates applied, in the order they were.
+    pub(crate) async fn apply<D: BatchDb>(
+        &self,
+        db: &mut D,
+        limits: &StoreLimits,
+        outcomes: &mut [Result<(), StoreError>],
+    ) -> Result<Vec<usize>, StoreError> {
+        let applied = self.updates(db, outcomes).await?;
+        self.creates(db, limits, outcomes).await?;
+        Ok(applied)
+    }
+
+    /// The updates: one statement, then the repeated ones alone (a one-row statement each);
+    /// an update that changed no row is a conflict or a vanished task, told apart by one
+    /// more query.
+    async fn updates<D: BatchDb>(
+        &self,
+        db: &mut D,
+        outcomes: &mut [Result<(), StoreError>],
+    ) -> Result<Vec<usize>, StoreError> {
+        if self.updates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(&TaskRow, i64)> = self.updates.iter().map(|(_, r, e)| (*r, *e)).collect();
+        let changed = db.update_rows(&rows).await?;
+        let mut applied: Vec<(usize, &str)> = Vec::with_capacity(rows.len() + self.again.len());
+        let mut missed: Vec<(usize, &TaskRow)> = Vec::new();
+        for (i, row, _) in &self.updates {
+            if changed.contains(row.id.as_str()) {
+                applied.push((*i, &row.id));
+            } else {
+                missed.push((*i, row));
+            }
+        }
+        for (i, row, expected) in &self.again {
+            if db.update_rows(&[(*row, *expected)]).await?.is_empty() {
+                missed.push((*i, row));
+            } else {
+                applied.push((*i, &row.id));
+            }
+        }
+        if !missed.is_empty() {
+            let ids: Vec<&str> = missed.iter().map(|(_, r)| r.id.as_str()).collect();
+            let present = db.present(&ids).await?;
+            for (i, row) in missed {
+                outcomes[i] = Err(if present.contains(row.id.as_str()) {
+                    StoreError::Conflict(row.id.clone())
+                } else {
+                    StoreError::NotFound(row.id.clone())
+                });
+            }
+        }
+        if !applied.is_empty() {
+            // Growing tasks may push finished ones out (never one just updated); an update is
+            // never refused for it (the runtime keeps each task within its own budget). Once
+            // per batch: one usage check instead of one per update.
+            let updated: Vec<&str> = applied.iter().map(|(_, id)| *id).collect();
+            db.make_room(&updated).await?;
+        }
+        Ok(applied.into_iter().map(|(i, _)| i).collect())
+    }
+
+    /// The creates: checked against one read, the admitted ones inserted by one statement; a
+    /// create that needs finished tasks evicted first takes the one-at-a-time path, as does
+    /// every create after it.
+    async fn creates<D: BatchDb>(
+        &self,
+        db: &mut D,
+        limits: &StoreLimits,
+        outcomes: &mut [Result<(), StoreError>],
+    ) -> Result<(), StoreError> {
+        if self.creates.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<&TaskRow> = self.creates.iter().map(|(_, r)| *r).collect();
+        let mut view = db.view(&rows).await?;
+        let (admitted, rest) = admit_creates(&mut view, &self.creates, limits, outcomes);
+        if !admitted.is_empty() {
+            let rows: Vec<&TaskRow> = admitted.iter().map(|(_, r)| *r).collect();
+            let inserted = db.insert_rows(&rows).await?;
+            for (i, row) in &admitted {
+                // Another writer (a replica) may have taken the id since the view was read.
+                if !inserted.contains(row.id.as_str()) {
+                    outcomes[*i] = Err(StoreError::Conflict(row.id.clone()));
+                }
+            }
+        }
+        for (i, row) in self.creates.iter().skip(rest) {
+            outcomes[*i] = create_alone(db, row, limits).await?;
+        }
+        Ok(())
+    }
+}
+
+/// One create on its own, checks included: the path of a create that needs finished tasks
+/// evicted (undone if it still does not fit: nothing is lost for a task refused anyway).
+async fn create_alone<D: BatchDb>(
+    db: &mut D,
+    row: &TaskRow,
+    limits: &StoreLimits,
+) -> Result<Result<(), StoreError>, StoreError> {
+    let mut view = db.view(&[row]).await?;
+    match view.admit(row, limits) {
+        Err(e) => return Ok(Err(e)),
+        Ok(true) => {}
+        Ok(false) => {
+            if let Some(used) = db.evict_for(to_i64(row.size())).await? {
+                return Ok(Err(StoreError::Full {
+                    used: to_u64(used),
+                    budget: limits.max_bytes,
+                }));
+            }
+        }
+    }
+    if db.insert_rows(&[row]).await?.is_empty() {
+        return Ok(Err(StoreError::Conflict(row.id.clone())));
+    }
+    Ok(Ok(()))
 }
 
 /// What creates are checked against (see [`super::query::Statements::create_view`]).
@@ -119,7 +267,7 @@ impl CreateView {
 /// Checks `creates` in batch order against `view`: refusals go to `outcomes`; returns the
 /// admitted ones and where the rest starts (the first create that needs evictions, which the
 /// store then applies one by one with everything after it).
-pub(crate) fn admit_creates<'a>(
+fn admit_creates<'a>(
     view: &mut CreateView,
     creates: &[(usize, &'a TaskRow)],
     limits: &StoreLimits,

@@ -90,22 +90,8 @@ where
         qb
     }
 
-    /// Inserts `row` written by `replica`; affects no row if the id is taken (a concurrent
-    /// create won).
-    pub(crate) fn insert<'a>(
-        row: &'a TaskRow,
-        replica: &'a str,
-        limits: &StoreLimits,
-    ) -> QueryBuilder<'a, DB> {
-        let mut qb = QueryBuilder::new(INSERT);
-        qb.push(" (");
-        push_row(&mut qb, row, replica, limits);
-        qb.push(") ON CONFLICT (id) DO NOTHING");
-        qb
-    }
-
-    /// Inserts every row of `rows` (distinct ids) in one statement, returning the ids that
-    /// went in: a batch's creates in one round trip instead of one each.
+    /// Inserts every row of `rows` (distinct ids) written by `replica` in one statement,
+    /// returning the ids that went in (a taken id is skipped, not an error).
     pub(crate) fn insert_many<'a>(
         rows: &[&'a TaskRow],
         replica: &'a str,
@@ -118,6 +104,17 @@ where
             qb.push(")");
         }
         qb.push(" ON CONFLICT (id) DO NOTHING RETURNING id");
+        qb
+    }
+
+    /// The ids among `ids` that are stored.
+    pub(crate) fn present<'a>(ids: &[&'a str]) -> QueryBuilder<'a, DB> {
+        let mut qb = QueryBuilder::new("SELECT id FROM tasks WHERE id IN (");
+        let mut list = qb.separated(", ");
+        for id in ids {
+            list.push_bind(*id);
+        }
+        qb.push(")");
         qb
     }
 
@@ -157,42 +154,9 @@ where
         qb
     }
 
-    /// Replaces the stored task with `row` written by `replica` if the stored version is
-    /// `expected`; affects no row otherwise (a conflict, or the task is gone).
-    pub(crate) fn update<'a>(
-        row: &'a TaskRow,
-        expected: i64,
-        replica: &'a str,
-        limits: &StoreLimits,
-    ) -> QueryBuilder<'a, DB> {
-        let (lease_owner, lease_until) = lease(row, replica, limits);
-        let mut qb = QueryBuilder::new("UPDATE tasks SET state = ");
-        qb.push_bind(state_number(row.state))
-            .push(", updated_ms = ")
-            .push_bind(row.updated_ms)
-            .push(", finished_ms = ")
-            .push_bind(row.finished_ms)
-            .push(", flags = ")
-            .push_bind(row.flags.bits())
-            .push(", version = ")
-            .push_bind(row.version)
-            .push(", size = ")
-            .push_bind(to_i64(row.size()))
-            .push(", lease_owner = ")
-            .push_bind(lease_owner)
-            .push(", lease_until_ms = ")
-            .push_bind(lease_until)
-            .push(", body = ")
-            .push_bind(row.body().as_ref())
-            .push(" WHERE id = ")
-            .push_bind(row.id.as_str())
-            .push(" AND version = ")
-            .push_bind(expected);
-        qb
-    }
-
-    /// [`Self::update`] for every `(row, expected)` of `rows` (distinct ids) in one
-    /// statement, returning the ids it changed; the others met a newer version or no task.
+    /// Replaces each stored task of `rows` (distinct ids) with its `row` written by `replica`
+    /// if the stored version is its `expected`, in one statement, returning the ids it
+    /// changed; the others met a newer version or no task.
     /// The values travel as one `VALUES` list joined by id (`columnN` are its columns, in
     /// both dialects); each is cast, so a column that is NULL in every row keeps its type.
     pub(crate) fn update_many<'a>(
