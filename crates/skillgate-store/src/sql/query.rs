@@ -97,10 +97,26 @@ where
         replica: &'a str,
         limits: &StoreLimits,
     ) -> QueryBuilder<'a, DB> {
-        let mut qb = QueryBuilder::new(INSERT);
+        let mut qb = QueryBuilder::new(
+            "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
+                version, size, lease_owner, lease_until_ms, body) VALUES ",
+        );
         for (n, row) in rows.iter().enumerate() {
-            qb.push(if n == 0 { " (" } else { ", (" });
-            push_row(&mut qb, row, replica, limits);
+            let (lease_owner, lease_until) = lease(row, replica, limits);
+            qb.push(if n == 0 { "(" } else { ", (" });
+            qb.separated(", ")
+                .push_bind(row.id.as_str())
+                .push_bind(row.context_id.as_str())
+                .push_bind(row.owner.as_deref())
+                .push_bind(state_number(row.state))
+                .push_bind(row.updated_ms)
+                .push_bind(row.finished_ms)
+                .push_bind(row.flags.bits())
+                .push_bind(row.version)
+                .push_bind(to_i64(row.size()))
+                .push_bind(lease_owner)
+                .push_bind(lease_until)
+                .push_bind(row.body().as_ref());
             qb.push(")");
         }
         qb.push(" ON CONFLICT (id) DO NOTHING RETURNING id");
@@ -200,41 +216,6 @@ where
         qb.push(") AS u WHERE tasks.id = u.column1 AND tasks.version = u.column2 RETURNING id");
         qb
     }
-}
-
-/// The head of every insert: the columns [`push_row`] gives values for, in its order.
-const INSERT: &str = "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms,
-    flags, version, size, lease_owner, lease_until_ms, body) VALUES";
-
-/// Appends the values of `row` written by `replica`, in [`INSERT`]'s column order.
-fn push_row<'a, DB>(
-    qb: &mut QueryBuilder<'a, DB>,
-    row: &'a TaskRow,
-    replica: &'a str,
-    limits: &StoreLimits,
-) where
-    DB: Database,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    for<'q> i32: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> &'q [u8]: Encode<'q, DB> + Type<DB>,
-{
-    let (lease_owner, lease_until) = lease(row, replica, limits);
-    qb.separated(", ")
-        .push_bind(row.id.as_str())
-        .push_bind(row.context_id.as_str())
-        .push_bind(row.owner.as_deref())
-        .push_bind(state_number(row.state))
-        .push_bind(row.updated_ms)
-        .push_bind(row.finished_ms)
-        .push_bind(row.flags.bits())
-        .push_bind(row.version)
-        .push_bind(to_i64(row.size()))
-        .push_bind(lease_owner)
-        .push_bind(lease_until)
-        .push_bind(row.body().as_ref());
 }
 
 /// The lease columns a row is written with: `replica`'s lease while the task runs, none
