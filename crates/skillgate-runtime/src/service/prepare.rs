@@ -6,7 +6,6 @@ use super::{
     agent_message, new_id, store_error, A2aService, Job, Prepared, RequestContext, ServiceError,
 };
 use crate::gate::Rejection;
-use crate::metrics::GatePhase;
 use crate::task::{Refused, TaskHandle, TurnRefused};
 use serde_json::Value;
 use skillgate_a2a::{
@@ -167,10 +166,7 @@ impl A2aService {
         let h = agent.0.skills.get(skill)?;
         Some(
             match h.gate.admit(data, ctx.caller.as_ref(), &self.0.approval) {
-                Ok(a) => {
-                    self.0.metrics.gate(GatePhase::Admission, "ok");
-                    Job::Admitted(agent.clone(), skill.to_string(), a.arguments)
-                }
+                Ok(a) => Job::Admitted(agent.clone(), skill.to_string(), a.arguments),
                 Err(r) => Job::Refuse(r),
             },
         )

@@ -87,6 +87,9 @@ impl A2aService {
                 if let Some(h) = agent.0.skills.get(&skill) {
                     tracing::Span::current()
                         .record("skill", tracing::field::display(h.gate.skill_id()));
+                    // Counted here, as for a job admitted while it runs: a task the store
+                    // refused to create never reaches the skill.
+                    m.gate(GatePhase::Admission, "ok");
                     self.execute(&entry, h, arguments, caller).await;
                 }
             }
