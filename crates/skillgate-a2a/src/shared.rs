@@ -1,7 +1,7 @@
 //! Immutable JSON shared between tasks: parsed once, serialized once.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -20,6 +20,8 @@ pub struct SharedJson(Arc<Inner>);
 struct Inner {
     value: Value,
     text: Box<RawValue>,
+    /// `sha256:` and the hex SHA-256 of `text`, made on first use.
+    fingerprint: OnceLock<String>,
 }
 
 impl SharedJson {
@@ -31,7 +33,11 @@ impl SharedJson {
             .ok()
             .and_then(|t| RawValue::from_string(t).ok())
             .unwrap_or_default();
-        Self(Arc::new(Inner { value, text }))
+        Self(Arc::new(Inner {
+            value,
+            text,
+            fingerprint: OnceLock::new(),
+        }))
     }
 
     /// The value.
@@ -42,6 +48,24 @@ impl SharedJson {
     /// Its JSON text, exactly as it is written on the wire.
     pub fn text(&self) -> &str {
         self.0.text.get()
+    }
+
+    /// `sha256:` and the lowercase hex SHA-256 of [`SharedJson::text`] (its exact bytes, not
+    /// a canonical form): a name under which a store can keep the text once for every task
+    /// that holds it. Computed on the first call, then kept.
+    pub fn fingerprint(&self) -> &str {
+        self.0.fingerprint.get_or_init(|| {
+            use sha2::{Digest, Sha256};
+            use std::fmt::Write;
+            let hash = Sha256::digest(self.text().as_bytes());
+            let mut out = String::with_capacity(7 + 64);
+            out.push_str("sha256:");
+            for b in hash.iter() {
+                // Writing into a String cannot fail.
+                let _ = write!(out, "{b:02x}");
+            }
+            out
+        })
     }
 }
 
@@ -94,6 +118,18 @@ mod tests {
         let b = a.clone();
         assert!(Arc::ptr_eq(&a.0, &b.0));
         assert_eq!(a.text(), serde_json::to_string(&doc()).unwrap());
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_sha256_of_the_text() {
+        // SHA-256 of the three bytes `[1]`, computed independently (`printf '[1]' | sha256sum`).
+        let one = SharedJson::new(json!([1]));
+        assert_eq!(
+            one.fingerprint(),
+            "sha256:080a9ed428559ef602668b4c00f114f1a11c3f6b02a435f0bdc154578e4d7f22"
+        );
+        assert_eq!(one.clone().fingerprint(), one.fingerprint());
+        assert_ne!(SharedJson::new(json!([2])).fingerprint(), one.fingerprint());
     }
 
     #[test]

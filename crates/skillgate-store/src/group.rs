@@ -42,8 +42,13 @@ pub(crate) enum Write {
 impl Write {
     /// The task the write is about.
     pub(crate) fn id(&self) -> &str {
+        &self.row().id
+    }
+
+    /// The row it writes.
+    pub(crate) fn row(&self) -> &TaskRow {
         match self {
-            Write::Create(r) | Write::Update(r, _) => &r.id,
+            Write::Create(r) | Write::Update(r, _) => r,
         }
     }
 }

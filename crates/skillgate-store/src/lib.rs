@@ -92,7 +92,7 @@ pub struct PushRegistration {
 
 /// The schema version this build writes. A database whose version table holds a newer one was
 /// written by a newer skillgate and is refused rather than misread.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// What went wrong in a store. Every variant's message is meant for an operator or caller.
 #[derive(Debug, thiserror::Error)]

@@ -28,6 +28,7 @@ mod batch;
 use crate::group::{CommitHold, CommitStats, Queue, Write};
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
+use crate::sql::plan::KnownShared;
 use crate::sql::query::Statements;
 use crate::sql::{
     decode_push, decode_row, encode_push, parse_payload, scrub, to_u64, COLUMNS, DELETE_BATCH,
@@ -216,6 +217,13 @@ const MIGRATIONS: &[&[&str]] = &[
         "CREATE TRIGGER tasks_push_truncate AFTER TRUNCATE ON tasks
             FOR EACH STATEMENT EXECUTE FUNCTION skillgate_tasks_push_truncate()",
     ],
+    // 3: a text many tasks hold (describe_skill's document) stored once; a row's body then
+    // lacks it from `shared_at` on (see `TaskRow::cut`).
+    &[
+        r#"CREATE TABLE shared_json (key TEXT COLLATE "C" PRIMARY KEY, text BYTEA NOT NULL)"#,
+        "ALTER TABLE tasks ADD COLUMN shared_at BIGINT NULL",
+        "ALTER TABLE tasks ADD COLUMN shared_key TEXT NULL",
+    ],
 ];
 
 /// Tasks in a PostgreSQL database shared by replicas.
@@ -366,6 +374,7 @@ impl PostgresStore {
                     pool: pool.clone(),
                     limits: limits.clone(),
                     replica: replica.clone(),
+                    known: KnownShared::default(),
                 })
                 .collect(),
         );

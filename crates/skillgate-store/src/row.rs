@@ -1,7 +1,7 @@
 //! The stored form of a task and the bounds a store enforces.
 
 use bytes::Bytes;
-use skillgate_a2a::{Task, TaskState};
+use skillgate_a2a::{PartContent, SharedJson, Task, TaskState};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -49,6 +49,53 @@ pub(crate) struct Body {
     json: OnceLock<Bytes>,
     /// The length of the compact JSON, exact whichever form the row holds.
     len: u64,
+    /// The compact JSON with a shared text taken out, for a serialized row that holds one.
+    cut: Option<Cut>,
+}
+
+/// A body with the text of one [`SharedJson`] taken out: what a SQL store writes in the task's
+/// row, the text itself going once into a table of its own under its fingerprint. Every
+/// describe_skill task holds its skill's whole Skill Interface Document; without this each one
+/// would write the same few KiB again (a row spilling onto overflow pages, every page
+/// checksummed into the log), with it the row holds the rest of the task.
+#[derive(Debug, Clone)]
+pub(crate) struct Cut {
+    /// How many bytes of the body come before the text.
+    pub(crate) at: usize,
+    /// The body without the text.
+    pub(crate) rest: Bytes,
+    /// The text taken out.
+    pub(crate) shared: SharedJson,
+}
+
+/// Shared texts shorter than this stay in the row: a separate read costs more than they do.
+const CUT_MIN: usize = 1024;
+
+impl Cut {
+    /// The body `json` of `task` with its first artifact's shared text taken out, if it has
+    /// one long enough. Where the text is found does not matter for correctness: the stored
+    /// body gets back exactly `json` by putting the text back at `at`, whichever occurrence
+    /// (a caller could have sent the same text in a message) was taken out.
+    fn of(task: &Task, json: &Bytes) -> Option<Self> {
+        let shared =
+            task.artifacts
+                .iter()
+                .flat_map(|a| &a.parts)
+                .find_map(|p| match &p.content {
+                    PartContent::SharedData(s) if s.text().len() >= CUT_MIN => Some(s),
+                    _ => None,
+                })?;
+        let text = shared.text().as_bytes();
+        let at = memchr::memmem::find(json, text)?;
+        let mut rest = Vec::with_capacity(json.len() - text.len());
+        rest.extend_from_slice(&json[..at]);
+        rest.extend_from_slice(&json[at + text.len()..]);
+        Some(Self {
+            at,
+            rest: Bytes::from(rest),
+            shared: shared.clone(),
+        })
+    }
 }
 
 impl Body {
@@ -59,6 +106,7 @@ impl Body {
             typed: None,
             json: OnceLock::from(bytes),
             len,
+            cut: None,
         }
     }
 
@@ -72,6 +120,7 @@ impl Body {
             typed: Some(task),
             json: OnceLock::new(),
             len: count.0,
+            cut: None,
         }
     }
 
@@ -194,6 +243,21 @@ impl TaskRow {
         self.body.bytes()
     }
 
+    /// What a SQL store writes in the row's body column: [`TaskRow::body`], or the body with
+    /// a shared text taken out ([`TaskRow::cut`]).
+    pub(crate) fn stored_body(&self) -> &[u8] {
+        match &self.body.cut {
+            Some(cut) => &cut.rest,
+            None => self.body(),
+        }
+    }
+
+    /// The shared text taken out of [`TaskRow::stored_body`], if any: where it goes back, and
+    /// the text with its fingerprint.
+    pub(crate) fn cut(&self) -> Option<&Cut> {
+        self.body.cut.as_ref()
+    }
+
     /// Length of [`TaskRow::body`] in bytes, known without serializing a typed row.
     pub fn body_len(&self) -> u64 {
         self.body.len
@@ -208,7 +272,10 @@ impl TaskRow {
     /// Replaces the stored Task with its JSON (serialized here) and the columns derived from
     /// it (state, update time, finish time). The version is the caller's to advance.
     pub fn set_task(&mut self, task: &Task) {
-        self.body = Body::json(serialize(task));
+        let json = serialize(task);
+        let cut = Cut::of(task, &json);
+        self.body = Body::json(json);
+        self.body.cut = cut;
         self.set_columns(task);
     }
 

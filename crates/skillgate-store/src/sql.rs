@@ -17,9 +17,16 @@ use skillgate_a2a::StreamResponse;
 use skillgate_a2a::{TaskPushNotificationConfig, TaskState};
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
-/// The columns [`decode_row`] reads, in its order.
-pub(crate) const COLUMNS: &str =
-    "id, context_id, owner, state, updated_ms, finished_ms, flags, version, body";
+/// The columns [`decode_row`] reads, in its order. The body is read whole: a row whose body
+/// had a shared text taken out (`shared_at` set; see `TaskRow::cut`) gets it back from
+/// `shared_json` at that offset, so every reader sees exactly the bytes that were written.
+/// The same SQL in both dialects (`substr` counts bytes of a BLOB or BYTEA; SQLite's `||`
+/// yields TEXT, which reads back as the same bytes).
+pub(crate) const COLUMNS: &str = "id, context_id, owner, state, updated_ms, finished_ms, flags, \
+    version, CASE WHEN shared_at IS NULL THEN body ELSE \
+    substr(body, 1, CAST(shared_at AS INTEGER)) \
+    || (SELECT text FROM shared_json WHERE key = tasks.shared_key) \
+    || substr(body, CAST(shared_at AS INTEGER) + 1) END";
 
 /// Rows deleted per statement by purges and evictions (keeps each transaction short).
 pub(crate) const DELETE_BATCH: i64 = 256;
@@ -55,14 +62,21 @@ where
     i32: Decode<'r, R::Database> + Type<R::Database>,
     i64: Decode<'r, R::Database> + Type<R::Database>,
     Option<i64>: Decode<'r, R::Database> + Type<R::Database>,
-    Vec<u8>: Decode<'r, R::Database> + Type<R::Database>,
+    Option<Vec<u8>>: Decode<'r, R::Database> + Type<R::Database>,
 {
     let id: String = r.try_get(0)?;
     let state: i32 = r.try_get(3)?;
     let Some(state) = TaskState::from_number(i64::from(state)) else {
         return Err(StoreError::Corrupt(id, format!("unknown state {state}")));
     };
-    let body: Vec<u8> = r.try_get(8)?;
+    // NULL only when the shared text a body refers to is gone (an operator's edit).
+    let body: Option<Vec<u8>> = r.try_get(8)?;
+    let Some(body) = body else {
+        return Err(StoreError::Corrupt(
+            id,
+            "its body refers to a shared text that is not stored".into(),
+        ));
+    };
     Ok(TaskRow {
         context_id: r.try_get(1)?,
         owner: r.try_get(2)?,

@@ -28,6 +28,7 @@ mod batch;
 use crate::group::{CommitHold, CommitStats, Queue, Write};
 use crate::hub::EventHub;
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
+use crate::sql::plan::KnownShared;
 use crate::sql::query::Statements;
 use crate::sql::{
     decode_push, decode_row, encode_push, to_u64, COLUMNS, DELETE_BATCH, RUNNING_STATES,
@@ -100,6 +101,13 @@ const MIGRATIONS: &[&[&str]] = &[
         "CREATE TRIGGER tasks_push_delete AFTER DELETE ON tasks BEGIN
             DELETE FROM push_configs WHERE task_id = OLD.id;
         END",
+    ],
+    // 3: a text many tasks hold (describe_skill's document) stored once; a row's body then
+    // lacks it from `shared_at` on (see `TaskRow::cut`).
+    &[
+        "CREATE TABLE shared_json (key TEXT PRIMARY KEY NOT NULL, text BLOB NOT NULL)",
+        "ALTER TABLE tasks ADD COLUMN shared_at BIGINT NULL",
+        "ALTER TABLE tasks ADD COLUMN shared_key TEXT NULL",
     ],
 ];
 
@@ -259,6 +267,7 @@ impl SqliteStore {
             hub: hub.clone(),
             limits: limits.clone(),
             replica: replica.clone(),
+            known: KnownShared::default(),
         }]);
         Ok(Self {
             conn,

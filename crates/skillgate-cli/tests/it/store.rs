@@ -610,7 +610,7 @@ fn assert_migrates_then_is_up_to_date(store: &str) {
     let first = migrate(store);
     assert_eq!(code(&first), 0, "stderr: {}", stderr(&first));
     assert!(
-        stdout(&first).contains("schema version 0 -> 2"),
+        stdout(&first).contains("schema version 0 -> 3"),
         "{}",
         stdout(&first)
     );

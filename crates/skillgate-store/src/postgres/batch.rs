@@ -17,7 +17,7 @@ use super::{make_room, Stmt, CHANNEL};
 use crate::group::{Committer, Gate, Write};
 use crate::row::{StoreLimits, TaskRow};
 use crate::sql::notify_payload;
-use crate::sql::plan::{keep_prepared, BatchDb, CreateView, Plan};
+use crate::sql::plan::{keep_prepared, BatchDb, CreateView, KnownShared, Plan};
 use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnection, PgPool};
@@ -33,6 +33,8 @@ pub(super) struct Writer {
     pub(super) pool: PgPool,
     pub(super) limits: StoreLimits,
     pub(super) replica: String,
+    /// The shared texts this writer has committed.
+    pub(super) known: KnownShared,
 }
 
 #[async_trait]
@@ -50,8 +52,10 @@ impl Committer for Writer {
             replica: &self.replica,
             limits: &self.limits,
         };
-        let applied = Plan::of(batch)
-            .apply(&mut db, &self.limits, &mut outcomes)
+        let plan = Plan::of(batch);
+        let missing = self.known.missing(&plan);
+        let applied = plan
+            .apply(&mut db, &self.limits, &missing, &mut outcomes)
             .await?;
         // Each payload names its own version, so PostgreSQL never folds two of one
         // transaction into one as duplicates; in the order the updates were applied.
@@ -66,6 +70,7 @@ impl Committer for Writer {
         notify(&mut tx, &payloads).await?;
         gate.pass().await;
         tx.commit().await?;
+        self.known.committed(&missing);
         Ok(outcomes)
     }
 
@@ -116,6 +121,15 @@ impl BatchDb for Db<'_> {
     async fn insert_rows(&mut self, rows: &[&TaskRow]) -> Result<HashSet<String>, StoreError> {
         let qb = Stmt::insert_many(rows, self.replica, self.limits);
         ids(self.tx, qb, rows.len()).await
+    }
+
+    async fn keep_shared(&mut self, texts: &[(&str, &str)]) -> Result<(), StoreError> {
+        Stmt::keep_shared(texts)
+            .build()
+            .persistent(keep_prepared(texts.len()))
+            .execute(&mut *self.tx)
+            .await?;
+        Ok(())
     }
 
     async fn present(&mut self, list: &[&str]) -> Result<HashSet<String>, StoreError> {

@@ -43,6 +43,9 @@ pub(crate) struct Plan<'a> {
     pub(crate) again: Vec<Update<'a>>,
     /// Creates with their positions, in batch order.
     pub(crate) creates: Vec<(usize, &'a TaskRow)>,
+    /// The shared texts taken out of the rows' bodies (see [`TaskRow::cut`]), each once:
+    /// `(fingerprint, text)`.
+    pub(crate) shared: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> Plan<'a> {
@@ -51,6 +54,12 @@ impl<'a> Plan<'a> {
         let mut plan = Plan::default();
         let mut seen: HashSet<&str> = HashSet::new();
         for (i, w) in batch.iter().enumerate() {
+            if let Some(cut) = w.row().cut() {
+                let text = (cut.shared.fingerprint(), cut.shared.text());
+                if !plan.shared.contains(&text) {
+                    plan.shared.push(text);
+                }
+            }
             match w {
                 Write::Update(row, events) => {
                     let u = (i, row, expected_version(row, events.len()));
@@ -67,6 +76,38 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// Most fingerprints a writer remembers; past it, it forgets them all and stores each text
+/// once more (a no-op write) the next time a row has it taken out. A server has one per
+/// skill version it describes, so this is only reached by one that swaps skills very often.
+const KNOWN_MAX: usize = 1024;
+
+/// The shared texts a writer has seen committed, so a batch stores only the new ones. Per
+/// writer, not per store: two writers (or replicas) may both store a text, which is then a
+/// no-op for the second. A text is only ever added, never deleted (a store keeps one per
+/// skill version it described), so what was committed stays true.
+#[derive(Debug, Default)]
+pub(crate) struct KnownShared(HashSet<String>);
+
+impl KnownShared {
+    /// The shared texts of `plan` not known to be committed.
+    pub(crate) fn missing<'a>(&self, plan: &Plan<'a>) -> Vec<(&'a str, &'a str)> {
+        plan.shared
+            .iter()
+            .filter(|(key, _)| !self.0.contains(*key))
+            .copied()
+            .collect()
+    }
+
+    /// Records `texts` as committed (call only after their transaction committed).
+    pub(crate) fn committed(&mut self, texts: &[(&str, &str)]) {
+        if self.0.len() + texts.len() > KNOWN_MAX {
+            self.0.clear();
+        }
+        self.0
+            .extend(texts.iter().map(|(key, _)| (*key).to_string()));
+    }
+}
+
 /// The statements a batch needs, executed by one store inside its batch's transaction.
 #[async_trait]
 pub(crate) trait BatchDb: Send {
@@ -77,6 +118,8 @@ pub(crate) trait BatchDb: Send {
     ) -> Result<HashSet<String>, StoreError>;
     /// [`super::query::Statements::insert_many`]: the ids that went in.
     async fn insert_rows(&mut self, rows: &[&TaskRow]) -> Result<HashSet<String>, StoreError>;
+    /// [`super::query::Statements::keep_shared`].
+    async fn keep_shared(&mut self, texts: &[(&str, &str)]) -> Result<(), StoreError>;
     /// Which of `ids` are stored.
     async fn present(&mut self, ids: &[&str]) -> Result<HashSet<String>, StoreError>;
     /// [`super::query::Statements::create_view`], read.
@@ -90,14 +133,20 @@ pub(crate) trait BatchDb: Send {
 }
 
 impl Plan<'_> {
-    /// Applies the plan on `db`: every write's outcome goes to `outcomes` (by batch position);
-    /// returns the positions of the updates applied, in the order they were.
+    /// Applies the plan on `db`, first storing the shared texts in `missing` (those of its
+    /// rows not yet known to be stored: [`KnownShared::missing`]): every write's outcome goes
+    /// to `outcomes` (by batch position); returns the positions of the updates applied, in
+    /// the order they were.
     pub(crate) async fn apply<D: BatchDb>(
         &self,
         db: &mut D,
         limits: &StoreLimits,
+        missing: &[(&str, &str)],
         outcomes: &mut [Result<(), StoreError>],
     ) -> Result<Vec<usize>, StoreError> {
+        if !missing.is_empty() {
+            db.keep_shared(missing).await?;
+        }
         let applied = self.updates(db, outcomes).await?;
         self.creates(db, limits, outcomes).await?;
         Ok(applied)

@@ -99,7 +99,7 @@ where
     ) -> QueryBuilder<'a, DB> {
         let mut qb = QueryBuilder::new(
             "INSERT INTO tasks (id, context_id, owner, state, updated_ms, finished_ms, flags,
-                version, size, lease_owner, lease_until_ms, body) VALUES ",
+                version, size, lease_owner, lease_until_ms, body, shared_at, shared_key) VALUES ",
         );
         for (n, row) in rows.iter().enumerate() {
             let (lease_owner, lease_until) = lease(row, replica, limits);
@@ -116,10 +116,27 @@ where
                 .push_bind(to_i64(row.size()))
                 .push_bind(lease_owner)
                 .push_bind(lease_until)
-                .push_bind(row.body().as_ref());
+                .push_bind(row.stored_body())
+                .push_bind(row.cut().map(|c| to_i64(c.at as u64)))
+                .push_bind(row.cut().map(|c| c.shared.fingerprint()));
             qb.push(")");
         }
         qb.push(" ON CONFLICT (id) DO NOTHING RETURNING id");
+        qb
+    }
+
+    /// Stores each `(fingerprint, text)` of `texts` unless a text of that fingerprint is
+    /// already stored (the text a row's body had taken out: see [`TaskRow::cut`]).
+    pub(crate) fn keep_shared<'a>(texts: &[(&'a str, &'a str)]) -> QueryBuilder<'a, DB> {
+        let mut qb = QueryBuilder::new("INSERT INTO shared_json (key, text) VALUES ");
+        for (n, (key, text)) in texts.iter().enumerate() {
+            qb.push(if n == 0 { "(" } else { ", (" });
+            qb.separated(", ")
+                .push_bind(*key)
+                .push_bind(text.as_bytes());
+            qb.push(")");
+        }
+        qb.push(" ON CONFLICT (key) DO NOTHING");
         qb
     }
 
@@ -183,7 +200,8 @@ where
         let mut qb = QueryBuilder::new(
             "UPDATE tasks SET state = u.column3, updated_ms = u.column4, finished_ms = u.column5,
                 flags = u.column6, version = u.column7, size = u.column8,
-                lease_owner = u.column9, lease_until_ms = u.column10, body = u.column11
+                lease_owner = u.column9, lease_until_ms = u.column10, body = u.column11,
+                shared_at = u.column12, shared_key = u.column13
              FROM (VALUES ",
         );
         for (n, (row, expected)) in rows.iter().enumerate() {
@@ -210,8 +228,12 @@ where
                 .push(" AS TEXT), CAST(")
                 .push_bind(lease_until)
                 .push(" AS BIGINT), ")
-                .push_bind(row.body().as_ref())
-                .push(")");
+                .push_bind(row.stored_body())
+                .push(", CAST(")
+                .push_bind(row.cut().map(|c| to_i64(c.at as u64)))
+                .push(" AS BIGINT), CAST(")
+                .push_bind(row.cut().map(|c| c.shared.fingerprint()))
+                .push(" AS TEXT))");
         }
         qb.push(") AS u WHERE tasks.id = u.column1 AND tasks.version = u.column2 RETURNING id");
         qb

@@ -11,7 +11,7 @@ use super::{make_room, Stmt};
 use crate::group::{Committer, Gate, Write};
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{StoreLimits, TaskRow};
-use crate::sql::plan::{keep_prepared, BatchDb, CreateView, Plan};
+use crate::sql::plan::{keep_prepared, BatchDb, CreateView, KnownShared, Plan};
 use crate::{versioned_events, StoreError};
 use async_trait::async_trait;
 use sqlx::sqlite::SqliteConnection;
@@ -27,6 +27,8 @@ pub(super) struct Writer {
     pub(super) hub: Arc<EventHub>,
     pub(super) limits: StoreLimits,
     pub(super) replica: String,
+    /// The shared texts this writer has committed.
+    pub(super) known: KnownShared,
 }
 
 #[async_trait]
@@ -45,11 +47,13 @@ impl Committer for Writer {
             replica: &self.replica,
             limits: &self.limits,
         };
-        Plan::of(batch)
-            .apply(&mut db, &self.limits, &mut outcomes)
+        let plan = Plan::of(batch);
+        let missing = self.known.missing(&plan);
+        plan.apply(&mut db, &self.limits, &missing, &mut outcomes)
             .await?;
         gate.pass().await;
         tx.commit().await?;
+        self.known.committed(&missing);
         Ok(outcomes)
     }
 
@@ -91,6 +95,15 @@ impl BatchDb for Db<'_> {
     async fn insert_rows(&mut self, rows: &[&TaskRow]) -> Result<HashSet<String>, StoreError> {
         let qb = Stmt::insert_many(rows, self.replica, self.limits);
         ids(self.tx, qb, rows.len()).await
+    }
+
+    async fn keep_shared(&mut self, texts: &[(&str, &str)]) -> Result<(), StoreError> {
+        Stmt::keep_shared(texts)
+            .build()
+            .persistent(keep_prepared(texts.len()))
+            .execute(&mut *self.tx)
+            .await?;
+        Ok(())
     }
 
     async fn present(&mut self, list: &[&str]) -> Result<HashSet<String>, StoreError> {

@@ -12,4 +12,5 @@ mod conformance;
 mod crash;
 mod group;
 mod postgres;
+mod shared;
 mod sqlite;

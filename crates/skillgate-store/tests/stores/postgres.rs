@@ -315,7 +315,7 @@ async fn migrations_concurrent_and_schema_too_new() {
     for s in starts {
         s.await.unwrap().unwrap();
     }
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (2, 2));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (3, 3));
     let mut c = sqlx::PgConnection::connect(&db.url).await.unwrap();
     sqlx::raw_sql("UPDATE skillgate_schema_version SET version = 99")
         .execute(&mut c)
@@ -328,7 +328,7 @@ async fn migrations_concurrent_and_schema_too_new() {
             r,
             Err(StoreError::SchemaTooNew {
                 found: 99,
-                supported: 2
+                supported: 3
             })
         ),
         "{r:?}"
@@ -345,7 +345,7 @@ async fn migrate_only_on_a_fresh_database() {
     let Some(db) = PgDb::create().await else {
         return;
     };
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (0, 2));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (0, 3));
     let s = skillgate_store::open(&db.url, limits()).await.unwrap();
     assert!(!s.describe().is_empty());
     assert_eq!(s.used_bytes().await.unwrap(), 0);
@@ -368,12 +368,14 @@ async fn upgrade_from_version_1_adds_push_configs() {
         "DROP TABLE push_configs;
          DROP TRIGGER tasks_push_delete ON tasks; DROP FUNCTION skillgate_tasks_push_delete();
          DROP TRIGGER tasks_push_truncate ON tasks; DROP FUNCTION skillgate_tasks_push_truncate();
+         DROP TABLE shared_json;
+         ALTER TABLE tasks DROP COLUMN shared_at, DROP COLUMN shared_key;
          UPDATE skillgate_schema_version SET version = 1",
     )
     .execute(&mut c)
     .await
     .unwrap();
-    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (1, 2));
+    assert_eq!(skillgate_store::migrate(&db.url).await.unwrap(), (1, 3));
     let s = PostgresStore::open(&db.url, limits()).await.unwrap();
     assert!(s.get("t1").await.unwrap().is_some(), "tasks kept");
     let cfg = skillgate_store::PushRegistration {

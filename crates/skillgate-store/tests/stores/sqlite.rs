@@ -192,8 +192,8 @@ async fn migrations_and_schema_too_new() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tasks.db");
     let url = format!("sqlite:{}", path.display());
-    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (0, 2));
-    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (2, 2));
+    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (0, 3));
+    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (3, 3));
     let s = SqliteStore::open(&path, limits()).await.unwrap();
     s.create(&rich_row("t1")).await.unwrap();
     drop(s);
@@ -218,7 +218,7 @@ async fn migrations_and_schema_too_new() {
             r,
             Err(StoreError::SchemaTooNew {
                 found: 99,
-                supported: 2
+                supported: 3
             })
         ),
         "{r:?}"
@@ -240,7 +240,7 @@ async fn open_and_migrate_futures_are_send() {
     let versions = tokio::spawn(async move { skillgate_store::migrate(&u).await.unwrap() })
         .await
         .unwrap();
-    assert_eq!(versions, (0, 2));
+    assert_eq!(versions, (0, 3));
     let s = tokio::spawn(async move { skillgate_store::open(&url, limits()).await.unwrap() })
         .await
         .unwrap();
@@ -275,6 +275,8 @@ async fn push_configs_survive_a_restart_and_an_upgrade_from_version_1() {
         let c = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await;
         if let Ok(mut c) = c {
             let v1 = "DROP TRIGGER tasks_push_delete; DROP TABLE push_configs;
+                      DROP TABLE shared_json; ALTER TABLE tasks DROP COLUMN shared_at;
+                      ALTER TABLE tasks DROP COLUMN shared_key;
                       UPDATE skillgate_schema_version SET version = 1";
             if sqlx::raw_sql(v1).execute(&mut c).await.is_ok() {
                 break c;
@@ -284,7 +286,7 @@ async fn push_configs_survive_a_restart_and_an_upgrade_from_version_1() {
     };
     c.close().await.unwrap();
     let url = format!("sqlite:{}", path.display());
-    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (1, 2));
+    assert_eq!(skillgate_store::migrate(&url).await.unwrap(), (1, 3));
     let s = SqliteStore::open(&path, limits()).await.unwrap();
     assert!(s.get("t1").await.unwrap().is_some(), "tasks kept");
     assert!(s.push_configs("t1").await.unwrap().is_empty());
