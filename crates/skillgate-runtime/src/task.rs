@@ -109,6 +109,32 @@ struct Current {
     /// Shared with the row a memory store keeps; a change copies it first (copy on write).
     task: Arc<Task>,
     row: TaskRow,
+    /// Whether `row` is in the store: a deferred task ([`TaskHandle::deferred`]) is not until
+    /// its first write creates it.
+    stored: Stored,
+}
+
+/// Where a handle's task is, for a deferred one.
+enum Stored {
+    /// In the store (every handle but a deferred one, from the start).
+    Yes,
+    /// Not yet: the first write creates it.
+    Not,
+    /// Its create was refused: nothing is stored; the refusal, for the waiting caller.
+    Refused(Option<StoreError>),
+}
+
+/// A copy of a create's refusal for the caller waiting on a deferred task (the original goes
+/// back to the writer): the refusals a caller is told as they are, anything else by its text.
+fn copy_refusal(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::CallerLimit(n) => StoreError::CallerLimit(*n),
+        StoreError::Full { used, budget } => StoreError::Full {
+            used: *used,
+            budget: *budget,
+        },
+        other => StoreError::Database(other.to_string()),
+    }
 }
 
 /// Puts `task` into `row` in the form the store keeps: typed (shared, nothing serialized) or as
@@ -157,6 +183,7 @@ impl TaskHandle {
         metrics: &Metrics,
         row: TaskRow,
         task: Arc<Task>,
+        stored: Stored,
     ) -> Arc<Self> {
         let (done, _) = watch::channel(task.status.state.is_terminal());
         Arc::new(Self {
@@ -166,7 +193,7 @@ impl TaskHandle {
             context_id: task.context_id.clone(),
             owner: row.owner.clone(),
             flags: row.flags,
-            current: Mutex::new(Current { task, row }),
+            current: Mutex::new(Current { task, row, stored }),
             done,
             cancel: CancellationToken::new(),
         })
@@ -206,7 +233,13 @@ impl TaskHandle {
         }
         store.create(&row).await?;
         metrics.task_created();
-        Ok(Self::from_row(store.clone(), metrics, row, task))
+        Ok(Self::from_row(
+            store.clone(),
+            metrics,
+            row,
+            task,
+            Stored::Yes,
+        ))
     }
 
     /// Stores a task that is already terminal (created and finished in one write) and returns
@@ -230,7 +263,76 @@ impl TaskHandle {
         if task.status.state.is_terminal() {
             metrics.task_ended(task.status.state);
         }
-        Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
+        Ok(Some(Self::from_row(
+            store.clone(),
+            metrics,
+            row,
+            task,
+            Stored::Yes,
+        )))
+    }
+
+    /// A handle over a new task that is not stored yet: its first write creates it, already
+    /// in the state that write gives (for a short blocking request, created and finished in one
+    /// write). Only for a task nobody else can know of before its caller's answer, whose
+    /// caller waits for that answer ([`TaskHandle::store_now`] covers the wait running out).
+    /// `None`, with nothing built, when its JSON would take more than half the per-task budget
+    /// (see [`TaskHandle::create_finished`]).
+    pub(crate) fn deferred(
+        store: &Arc<dyn TaskStore>,
+        metrics: &Metrics,
+        task: Task,
+        owner: Option<String>,
+        flags: Flags,
+    ) -> Option<Arc<Self>> {
+        let task = Arc::new(task);
+        let mut row = new_row(store.as_ref(), &task, owner, flags);
+        if row.body_len() > store.limits().max_task_bytes / 2 {
+            return None;
+        }
+        // Its caller's running-task limit still refuses it, when it is stored.
+        row.counts_as_running = true;
+        Some(Self::from_row(
+            store.clone(),
+            metrics,
+            row,
+            task,
+            Stored::Not,
+        ))
+    }
+
+    /// Stores a deferred task as it is now if no write has yet (its caller's wait ran out: the
+    /// answer names a task that must be found afterwards). The store's refusal, if it refused
+    /// this create or the one a write tried: the caller gets that instead of a task.
+    pub(crate) async fn store_now(&self) -> Result<(), StoreError> {
+        let mut cur = self.current.lock().await;
+        match &mut cur.stored {
+            Stored::Yes => Ok(()),
+            Stored::Refused(e) => Err(e
+                .take()
+                .unwrap_or_else(|| StoreError::Database("the task was not stored".into()))),
+            Stored::Not => {
+                let created = self.store.create(&cur.row).await;
+                self.created(&mut cur, created)
+            }
+        }
+    }
+
+    /// Records the outcome of a deferred task's create.
+    fn created(&self, cur: &mut Current, r: Result<(), StoreError>) -> Result<(), StoreError> {
+        match r {
+            Ok(()) => {
+                cur.stored = Stored::Yes;
+                self.metrics.task_created();
+                Ok(())
+            }
+            Err(e) => {
+                cur.stored = Stored::Refused(Some(copy_refusal(&e)));
+                // The waiting caller is told now, not when its wait runs out.
+                self.done.send_replace(true);
+                Err(e)
+            }
+        }
     }
 
     /// A handle over a row already read from the store.
@@ -240,7 +342,13 @@ impl TaskHandle {
         row: TaskRow,
     ) -> Result<Arc<Self>, StoreError> {
         let task = row.shared_task()?;
-        Ok(Self::from_row(store.clone(), metrics, row, task))
+        Ok(Self::from_row(
+            store.clone(),
+            metrics,
+            row,
+            task,
+            Stored::Yes,
+        ))
     }
 
     /// Loads a stored task.
@@ -253,7 +361,13 @@ impl TaskHandle {
             return Ok(None);
         };
         let task = row.shared_task()?;
-        Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
+        Ok(Some(Self::from_row(
+            store.clone(),
+            metrics,
+            row,
+            task,
+            Stored::Yes,
+        )))
     }
 
     /// The task as last read or written.
@@ -328,6 +442,21 @@ impl TaskHandle {
                 return Err(Refused::OverBudget(size, budget));
             }
             let built = event.built();
+            if !matches!(cur.stored, Stored::Yes) {
+                // A deferred task's first write creates it, at version 1: nobody can have
+                // subscribed to a task the store does not hold.
+                if let Stored::Refused(_) = cur.stored {
+                    restore(&mut cur)?;
+                    return Err(StoreError::NotFound(self.id.clone()).into());
+                }
+                let created = self.store.create(&row).await;
+                if let Err(e) = self.created(&mut cur, created) {
+                    restore(&mut cur)?;
+                    return Err(e.into());
+                }
+                self.written(&mut cur, row, was_terminal);
+                return Ok(());
+            }
             row.version += i64::try_from(built.len().max(1)).unwrap_or(1);
             match self.store.update(&row, built).await {
                 Ok(()) => {
@@ -340,15 +469,7 @@ impl TaskHandle {
                             .hub()
                             .publish(&self.id, skillgate_store::HubEvent::Resync { version });
                     }
-                    cur.row = row;
-                    let state = cur.task.status.state;
-                    if state.is_terminal() {
-                        if !was_terminal {
-                            // The one place a task's end is counted: whichever path wrote it.
-                            self.metrics.task_ended(state);
-                        }
-                        self.done.send_replace(true);
-                    }
+                    self.written(&mut cur, row, was_terminal);
                     return Ok(());
                 }
                 Err(StoreError::Conflict(_)) => self.reload(&mut cur).await?,
@@ -359,6 +480,20 @@ impl TaskHandle {
             }
         }
         Err(StoreError::Conflict(self.id.clone()).into())
+    }
+
+    /// After a stored change: the handle holds `row`; a task that just ended is counted and
+    /// its waiters woken.
+    fn written(&self, cur: &mut Current, row: TaskRow, was_terminal: bool) {
+        cur.row = row;
+        let state = cur.task.status.state;
+        if state.is_terminal() {
+            if !was_terminal {
+                // The one place a task's end is counted: whichever path wrote it.
+                self.metrics.task_ended(state);
+            }
+            self.done.send_replace(true);
+        }
     }
 
     /// Takes the next turn of an interrupted plain task: checks the state, appends the

@@ -181,6 +181,10 @@ pub struct TaskRow {
     pub flags: Flags,
     /// Starts at 1; each accepted update adds one.
     pub version: i64,
+    /// The caller's running-task limit applies to this create even if the row is finished: a
+    /// task that ran before it was stored (the runtime's deferred tasks) is refused at its
+    /// caller's limit as if it had been created running. Not stored; `false` on a row read.
+    pub counts_as_running: bool,
     /// The Task: see [`TaskRow::body`] and [`TaskRow::shared_task`].
     pub(crate) body: Body,
 }
@@ -212,6 +216,7 @@ impl TaskRow {
             finished_ms: None,
             flags,
             version: 1,
+            counts_as_running: false,
             body: Body::json(Bytes::new()),
         }
     }
@@ -413,13 +418,15 @@ impl StoreLimits {
 
     /// The per-caller limit for a new `row` whose caller already holds `held` unfinished
     /// tasks, the one rule every store applies: refused at the limit; a row created finished
-    /// (a task that ended in its first write) holds nothing and is never refused here.
+    /// (a task that ended in its first write) holds nothing and is never refused here, unless
+    /// it ran before it was stored ([`TaskRow::counts_as_running`]).
     pub(crate) fn admit_running(
         &self,
         row: &TaskRow,
         held: usize,
     ) -> Result<(), crate::StoreError> {
-        if row.finished_ms.is_none() && held >= self.max_running_per_caller {
+        let running = row.finished_ms.is_none() || row.counts_as_running;
+        if running && held >= self.max_running_per_caller {
             return Err(crate::StoreError::CallerLimit(held));
         }
         Ok(())

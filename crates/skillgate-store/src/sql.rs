@@ -85,6 +85,7 @@ where
         finished_ms: r.try_get(5)?,
         flags: Flags::from_bits(r.try_get(6)?),
         version: r.try_get(7)?,
+        counts_as_running: false,
         body: crate::row::Body::json(Bytes::from(body)),
         id,
     })

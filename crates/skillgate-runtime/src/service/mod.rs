@@ -114,7 +114,8 @@ enum Job {
     /// prepared with (a reload in between does not change the skill under a task).
     Domain(Agent, String, Value),
     /// A domain skill its gate already admitted (the checked arguments): a blocking request,
-    /// whose task was stored WORKING, skipping SUBMITTED (see `prepare`).
+    /// whose task was stored WORKING, skipping SUBMITTED, or is stored when it ends (see
+    /// `prepare`).
     Admitted(Agent, String, Value),
     /// A request refused before it reached any skill (e.g. a skill this agent does not serve).
     Refuse(Rejection),
@@ -274,6 +275,9 @@ impl A2aService {
         if !cfg.return_immediately {
             entry.wait_done(self.0.request_timeout).await;
         }
+        // A deferred task (see `prepare`) still running when the wait ran out is stored now,
+        // so the task the answer names can be found; one whose store refused it is that refusal.
+        entry.store_now().await.map_err(store_error)?;
         let task = entry.snapshot().await;
         if let Some(code) = refusal_code(&task) {
             tracing::Span::current().record("code", tracing::field::display(code));

@@ -20,12 +20,16 @@ impl A2aService {
     /// known at once (describe_skill, a refusal before any skill, the gate's refusal) is stored
     /// finished, in one write, and its job is [`Job::Settled`]; a domain skill the gate admits
     /// is stored WORKING ([`Job::Admitted`]): the caller asked for the finished task and nobody
-    /// else can know the new task's id yet, so nobody misses a state in between.
+    /// else can know the new task's id yet, so nobody misses a state in between. With `waits`
+    /// too (the caller waits for the end), an admitted skill that acts on nothing (its
+    /// authority mode is not `execute`) is not stored until it ends: created finished, in one
+    /// write ([`TaskHandle::deferred`]).
     pub(super) async fn prepare(
         &self,
         req: SendMessageRequest,
         ctx: &RequestContext,
         settle: bool,
+        waits: bool,
     ) -> Result<Prepared, ServiceError> {
         let mut m = req.message;
         let invalid = |s: &str| Err(ServiceError::new(A2aError::InvalidParams, s));
@@ -139,6 +143,21 @@ impl A2aService {
                     });
                 }
                 // Too large to settle at once: the usual way, whose budget rules it keeps.
+            }
+        }
+        if let (true, Job::Admitted(agent, skill, _)) = (waits, &job) {
+            // Not a skill that may act, nor one a caller may cancel: a task only its own
+            // caller knows of cannot be found to be canceled, so one that runs long would
+            // be out of everyone's reach (ListTasks shows only stored tasks).
+            let observes = agent
+                .0
+                .skills
+                .get(skill)
+                .is_some_and(|h| !h.gate.is_execute() && !h.gate.cancelable());
+            if observes {
+                if let Some(entry) = self.deferred_task(&mut m, &context_id, flags, ctx) {
+                    return Ok(Prepared::Task { entry, job });
+                }
             }
         }
         let state = match job {
@@ -259,6 +278,23 @@ impl A2aService {
             .map_err(store_error)?;
         tracing::Span::current().record("task_id", tracing::field::display(id.as_str()));
         Ok(handle)
+    }
+
+    /// A new WORKING task that is stored by its first write ([`TaskHandle::deferred`]); `None`
+    /// when it is too large for that (the usual create then keeps what fits).
+    fn deferred_task(
+        &self,
+        m: &mut Message,
+        context_id: &str,
+        flags: Flags,
+        ctx: &RequestContext,
+    ) -> Option<Arc<TaskHandle>> {
+        let mut task = self.new_task_value(m, context_id.to_string());
+        task.status.state = TaskState::Working;
+        let owner = ctx.caller.as_ref().map(|c| c.label.to_string());
+        let entry = TaskHandle::deferred(&self.0.store, &self.0.metrics, task, owner, flags)?;
+        tracing::Span::current().record("task_id", tracing::field::display(entry.id.as_str()));
+        Some(entry)
     }
 
     /// A new submitted task (not stored) whose history is the request message, which gets the

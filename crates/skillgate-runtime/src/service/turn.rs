@@ -53,7 +53,8 @@ impl A2aService {
             )
             .await?;
         let settle = blocking && push.is_none();
-        let turn = match self.prepare(req, ctx, settle).await? {
+        let waits = settle && !cfg.return_immediately;
+        let turn = match self.prepare(req, ctx, settle, waits).await? {
             Prepared::Plain {
                 message,
                 context_id,

@@ -1,8 +1,9 @@
 //! How many store writes a task costs, read from the stored version (1 after the create, one
 //! more per write without events): a blocking describe_skill, or a request refused before any
-//! skill runs (or refused by its gate), is stored finished in one write; a blocking domain
-//! skill is admitted before it is stored and created WORKING (two writes); a streamed one and
-//! one with a push config keep every state.
+//! skill runs (or refused by its gate), is stored finished in one write; so is a blocking
+//! domain skill that acts on nothing (its authority mode is not `execute`), stored when it
+//! ends; one that may act is admitted before it is stored and created WORKING (two writes); a
+//! streamed one and one with a push config keep every state.
 
 use crate::common::*;
 use serde_json::{json, Value};
@@ -21,6 +22,7 @@ async fn blocking_short_tasks_are_written_once() {
     let store = Arc::new(MemoryStore::new(StoreLimits::memory()));
     let config = ServerConfig {
         store: Some(store.clone() as Arc<dyn TaskStore>),
+        approval: ApprovalPolicy::allow_skills(["restart_interface"]),
         ..Default::default()
     };
     let s = Server::start(agent(), config).await;
@@ -44,15 +46,39 @@ async fn blocking_short_tasks_are_written_once() {
     assert!(v.to_string().contains("interface_unavailable"), "{v}");
     assert_eq!(version_of(&store, t).await, (1, "Failed".into()));
 
-    // A blocking domain skill: admitted before it is stored, so created WORKING, then
-    // finished (not SUBMITTED, WORKING, finished).
+    // A blocking domain skill that only observes: stored when it ends, created finished.
     let v = s
         .rpc("SendMessage", msg(request(&card, "slow", json!({"ms": 0}))))
         .await;
     let t = task_of(&v);
     assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{v}");
-    assert_eq!(version_of(&store, t).await, (2, "Completed".into()));
+    assert_eq!(version_of(&store, t).await, (1, "Completed".into()));
     assert_eq!(t["history"].as_array().map(Vec::len), Some(1), "{v}");
+    let got = s.rpc("GetTask", json!({"id": t["id"]})).await;
+    assert_eq!(got["result"], *t);
+
+    // One that may act (authority mode `execute`): admitted before it is stored, so created
+    // WORKING, then finished (not SUBMITTED, WORKING, finished).
+    let v = s
+        .rpc(
+            "SendMessage",
+            msg(request(&card, "restart_interface", json!({}))),
+        )
+        .await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{v}");
+    assert_eq!(version_of(&store, t).await, (2, "Completed".into()));
+
+    // Progress reported while it runs is a write: the first one creates the task WORKING.
+    let v = s
+        .rpc(
+            "SendMessage",
+            msg(request(&card, "slow", json!({"ms": 0, "progress": "half"}))),
+        )
+        .await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_COMPLETED", "{v}");
+    assert_eq!(version_of(&store, t).await, (2, "Completed".into()));
 
     // Refused by its gate: stored refused in one write, with the gate's error object.
     let v = s
@@ -100,5 +126,84 @@ async fn blocking_short_tasks_are_written_once() {
     let (version, state) = version_of(&store, streamed).await;
     assert!(version > 1, "{version}");
     assert_eq!(state, "Completed");
+    s.shutdown().await;
+}
+
+/// A deferred task whose caller's wait runs out is stored then, WORKING, so the answer's task
+/// can be read while it runs and after it ends.
+#[tokio::test]
+async fn a_deferred_task_is_stored_when_the_wait_runs_out() {
+    let store = Arc::new(MemoryStore::new(StoreLimits::memory()));
+    let config = ServerConfig {
+        store: Some(store.clone() as Arc<dyn TaskStore>),
+        request_timeout: std::time::Duration::from_millis(50),
+        ..Default::default()
+    };
+    let s = Server::start(agent(), config).await;
+    let card = s.card().await;
+    let v = s
+        .rpc(
+            "SendMessage",
+            msg(request(&card, "slow", json!({"ms": 250}))),
+        )
+        .await;
+    let t = task_of(&v);
+    assert_eq!(t["status"]["state"], "TASK_STATE_WORKING", "{v}");
+    let got = s.rpc("GetTask", json!({"id": t["id"]})).await;
+    assert_eq!(
+        got["result"]["status"]["state"], "TASK_STATE_WORKING",
+        "{got}"
+    );
+    let mut state = String::new();
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let got = s.rpc("GetTask", json!({"id": t["id"]})).await;
+        state = got["result"]["status"]["state"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if state == "TASK_STATE_COMPLETED" {
+            break;
+        }
+    }
+    assert_eq!(state, "TASK_STATE_COMPLETED");
+    assert_eq!(version_of(&store, t).await, (2, "Completed".into()));
+    s.shutdown().await;
+}
+
+/// A deferred task the store refuses when it ends (the store is full of unfinished tasks) is
+/// answered with the store's refusal, as a create refused up front is, and nothing is stored.
+#[tokio::test]
+async fn a_deferred_task_the_store_refuses_is_answered_with_the_refusal() {
+    let limits = StoreLimits {
+        max_bytes: 6_000,
+        ..StoreLimits::memory()
+    };
+    let store = Arc::new(MemoryStore::new(limits));
+    let config = ServerConfig {
+        store: Some(store.clone() as Arc<dyn TaskStore>),
+        ..Default::default()
+    };
+    let s = Server::start(agent(), config).await;
+    let card = s.card().await;
+    // Unfinished tasks that may not be evicted fill the store.
+    let mut held = 0;
+    loop {
+        let mut p = msg(request(&card, "wait", json!({"ms": 5_000})));
+        p["configuration"] = json!({"returnImmediately": true});
+        let v = s.rpc("SendMessage", p).await;
+        if v.get("error").is_some() {
+            break;
+        }
+        held += 1;
+        assert!(held < 50, "the store never filled: {v}");
+    }
+    assert!(held > 0);
+    let before = store.used_bytes().await.unwrap();
+    let v = s
+        .rpc("SendMessage", msg(request(&card, "slow", json!({"ms": 0}))))
+        .await;
+    assert!(v.to_string().contains("task store is full"), "{v}");
+    assert_eq!(store.used_bytes().await.unwrap(), before, "nothing stored");
     s.shutdown().await;
 }

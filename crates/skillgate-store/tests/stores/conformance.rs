@@ -401,6 +401,18 @@ async fn caller_limit(kind: Kind) {
     s.create(&row("a4", "c", Some("alice"), Completed, t))
         .await
         .unwrap();
+    // Unless it ran before it was stored: then the limit refuses it as a running one, and
+    // it holds nothing once stored.
+    let mut ran = row("r1", "c", Some("alice"), Completed, t);
+    ran.counts_as_running = true;
+    let r = s.create(&ran).await;
+    assert!(matches!(r, Err(StoreError::CallerLimit(2))), "{r:?}");
+    let mut ran = row("r2", "c", Some("bob"), Completed, t);
+    ran.counts_as_running = true;
+    s.create(&ran).await.unwrap();
+    s.create(&row("b2", "c", Some("bob"), Working, t))
+        .await
+        .unwrap();
     // A task that finishes frees a place.
     let a1 = s.get("a1").await.unwrap().unwrap();
     let mut done = next(&a1, Completed, t + 1);
