@@ -1,6 +1,9 @@
 //! The in-memory store: rows in a map, a list index ordered by update time, and exact byte
 //! accounting so the whole store stays within its budget. Rows keep the typed Task they were
 //! given ([`TaskRow::typed`]): a read hands the same `Arc` back, nothing is parsed or serialized.
+//! Finished tasks stay typed only while they are among the most recent ones (a window of
+//! [`TYPED_SHARE`] of the budget); older ones are kept as their compact JSON, which a typed
+//! Task outweighs several times (its `Value` trees), so the process's memory follows the budget.
 
 use crate::hub::{EventHub, HubEvent};
 use crate::row::{now_ms, ListPage, ListQuery, StoreLimits, TaskRow};
@@ -8,8 +11,14 @@ use crate::{expected_version, versioned_events, PushRegistration, StoreError, Ta
 use async_trait::async_trait;
 use skillgate_a2a::StreamResponse;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The share of the budget (1/n) that finished tasks may take as typed Tasks; beyond it the
+/// oldest are kept as JSON. Measured (docs/benchmarks.md): a finished evaluate task held typed
+/// takes about five times its JSON length, so at the default 16 MiB budget a store of typed
+/// tasks alone held about 70 MiB.
+const TYPED_SHARE: u64 = 16;
 
 #[derive(Default)]
 struct Inner {
@@ -23,6 +32,10 @@ struct Inner {
     used: u64,
     /// Push notification configs by task, oldest first; removed with their task.
     push: HashMap<String, Vec<PushRegistration>>,
+    /// Finished typed rows that [`TaskRow::compacts`], oldest first (ids of rows since removed
+    /// or compacted are skipped when they come up), and their JSON bytes.
+    typed: VecDeque<String>,
+    typed_bytes: u64,
 }
 
 fn owner_key(row: &TaskRow) -> &str {
@@ -32,6 +45,10 @@ fn owner_key(row: &TaskRow) -> &str {
 impl Inner {
     fn add(&mut self, row: TaskRow) {
         self.used += row.size();
+        if row.finished_ms.is_some() && row.compacts() {
+            self.typed_bytes += row.body_len();
+            self.typed.push_back(row.id.clone());
+        }
         self.by_update
             .insert((Reverse(row.updated_ms), row.id.clone()));
         match row.finished_ms {
@@ -51,6 +68,9 @@ impl Inner {
     fn remove(&mut self, id: &str) -> Option<TaskRow> {
         let row = self.rows.remove(id)?;
         self.used -= row.size();
+        if row.finished_ms.is_some() && row.compacts() {
+            self.typed_bytes -= row.body_len();
+        }
         self.by_update
             .remove(&(Reverse(row.updated_ms), row.id.clone()));
         match row.finished_ms {
@@ -75,6 +95,22 @@ impl Inner {
     fn delete(&mut self, id: &str) {
         self.remove(id);
         self.push.remove(id);
+    }
+
+    /// Keeps the oldest finished typed rows as JSON until those left typed take at most
+    /// `window` bytes (and drops ids of rows that are gone, so the queue stays bounded).
+    fn compact(&mut self, window: u64) {
+        while self.typed_bytes > window || self.typed.len() > self.rows.len() {
+            let Some(id) = self.typed.pop_front() else {
+                return;
+            };
+            if let Some(row) = self.rows.get_mut(&id) {
+                if row.finished_ms.is_some() && row.compacts() {
+                    self.typed_bytes -= row.body_len();
+                    row.compact();
+                }
+            }
+        }
     }
 
     /// Evicts the oldest finished tasks until `extra` more bytes fit in `budget`.
@@ -176,6 +212,7 @@ impl TaskStore for MemoryStore {
             });
         }
         s.add(row.clone());
+        s.compact(self.limits.max_bytes / TYPED_SHARE);
         Ok(())
     }
 
@@ -197,6 +234,7 @@ impl TaskStore for MemoryStore {
         // runtime keeps each task within its own budget).
         s.make_room(grow, self.limits.max_bytes);
         s.add(row.clone());
+        s.compact(self.limits.max_bytes / TYPED_SHARE);
         // Published under the store lock, so concurrent writers of a task publish in version
         // order (subscribers drop anything not newer than what they have seen).
         for (version, ev) in versioned_events(row, events) {
@@ -305,5 +343,79 @@ impl TaskStore for MemoryStore {
 
     async fn used_bytes(&self) -> Result<u64, StoreError> {
         Ok(self.lock().used)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillgate_a2a::{Artifact, Part, SharedJson, Task, TaskState};
+
+    fn finished(id: &str, part: Part) -> Arc<Task> {
+        let mut t = Task {
+            id: id.into(),
+            context_id: "c".into(),
+            ..Default::default()
+        };
+        t.status.state = TaskState::Completed;
+        t.status.timestamp = Some("2026-12-04T10:00:00.000Z".into());
+        t.artifacts.push(Artifact {
+            artifact_id: "a".into(),
+            parts: vec![part],
+            ..Default::default()
+        });
+        Arc::new(t)
+    }
+
+    #[tokio::test]
+    async fn old_finished_tasks_are_kept_as_json_and_read_back_the_same() {
+        let limits = StoreLimits {
+            max_bytes: 64 * 1024,
+            ..StoreLimits::memory()
+        };
+        let s = MemoryStore::new(limits);
+        let doc = SharedJson::new(serde_json::json!({"doc": "d".repeat(2000)}));
+        let mut tasks = Vec::new();
+        for i in 0..40 {
+            let t = finished(
+                &format!("t{i:02}"),
+                Part::data(serde_json::json!({"n": i, "pad": "p".repeat(300)})),
+            );
+            s.create(&TaskRow::typed(Arc::clone(&t), None, Default::default()))
+                .await
+                .unwrap();
+            tasks.push(t);
+        }
+        let shared = finished("shared", Part::shared_data(doc));
+        s.create(&TaskRow::typed(
+            Arc::clone(&shared),
+            None,
+            Default::default(),
+        ))
+        .await
+        .unwrap();
+        let mut typed = 0;
+        for t in &tasks {
+            let row = s.get(&t.id).await.unwrap().unwrap();
+            let back = row.shared_task().unwrap();
+            assert_eq!(*back, **t, "{}", t.id);
+            assert_eq!(
+                row.body().as_ref(),
+                serde_json::to_vec(&**t).unwrap().as_slice()
+            );
+            if Arc::ptr_eq(&back, t) {
+                typed += 1;
+            }
+        }
+        // The window (1/16 of 64 KiB) holds the newest few; the oldest are JSON.
+        assert!(typed > 0 && typed < 10, "{typed} of 40 still typed");
+        let oldest = s.get("t00").await.unwrap().unwrap();
+        assert!(!Arc::ptr_eq(&oldest.shared_task().unwrap(), &tasks[0]));
+        // A task whose bulk is shared text stays typed (its JSON would be a copy).
+        let row = s.get("shared").await.unwrap().unwrap();
+        assert!(Arc::ptr_eq(&row.shared_task().unwrap(), &shared));
+        let inner = s.lock();
+        assert!(inner.typed_bytes <= 64 * 1024 / TYPED_SHARE);
+        assert!(inner.typed.len() <= inner.rows.len());
     }
 }

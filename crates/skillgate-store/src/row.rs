@@ -263,6 +263,27 @@ impl TaskRow {
         self.body.cut.as_ref()
     }
 
+    /// Whether keeping this row as its compact JSON instead of its typed Task saves memory: it
+    /// is typed, and none of its parts is shared text (a describe_skill task's document is one
+    /// `Arc` however many tasks hold it, while its JSON would be a copy per task).
+    pub(crate) fn compacts(&self) -> bool {
+        self.body.typed.as_ref().is_some_and(|t| {
+            !t.artifacts
+                .iter()
+                .flat_map(|a| &a.parts)
+                .any(|p| matches!(p.content, PartContent::SharedData(_)))
+        })
+    }
+
+    /// Keeps the row as its compact JSON only, letting go of the typed Task (a reader that
+    /// holds it keeps its own). Reads then parse it; the bytes and the budget are the same.
+    pub(crate) fn compact(&mut self) {
+        if self.body.typed.is_some() {
+            let json = self.body.bytes().clone();
+            self.body = Body::json(json);
+        }
+    }
+
     /// Length of [`TaskRow::body`] in bytes, known without serializing a typed row.
     pub fn body_len(&self) -> u64 {
         self.body.len
