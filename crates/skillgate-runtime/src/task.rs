@@ -275,7 +275,8 @@ impl TaskHandle {
     /// A handle over a new task that is not stored yet: its first write creates it, already
     /// in the state that write gives (for a short blocking request, created and finished in one
     /// write). Only for a task nobody else can know of before its caller's answer, whose
-    /// caller waits for that answer ([`TaskHandle::store_now`] covers the wait running out).
+    /// caller waits for that answer and stores it with [`TaskHandle::store_now`] if it runs
+    /// longer than a short grace period.
     /// `None`, with nothing built, when its JSON would take more than half the per-task budget
     /// (see [`TaskHandle::create_finished`]).
     pub(crate) fn deferred(
@@ -301,9 +302,10 @@ impl TaskHandle {
         ))
     }
 
-    /// Stores a deferred task as it is now if no write has yet (its caller's wait ran out: the
-    /// answer names a task that must be found afterwards). The store's refusal, if it refused
-    /// this create or the one a write tried: the caller gets that instead of a task.
+    /// Stores a deferred task as it is now if no write has yet (it runs longer than its grace
+    /// period, or its caller's wait ran out: the task must be found while it runs and after
+    /// the answer). The store's refusal, if it refused this create or the one a write tried:
+    /// the caller gets that instead of a task.
     pub(crate) async fn store_now(&self) -> Result<(), StoreError> {
         let mut cur = self.current.lock().await;
         match &mut cur.stored {

@@ -102,6 +102,11 @@ struct Inner {
     versions: crate::checks::VersionSet,
 }
 
+/// How long a deferred task (a blocking request to a skill that acts on nothing, see
+/// `prepare`) may run unstored: past it, it is stored WORKING and can be found while it runs.
+/// A task that ends sooner is written once, created finished.
+const DEFER_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The A2A service over one agent.
 #[derive(Clone)]
 pub struct A2aService(Arc<Inner>);
@@ -272,12 +277,18 @@ impl A2aService {
         };
         self.spawn(entry.clone(), job, ctx).await;
         attached?;
-        if !cfg.return_immediately {
-            entry.wait_done(self.0.request_timeout).await;
+        if cfg.return_immediately {
+            entry.store_now().await.map_err(store_error)?;
+        } else {
+            // A deferred task (see `prepare`) still running after DEFER_GRACE is stored then,
+            // so one that runs long can be found (listed, followed, canceled) while it runs;
+            // one whose store refused it is answered with that refusal.
+            let timeout = self.0.request_timeout;
+            let grace = DEFER_GRACE.min(timeout);
+            entry.wait_done(grace).await;
+            entry.store_now().await.map_err(store_error)?;
+            entry.wait_done(timeout.saturating_sub(grace)).await;
         }
-        // A deferred task (see `prepare`) still running when the wait ran out is stored now,
-        // so the task the answer names can be found; one whose store refused it is that refusal.
-        entry.store_now().await.map_err(store_error)?;
         let task = entry.snapshot().await;
         if let Some(code) = refusal_code(&task) {
             tracing::Span::current().record("code", tracing::field::display(code));

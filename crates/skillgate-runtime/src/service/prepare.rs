@@ -22,8 +22,9 @@ impl A2aService {
     /// is stored WORKING ([`Job::Admitted`]): the caller asked for the finished task and nobody
     /// else can know the new task's id yet, so nobody misses a state in between. With `waits`
     /// too (the caller waits for the end), an admitted skill that acts on nothing (its
-    /// authority mode is not `execute`) is not stored until it ends: created finished, in one
-    /// write ([`TaskHandle::deferred`]).
+    /// authority mode is not `execute`) is not stored until its first write or its grace
+    /// period ends ([`TaskHandle::deferred`], `send_message`): one that ends within it is
+    /// created finished, in one write.
     pub(super) async fn prepare(
         &self,
         req: SendMessageRequest,
@@ -146,14 +147,11 @@ impl A2aService {
             }
         }
         if let (true, Job::Admitted(agent, skill, _)) = (waits, &job) {
-            // Not a skill that may act, nor one a caller may cancel: a task only its own
-            // caller knows of cannot be found to be canceled, so one that runs long would
-            // be out of everyone's reach (ListTasks shows only stored tasks).
             let observes = agent
                 .0
                 .skills
                 .get(skill)
-                .is_some_and(|h| !h.gate.is_execute() && !h.gate.cancelable());
+                .is_some_and(|h| !h.gate.is_execute());
             if observes {
                 if let Some(entry) = self.deferred_task(&mut m, &context_id, flags, ctx) {
                     return Ok(Prepared::Task { entry, job });
