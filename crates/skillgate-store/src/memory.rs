@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// oldest are kept as JSON. Measured (docs/benchmarks.md): a finished evaluate task held typed
 /// takes about five times its JSON length, so at the default 16 MiB budget a store of typed
 /// tasks alone held about 70 MiB.
-const TYPED_SHARE: u64 = 16;
+const TYPED_SHARE: u64 = 32;
 
 #[derive(Default)]
 struct Inner {
@@ -407,7 +407,7 @@ mod tests {
                 typed += 1;
             }
         }
-        // The window (1/16 of 64 KiB) holds the newest few; the oldest are JSON.
+        // The window (1/32 of 64 KiB) holds the newest few; the oldest are JSON.
         assert!(typed > 0 && typed < 10, "{typed} of 40 still typed");
         let oldest = s.get("t00").await.unwrap().unwrap();
         assert!(!Arc::ptr_eq(&oldest.shared_task().unwrap(), &tasks[0]));
