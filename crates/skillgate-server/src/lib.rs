@@ -41,6 +41,8 @@ pub mod console;
 mod console;
 mod http;
 mod launch;
+#[cfg(feature = "logs")]
+pub mod logs;
 mod state;
 
 pub use http::{router, router_with_swap, serve_app, OriginGuard, OriginRefused};
