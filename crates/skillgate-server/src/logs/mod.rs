@@ -1,7 +1,7 @@
 //! The log subscriber of a server process (feature `logs`): `RUST_LOG` filtering, and the text
 //! or JSON lines on stderr, without an allocation per request in the text form.
 //!
-//! The text form is written by [`text::TextLayer`], which writes the bytes of
+//! The text form is written by [`TextLayer`], which writes the bytes of
 //! `tracing_subscriber`'s default (`Full`) format, with or without ANSI colours, but keeps each
 //! span's formatted fields in a buffer taken from a per-thread pool instead of a new `String`
 //! per span, and formats each line into one per-thread buffer written with one `write`. The
