@@ -35,6 +35,8 @@ thread_local! {
     static POOL: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     /// The line being formatted; written out whole.
     static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The last second a line was written in, and its text up to the decimal point.
+    static SECOND: RefCell<(Option<i64>, String)> = const { RefCell::new((None, String::new())) };
 }
 
 /// The text-form layer: formats each event as one line on stderr.
@@ -217,12 +219,14 @@ struct Styler<'a> {
 }
 
 impl Styler<'_> {
+    #[inline]
     fn open(&mut self, style: &str) {
         if self.ansi {
             self.out.push_str(style);
         }
     }
 
+    #[inline]
     fn close(&mut self, _style: &str) {
         if self.ansi {
             self.out.push_str(RESET);
@@ -230,6 +234,7 @@ impl Styler<'_> {
     }
 
     /// `text` in `style` (plain without ANSI).
+    #[inline]
     fn paint(&mut self, style: &str, text: &str) {
         self.open(style);
         self.out.push_str(text);
@@ -353,6 +358,15 @@ struct Escaping<'a>(&'a mut String);
 
 impl fmt::Write for Escaping<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        // A C1 control is encoded as 0xC2 0x80..=0x9F: without 0xC2 and the C0 ones and DEL,
+        // nothing in `s` is escaped.
+        if !s
+            .bytes()
+            .any(|b| matches!(b, 0x07 | 0x08 | 0x0c | 0x1b | 0x7f | 0xc2))
+        {
+            self.0.push_str(s);
+            return Ok(());
+        }
         for ch in s.chars() {
             match ch {
                 '\x1b' => self.0.push_str("\\x1b"),
@@ -403,7 +417,8 @@ impl fmt::Display for Sources<'_> {
 }
 
 /// Appends `t` as RFC 3339 UTC with microseconds (`2026-12-04T21:30:00.123456Z`), as
-/// `tracing_subscriber`'s `SystemTime` timer writes it.
+/// `tracing_subscriber`'s `SystemTime` timer writes it. The part up to the seconds is kept per
+/// thread and rewritten only when the second changes.
 fn write_time(out: &mut String, t: SystemTime) {
     let (secs, nanos) = match t.duration_since(UNIX_EPOCH) {
         Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
@@ -417,6 +432,30 @@ fn write_time(out: &mut String, t: SystemTime) {
             }
         }
     };
+    let cached = SECOND.try_with(|c| {
+        let mut c = c.borrow_mut();
+        if c.0 != Some(secs) {
+            c.1.clear();
+            write_second(&mut c.1, secs);
+            c.0 = Some(secs);
+        }
+        out.push_str(&c.1);
+    });
+    if cached.is_err() {
+        write_second(out, secs);
+    }
+    let mut frac = *b"000000Z";
+    let mut micros = nanos / 1_000;
+    for d in frac[..6].iter_mut().rev() {
+        *d = b'0' + (micros % 10) as u8;
+        micros /= 10;
+    }
+    out.push_str(std::str::from_utf8(&frac).unwrap_or("000000Z"));
+}
+
+/// Appends the time of `secs` since the epoch up to its seconds and the decimal point
+/// (`2026-12-04T21:30:00.`).
+fn write_second(out: &mut String, secs: i64) {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);
@@ -439,8 +478,6 @@ fn write_time(out: &mut String, t: SystemTime) {
     out.push(':');
     push_digits(out, (rem % 60) as u32, 2);
     out.push('.');
-    push_digits(out, nanos / 1_000, 6);
-    out.push('Z');
 }
 
 /// Appends `n`'s last `width` decimal digits, zero-padded.

@@ -172,6 +172,14 @@ fn times_are_rfc_3339_with_microseconds() {
         at(1_796_419_842, 123_456_789),
         "2026-12-04T21:30:42.123456Z"
     );
+    // The same second again (its text kept), then a second before the epoch.
+    assert_eq!(
+        at(1_796_419_842, 999_999_999),
+        "2026-12-04T21:30:42.999999Z"
+    );
+    let mut s = String::new();
+    write_time(&mut s, UNIX_EPOCH - std::time::Duration::from_millis(500));
+    assert_eq!(s, "1969-12-31T23:59:59.500000Z");
     assert_eq!(at(4_102_444_799, 1_000), "2099-12-31T23:59:59.000001Z");
     for secs in (0..5_000_000_000u64).step_by(7_777_777) {
         let t = time::OffsetDateTime::from_unix_timestamp(secs as i64).unwrap();
