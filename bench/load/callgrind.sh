@@ -7,7 +7,8 @@
 # measurement here that is honest on a shared, noisy machine (wall-clock throughput is not).
 #
 # usage: bench/load/callgrind.sh [N] [scenario ...]   (default N=400; scenarios: floor describe evaluate;
-#        describe03 and evaluate03 send the same calls as A2A 0.3 `message/send`, no A2A-Version)
+#        describe03 and evaluate03 send the same calls as A2A 0.3 `message/send`, no A2A-Version;
+#        card sends `GET /.well-known/agent-card.json` instead, the Agent Card)
 # Environment: BENCH_BIN (default target/release/skillgate; needs symbols, which the release
 # profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25),
 # BENCH_PRELOAD (an allocator to LD_PRELOAD into the server, as run.sh --preload), BENCH_STORE
@@ -42,6 +43,14 @@ url, data, count, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4
 v03 = "03" in label
 u = urllib.parse.urlsplit(url)
 conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+if label.startswith("card"):
+    for i in range(count):
+        conn.request("GET", "/.well-known/agent-card.json")
+        r = conn.getresponse()
+        text = r.read()
+        if r.status != 200 or b'"skills"' not in text:
+            sys.exit(f"callgrind.sh: bad answer to {label} request {i}: {r.status} {text[:300]!r}")
+    sys.exit(0)
 if v03:
     part = {"kind": "text", "text": "ping"} if not data else {"kind": "data", "data": json.loads(data)}
     method, role, headers, done = "message/send", "user", {}, b'"completed"'
@@ -110,7 +119,7 @@ for scen in "${SCENARIOS[@]}"; do
     echo "== $scen: $per instructions per request; top $TOP inclusive: $OUT/$scen.top.txt" >&2
 done
 echo
-echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; one keep-alive connection, $N requests after 50 warm-up, ${BENCH_STORE:-memory} store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
+echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; card: GET of the Agent Card; one keep-alive connection, $N requests after 50 warm-up, ${BENCH_STORE:-memory} store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
 echo
 echo "| scenario | requests | instructions | per request |"
 echo "|---|---|---|---|"

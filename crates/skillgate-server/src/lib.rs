@@ -8,7 +8,9 @@
 //! requests, runs the checks every binding shares and calls the one service. [`Launch`]
 //! starts a server: it checks what the card will advertise (the public URL rule), then serves
 //! the HTTP bindings and, with the `grpc` feature, the gRPC binding, all stopped by one
-//! shutdown.
+//! shutdown. With the `logs` feature (on by default), `logs::install` installs the log
+//! subscriber a server process uses (`RUST_LOG`, text or JSON lines on stderr); the crate itself
+//! only emits `tracing` events and spans.
 //!
 //! ```
 //! use serde_json::json;
@@ -41,6 +43,8 @@ pub mod console;
 mod console;
 mod http;
 mod launch;
+#[cfg(feature = "logs")]
+pub mod logs;
 mod state;
 
 pub use http::{router, router_with_swap, serve_app, OriginGuard, OriginRefused};

@@ -185,25 +185,14 @@ pub enum LogFormat {
 /// Sends the `tracing` events of the server to stderr in `format`, filtered by `RUST_LOG`
 /// (default `info`). An unreadable `RUST_LOG` falls back to `info` and says so.
 fn init_logs(format: LogFormat) {
-    use tracing_subscriber::EnvFilter;
-    let (filter, bad) = match EnvFilter::try_from_default_env() {
-        Ok(f) => (f, None),
-        Err(e) => {
-            let bad = std::env::var_os(EnvFilter::DEFAULT_ENV).map(|_| e.to_string());
-            (EnvFilter::new("info"), bad)
-        }
+    use skillgate_server::logs::Form;
+    let form = match format {
+        LogFormat::Text => Form::Text {
+            ansi: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        },
+        LogFormat::Json => Form::Json,
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    // A second server in one process (tests) keeps the subscriber already installed.
-    let _ = match format {
-        LogFormat::Text => builder
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
-    };
-    if let Some(e) = bad {
+    if let Err(e) = skillgate_server::logs::install(form) {
         tracing::warn!(error = %e, "RUST_LOG is not a valid filter; logging at info");
     }
 }

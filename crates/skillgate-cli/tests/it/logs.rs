@@ -273,6 +273,29 @@ fn rust_log_filters_the_access_lines() {
     assert!(err.contains("listening"), "start-up still logged: {err}");
 }
 
+/// A span directive still selects by span: with `warn,[request]=debug` the task's end (a
+/// `debug` event inside the request span) is logged, the start-up lines (`info`, outside any
+/// span) are not. The subscriber skips the filter's per-span bookkeeping only when `RUST_LOG`
+/// has no span directive, so this checks the other branch. (The access line is not enabled by
+/// such a directive: whether to log it is decided before the request span is entered.)
+#[test]
+fn rust_log_span_directives_select_by_span() {
+    let s = serve_with_env(&[("RUST_LOG", "warn,[request]=debug")], &[]);
+    assert_eq!(s.http("POST", "/", None, DESCRIBE).0, 200);
+    let err = s.stop();
+    assert!(
+        err.lines()
+            .any(|l| l.contains(" DEBUG request{binding=jsonrpc ")
+                && l.contains("task ended")
+                && l.contains("state=TASK_STATE_COMPLETED")),
+        "{err}"
+    );
+    assert!(
+        !err.contains("listening"),
+        "start-up logged outside the span: {err}"
+    );
+}
+
 /// The text access line, byte for byte apart from what changes per request (the time, the task
 /// id, the duration): what an operator's log parsing depends on, pinned so a cheaper way of
 /// writing it cannot change it unnoticed.
