@@ -1,0 +1,239 @@
+//! The task handle's unit tests: versioned writes, budgets, terminal states.
+
+use super::*;
+use skillgate_store::{MemoryStore, StoreLimits};
+
+fn store() -> Arc<dyn TaskStore> {
+    Arc::new(MemoryStore::new(StoreLimits::memory()))
+}
+
+fn task(id: &str, state: TaskState) -> Task {
+    Task {
+        id: id.into(),
+        status: TaskStatus {
+            state,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn terminal_state_is_final() {
+    let s = store();
+    let e = TaskHandle::create(
+        &s,
+        &Metrics::disabled(),
+        task("a", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .await
+    .unwrap();
+    e.set_status(TaskState::Canceled, None).await.unwrap();
+    assert!(matches!(
+        e.set_status(TaskState::Completed, None).await,
+        Err(Refused::Terminal(TaskState::Canceled))
+    ));
+    assert!(e
+        .add_artifact(Artifact::default(), false, true)
+        .await
+        .is_err());
+}
+
+#[tokio::test]
+async fn a_stale_handle_rereads_and_respects_a_cancel_made_through_another() {
+    let s = store();
+    let runner = TaskHandle::create(
+        &s,
+        &Metrics::disabled(),
+        task("a", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .await
+    .unwrap();
+    let other = TaskHandle::load(&s, &Metrics::disabled(), "a")
+        .await
+        .unwrap()
+        .unwrap();
+    other.set_status(TaskState::Canceled, None).await.unwrap();
+    // The runner's cached copy still says WORKING; its write loses the version race,
+    // re-reads, and is refused because the stored task is terminal.
+    assert!(matches!(
+        runner.set_status(TaskState::Completed, None).await,
+        Err(Refused::Terminal(TaskState::Canceled))
+    ));
+    assert_eq!(runner.state().await, TaskState::Canceled);
+    let stored = s.get("a").await.unwrap().unwrap();
+    assert_eq!(stored.version, 2);
+}
+
+#[tokio::test]
+async fn a_result_over_the_task_budget_is_refused() {
+    let s: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits {
+        max_task_bytes: 2000,
+        ..StoreLimits::memory()
+    }));
+    let e = TaskHandle::create(
+        &s,
+        &Metrics::disabled(),
+        task("a", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .await
+    .unwrap();
+    let big = Artifact {
+        artifact_id: "x".into(),
+        parts: vec![skillgate_a2a::Part::text("y".repeat(5000))],
+        ..Default::default()
+    };
+    assert!(matches!(
+        e.add_artifact(big, false, true).await,
+        Err(Refused::OverBudget(size, 2000)) if size > 5000
+    ));
+}
+
+fn artifact(id: &str, text: &str) -> Artifact {
+    Artifact {
+        artifact_id: id.into(),
+        parts: vec![skillgate_a2a::Part::text(text)],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn finish_writes_artifacts_and_status_once_with_an_event_each() {
+    let s = store();
+    let e = TaskHandle::create(
+        &s,
+        &Metrics::disabled(),
+        task("a", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .await
+    .unwrap();
+    let (_, seen, mut sub) = e.subscribe().await;
+    assert_eq!(seen, 1);
+    e.finish(
+        vec![artifact("r1", "one"), artifact("r2", "two")],
+        TaskState::Completed,
+        None,
+    )
+    .await
+    .unwrap();
+    let stored = s.get("a").await.unwrap().unwrap();
+    assert_eq!(stored.version, 4, "one write, a version per event");
+    let t = stored.task().unwrap();
+    assert_eq!(t.status.state, TaskState::Completed);
+    assert_eq!(t.artifacts.len(), 2);
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        match sub.recv().await.unwrap() {
+            skillgate_store::HubEvent::Event { version, event } => got.push((version, event)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(
+        matches!(&got[0], (2, StreamResponse::ArtifactUpdate(u)) if u.artifact.artifact_id == "r1" && u.last_chunk && !u.append)
+    );
+    assert!(
+        matches!(&got[1], (3, StreamResponse::ArtifactUpdate(u)) if u.artifact.artifact_id == "r2")
+    );
+    assert!(
+        matches!(&got[2], (4, StreamResponse::StatusUpdate(u)) if u.status.state == TaskState::Completed)
+    );
+    assert!(matches!(
+        e.finish(vec![artifact("r3", "x")], TaskState::Failed, None)
+            .await,
+        Err(Refused::Terminal(TaskState::Completed))
+    ));
+}
+
+#[tokio::test]
+async fn finish_without_subscribers_writes_one_version() {
+    let s = store();
+    let e = TaskHandle::create(
+        &s,
+        &Metrics::disabled(),
+        task("a", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .await
+    .unwrap();
+    e.finish(vec![artifact("r1", "one")], TaskState::Completed, None)
+        .await
+        .unwrap();
+    assert_eq!(s.get("a").await.unwrap().unwrap().version, 2);
+    assert_eq!(e.state().await, TaskState::Completed);
+    // No event was built, so the write took one version; a later subscriber starts there.
+    let (t, seen, _sub) = e.subscribe().await;
+    assert_eq!(seen, 2);
+    assert_eq!(t.artifacts.len(), 1);
+}
+
+#[tokio::test]
+async fn a_finish_over_the_task_budget_is_refused_without_writing() {
+    let s: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits {
+        max_task_bytes: 2000,
+        ..StoreLimits::memory()
+    }));
+    refused_finish_leaves_no_trace(s).await;
+}
+
+/// The same on a store that keeps JSON: there the change is applied to the handle's own
+/// task in place, and a refusal restores it from the stored body.
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn a_finish_over_the_task_budget_is_refused_without_writing_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = StoreLimits {
+        max_task_bytes: 2000,
+        ..StoreLimits::disk()
+    };
+    let s: Arc<dyn TaskStore> = Arc::new(
+        skillgate_store::SqliteStore::open(&dir.path().join("t.db"), limits)
+            .await
+            .unwrap(),
+    );
+    assert!(!s.keeps_typed_tasks());
+    refused_finish_leaves_no_trace(s).await;
+}
+
+async fn refused_finish_leaves_no_trace(s: Arc<dyn TaskStore>) {
+    let e = TaskHandle::create(
+        &s,
+        &Metrics::disabled(),
+        task("a", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .await
+    .unwrap();
+    // Each fits alone; together they do not.
+    let parts = vec![
+        artifact("r1", &"y".repeat(1200)),
+        artifact("r2", &"y".repeat(1200)),
+    ];
+    assert!(matches!(
+        e.finish(parts, TaskState::Completed, None).await,
+        Err(Refused::OverBudget(size, 2000)) if size > 2400
+    ));
+    let stored = s.get("a").await.unwrap().unwrap();
+    assert_eq!(stored.version, 1);
+    assert_eq!(stored.task().unwrap().status.state, TaskState::Working);
+    assert_eq!(e.state().await, TaskState::Working);
+    // The change is applied in place: a refused one must leave no trace in the cache.
+    assert!(e.snapshot().await.artifacts.is_empty());
+    e.finish(
+        vec![artifact("r1", &"y".repeat(1200))],
+        TaskState::Completed,
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.get("a").await.unwrap().unwrap().version, 2);
+}
