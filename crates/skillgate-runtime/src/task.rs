@@ -183,6 +183,16 @@ impl TaskHandle {
         metrics: &Metrics,
         row: TaskRow,
         task: Arc<Task>,
+    ) -> Arc<Self> {
+        Self::with_stored(store, metrics, row, task, Stored::Yes)
+    }
+
+    /// [`TaskHandle::from_row`] for a row that may not be stored yet.
+    fn with_stored(
+        store: Arc<dyn TaskStore>,
+        metrics: &Metrics,
+        row: TaskRow,
+        task: Arc<Task>,
         stored: Stored,
     ) -> Arc<Self> {
         let (done, _) = watch::channel(task.status.state.is_terminal());
@@ -233,13 +243,7 @@ impl TaskHandle {
         }
         store.create(&row).await?;
         metrics.task_created();
-        Ok(Self::from_row(
-            store.clone(),
-            metrics,
-            row,
-            task,
-            Stored::Yes,
-        ))
+        Ok(Self::from_row(store.clone(), metrics, row, task))
     }
 
     /// Stores a task that is already terminal (created and finished in one write) and returns
@@ -263,13 +267,7 @@ impl TaskHandle {
         if task.status.state.is_terminal() {
             metrics.task_ended(task.status.state);
         }
-        Ok(Some(Self::from_row(
-            store.clone(),
-            metrics,
-            row,
-            task,
-            Stored::Yes,
-        )))
+        Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
     }
 
     /// A handle over a new task that is not stored yet: its first write creates it, already
@@ -293,7 +291,7 @@ impl TaskHandle {
         }
         // Its caller's running-task limit still refuses it, when it is stored.
         row.counts_as_running = true;
-        Some(Self::from_row(
+        Some(Self::with_stored(
             store.clone(),
             metrics,
             row,
@@ -344,13 +342,7 @@ impl TaskHandle {
         row: TaskRow,
     ) -> Result<Arc<Self>, StoreError> {
         let task = row.shared_task()?;
-        Ok(Self::from_row(
-            store.clone(),
-            metrics,
-            row,
-            task,
-            Stored::Yes,
-        ))
+        Ok(Self::from_row(store.clone(), metrics, row, task))
     }
 
     /// Loads a stored task.
@@ -363,13 +355,7 @@ impl TaskHandle {
             return Ok(None);
         };
         let task = row.shared_task()?;
-        Ok(Some(Self::from_row(
-            store.clone(),
-            metrics,
-            row,
-            task,
-            Stored::Yes,
-        )))
+        Ok(Some(Self::from_row(store.clone(), metrics, row, task)))
     }
 
     /// The task as last read or written.
@@ -444,20 +430,23 @@ impl TaskHandle {
                 return Err(Refused::OverBudget(size, budget));
             }
             let built = event.built();
-            if !matches!(cur.stored, Stored::Yes) {
-                // A deferred task's first write creates it, at version 1: nobody can have
-                // subscribed to a task the store does not hold.
-                if let Stored::Refused(_) = cur.stored {
+            // A deferred task's first write creates it, at version 1: nobody can have
+            // subscribed to a task the store does not hold.
+            match cur.stored {
+                Stored::Yes => {}
+                Stored::Refused(_) => {
                     restore(&mut cur)?;
                     return Err(StoreError::NotFound(self.id.clone()).into());
                 }
-                let created = self.store.create(&row).await;
-                if let Err(e) = self.created(&mut cur, created) {
-                    restore(&mut cur)?;
-                    return Err(e.into());
+                Stored::Not => {
+                    let created = self.store.create(&row).await;
+                    if let Err(e) = self.created(&mut cur, created) {
+                        restore(&mut cur)?;
+                        return Err(e.into());
+                    }
+                    self.written(&mut cur, row, was_terminal);
+                    return Ok(());
                 }
-                self.written(&mut cur, row, was_terminal);
-                return Ok(());
             }
             row.version += i64::try_from(built.len().max(1)).unwrap_or(1);
             match self.store.update(&row, built).await {

@@ -215,31 +215,24 @@ async fn a_deferred_task_the_store_refuses_is_answered_with_the_refusal() {
 async fn a_deferred_task_that_runs_long_can_be_found_and_canceled() {
     let s = Server::start(agent(), ServerConfig::default()).await;
     let card = s.card().await;
-    let client = s.client.clone();
-    let url = format!("{}/", s.base);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-        "params": msg(request(&card, "wait", json!({"ms": 10_000})))})
-    .to_string();
-    let waiting = tokio::spawn(async move {
-        let r = client
-            .post(url)
-            .header("A2A-Version", "1.0")
-            .header("Content-Type", "application/json")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        serde_json::from_str::<Value>(&r.text().await.unwrap()).unwrap()
-    });
     let server = &s;
-    let id = eventually(std::time::Duration::from_secs(5), || async move {
-        let l = server.rpc("ListTasks", json!({})).await;
-        l["result"]["tasks"][0]["id"].as_str().map(str::to_owned)
-    })
-    .await;
-    let c = s.rpc("CancelTask", json!({"id": id})).await;
-    assert_eq!(c["result"]["status"]["state"], "TASK_STATE_CANCELED", "{c}");
-    let answer = waiting.await.unwrap();
+    // The blocking call and, while it waits, another caller finding and canceling its task.
+    let (answer, id) = tokio::join!(
+        s.rpc(
+            "SendMessage",
+            msg(request(&card, "wait", json!({"ms": 10_000})))
+        ),
+        async move {
+            let id = eventually(std::time::Duration::from_secs(5), || async move {
+                let l = server.rpc("ListTasks", json!({})).await;
+                l["result"]["tasks"][0]["id"].as_str().map(str::to_owned)
+            })
+            .await;
+            let c = server.rpc("CancelTask", json!({"id": id})).await;
+            assert_eq!(c["result"]["status"]["state"], "TASK_STATE_CANCELED", "{c}");
+            id
+        }
+    );
     assert_eq!(task_of(&answer)["id"], id.as_str());
     assert_eq!(
         task_of(&answer)["status"]["state"],
