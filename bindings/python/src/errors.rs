@@ -4,13 +4,19 @@
 //! type checkers understand); this module only picks the class by code and fills in the
 //! attributes, so the code -> class table lives once, in `errors.py`.
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use skillgate_client::ClientError;
 use skillgate_core::wire::{ErrorDetail, ErrorObject};
+use std::sync::Mutex;
 
 /// The `details` of a validation failure as a list of dicts (never the offending value: the
 /// core's details carry types and keywords only).
+///
+/// The keys, and the values that come from a small fixed set (keywords, JSON type names,
+/// `present`/`absent`/`missing`), are interned strings made once per interpreter: an invalid
+/// call with six failures otherwise made about 30 new `str` objects just for them.
 pub(crate) fn details_to_py<'py>(
     py: Python<'py>,
     details: &[ErrorDetail],
@@ -18,15 +24,20 @@ pub(crate) fn details_to_py<'py>(
     let list = PyList::empty(py);
     for d in details {
         let item = PyDict::new(py);
-        item.set_item("instance_path", &d.instance_path)?;
+        item.set_item(intern!(py, "instance_path"), &d.instance_path)?;
+        if let Some(v) = &d.schema_path {
+            item.set_item(intern!(py, "schema_path"), v)?;
+        }
         for (k, v) in [
-            ("schema_path", &d.schema_path),
-            ("keyword", &d.keyword),
-            ("expected", &d.expected),
-            ("actual", &d.actual),
+            (intern!(py, "keyword"), &d.keyword),
+            (intern!(py, "expected"), &d.expected),
+            (intern!(py, "actual"), &d.actual),
         ] {
             if let Some(v) = v {
-                item.set_item(k, v)?;
+                match known_word(py, v) {
+                    Some(word) => item.set_item(k, word)?,
+                    None => item.set_item(k, v)?,
+                }
             }
         }
         list.append(item)?;
@@ -34,26 +45,105 @@ pub(crate) fn details_to_py<'py>(
     Ok(list)
 }
 
+/// The interned `str` of a word details often carry, if `word` is one.
+fn known_word<'py>(py: Python<'py>, word: &str) -> Option<&'py Bound<'py, PyString>> {
+    macro_rules! words {
+        ($($w:literal),* $(,)?) => {
+            match word {
+                $($w => Some(intern!(py, $w)),)*
+                _ => None,
+            }
+        };
+    }
+    words!(
+        // JSON types (`actual`, and `expected` of `type`) and presence.
+        "null",
+        "boolean",
+        "integer",
+        "number",
+        "string",
+        "array",
+        "object",
+        "present",
+        "absent",
+        "missing",
+        // Keywords that fail most often.
+        "type",
+        "required",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "pattern",
+        "format",
+        "uniqueItems",
+        "anyOf",
+        "oneOf",
+        "not",
+        "contains",
+        "false",
+    )
+}
+
+/// The exception class for `code`, as `skillgate.errors.error_class` says, asked once per code
+/// and kept (calling into Python for it was ~1.8k instructions of every raise).
+fn class_of(py: Python<'_>, code: &str) -> PyResult<Py<PyAny>> {
+    static LOOKUP: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    // Codes are a short fixed set plus whatever a peer sent; past this many, look up uncached.
+    const KEPT: usize = 64;
+    static KNOWN: Mutex<Vec<(String, Py<PyAny>)>> = Mutex::new(Vec::new());
+    {
+        let known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, class)) = known.iter().find(|(c, _)| c == code) {
+            return Ok(class.clone_ref(py));
+        }
+    }
+    let lookup = LOOKUP.get_or_try_init(py, || {
+        py.import("skillgate.errors")?
+            .getattr("error_class")
+            .map(Bound::unbind)
+    })?;
+    let class = lookup.bind(py).call1((code,))?.unbind();
+    let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+    if known.len() < KEPT {
+        known.push((code.to_owned(), class.clone_ref(py)));
+    }
+    Ok(class)
+}
+
 /// Builds the exception for `code`; any failure while building it becomes that failure.
+///
+/// The instance is made by the class's `__new__` (which sets `args`, so `str()` is the message)
+/// and its attributes are set here, without running the Python `__init__`: that frame was a
+/// third of an invalid call's cost. Attributes `fill` does not set keep the class defaults
+/// `SkillgateError` declares (`None`).
 fn build(
     py: Python<'_>,
     code: &str,
     message: &str,
-    fill: impl FnOnce(&Bound<'_, PyDict>) -> PyResult<()>,
+    fill: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<()>,
 ) -> PyErr {
-    // The lookup function, found once per interpreter.
-    static ERROR_CLASS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
     let made = (|| -> PyResult<PyErr> {
-        let lookup = ERROR_CLASS.get_or_try_init(py, || {
-            py.import("skillgate.errors")?
-                .getattr("error_class")
-                .map(Bound::unbind)
-        })?;
-        let class = lookup.bind(py).call1((code,))?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("code", code)?;
-        fill(&kwargs)?;
-        let instance = class.call((message,), Some(&kwargs))?;
+        let class = class_of(py, code)?;
+        let class = class.bind(py);
+        let message = PyString::new(py, message);
+        let instance = class
+            .getattr(intern!(py, "__new__"))?
+            .call1((&class, &message))?;
+        instance.setattr(intern!(py, "message"), &message)?;
+        instance.setattr(intern!(py, "code"), code)?;
+        fill(&instance)?;
         Ok(PyErr::from_value(instance))
     })();
     made.unwrap_or_else(|e| e)
@@ -66,11 +156,9 @@ pub(crate) fn raise(
     message: &str,
     details: Option<&[ErrorDetail]>,
 ) -> PyErr {
-    build(py, code, message, |kw| {
-        if let Some(d) = details {
-            kw.set_item("details", details_to_py(py, d)?)?;
-        }
-        Ok(())
+    build(py, code, message, |e| match details {
+        Some(d) => e.setattr(intern!(py, "details"), details_to_py(py, d)?),
+        None => e.setattr(intern!(py, "details"), PyList::empty(py)),
     })
 }
 
@@ -100,15 +188,14 @@ pub(crate) fn from_client_error(py: Python<'_>, e: &ClientError) -> PyErr {
         ClientError::Protocol { state, .. } => state.as_ref().map(|s| s.as_str()),
         _ => None,
     };
-    build(py, e.code_str(), &e.to_string(), |kw| {
-        kw.set_item("details", details_to_py(py, details)?)?;
-        kw.set_item("where", e.where_().as_str())?;
+    build(py, e.code_str(), &e.to_string(), |x| {
+        x.setattr(intern!(py, "details"), details_to_py(py, details)?)?;
+        x.setattr(intern!(py, "where"), e.where_().as_str())?;
         if let Some(step) = e.step() {
-            kw.set_item("step", step.number())?;
-            kw.set_item("step_name", step.name())?;
+            x.setattr(intern!(py, "step"), step.number())?;
+            x.setattr(intern!(py, "step_name"), step.name())?;
         }
-        kw.set_item("task_id", e.task_id())?;
-        kw.set_item("state", state)?;
-        Ok(())
+        x.setattr(intern!(py, "task_id"), e.task_id())?;
+        x.setattr(intern!(py, "state"), state)
     })
 }

@@ -17,6 +17,11 @@ mod utf8;
 
 use pyo3::prelude::*;
 
+/// Every Rust allocation of the module (not Python's own objects, which stay with CPython's
+/// allocator): the C library's malloc and free were a quarter of an invalid call's instructions.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The module; `skillgate/__init__.py` re-exports its public names.
 #[pymodule]
 fn _skillgate(m: &Bound<'_, PyModule>) -> PyResult<()> {

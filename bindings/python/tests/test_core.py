@@ -271,6 +271,42 @@ def test_interface_document_checks_and_validates():
         doc.validate_record("no-such-kind", {})
 
 
+def test_exceptions_raised_by_the_extension_are_whole():
+    """The extension builds its exceptions without running ``__init__`` (design.md D332): each
+    must still read like one built in Python, every attribute present."""
+    doc = skillgate.InterfaceDocument(json.dumps(DOC))
+    bad = {"resource_id": 7, "condition": {"metric": "", "operator": "eq", "threshold": "x", "unit": 1}, "extra": 1}
+    with pytest.raises(skillgate.InputInvalid) as e:
+        doc.validate_input(bad)
+    err = e.value
+    assert isinstance(err, skillgate.SkillgateError) and isinstance(err, Exception)
+    assert str(err) == err.message and err.message.startswith("arguments do not conform")
+    assert err.args == (err.message,)
+    assert (err.where, err.step, err.step_name, err.task_id, err.state) == (None,) * 5
+    assert [d["keyword"] for d in err.details] == [
+        "minLength", "enum", "type", "type", "type", "additionalProperties"]
+    assert err.details[1] == {
+        "instance_path": "/condition/operator",
+        "schema_path": "/properties/condition/properties/operator/enum",
+        "keyword": "enum",
+        "expected": 'one of ["gt","gte","lt","lte"]',
+        "actual": "string",
+    }
+    assert err.to_error_object() == {"code": "input_invalid", "message": err.message, "details": err.details}
+    assert repr(err).startswith("InputInvalid(code='input_invalid'")
+    # Instances do not share their details, and the class defaults stay untouched.
+    with pytest.raises(skillgate.InputInvalid) as again:
+        doc.validate_input(bad)
+    assert again.value.details == err.details and again.value.details is not err.details
+    err.details.clear()
+    assert again.value.details and skillgate.SkillgateError.where is None
+    # A JSON refusal is a JsonInvalid (and a ValueError) with the kind as its code, no details.
+    with pytest.raises(skillgate.JsonInvalid) as j:
+        skillgate.canonicalize(b'{"a": 1, "a": 2}')
+    assert isinstance(j.value, ValueError)
+    assert (j.value.code, j.value.details) == ("duplicate_member", [])
+
+
 def test_invalid_documents_list_every_finding():
     bad = json.loads(json.dumps(DOC))
     bad["input_schema"]["digest"] = "sha256:" + "0" * 64

@@ -58,6 +58,9 @@ pub(crate) struct Body {
 /// describe_skill task holds its skill's whole Skill Interface Document; without this each one
 /// would write the same few KiB again (a row spilling onto overflow pages, every page
 /// checksummed into the log), with it the row holds the rest of the task.
+// Read only by the SQL stores: a build with neither (an embedder's memory-only build) keeps
+// computing it in `set_task` but never writes it.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
 #[derive(Debug, Clone)]
 pub(crate) struct Cut {
     /// How many bytes of the body come before the text.
@@ -257,6 +260,7 @@ impl TaskRow {
 
     /// What a SQL store writes in the row's body column: [`TaskRow::body`], or the body with
     /// a shared text taken out ([`TaskRow::cut`]).
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
     pub(crate) fn stored_body(&self) -> &[u8] {
         match &self.body.cut {
             Some(cut) => &cut.rest,
@@ -266,6 +270,7 @@ impl TaskRow {
 
     /// The shared text taken out of [`TaskRow::stored_body`], if any: where it goes back, and
     /// the text with its fingerprint.
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
     pub(crate) fn cut(&self) -> Option<&Cut> {
         self.body.cut.as_ref()
     }

@@ -39,6 +39,16 @@ class SkillgateError(Exception):
     #: The code this class stands for; the base class takes any.
     CODE: Optional[str] = None
 
+    # Defaults for what a failure does not carry. The extension module builds its exceptions
+    # without running ``__init__`` (it sets ``message``, ``code`` and ``details``, plus what a
+    # client failure knows), so these class attributes are what such an instance reads for the
+    # rest.
+    where: Optional[str] = None
+    step: Optional[int] = None
+    step_name: Optional[str] = None
+    task_id: Optional[str] = None
+    state: Optional[str] = None
+
     def __init__(
         self,
         message: str,
