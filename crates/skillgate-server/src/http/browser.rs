@@ -4,12 +4,12 @@
 //! JSON content types on POST are required by the bindings themselves (`body.rs`, `jsonrpc.rs`).
 
 use super::refusal::Dialect;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use skillgate_a2a::HttpRefusal;
 use std::collections::BTreeSet;
+use std::future::Future;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -177,10 +177,10 @@ fn host_name(host: &str) -> String {
 
 /// The layer: refuses a foreign `Host` or `Origin` with 403, answers an allowed origin's
 /// preflight and adds the CORS headers to its answers.
-pub(crate) async fn layer(
-    State(policy): State<BrowserPolicy>,
+pub(crate) async fn layer<F: Future<Output = Response>>(
+    policy: &BrowserPolicy,
     req: Request,
-    next: Next,
+    next: impl FnOnce(Request) -> F,
 ) -> Response {
     // Refused in the dialect the request speaks (a 0.3 client reads 0.3 bodies); decided
     // only when refusing.
@@ -201,13 +201,13 @@ pub(crate) async fn layer(
         }
     }
     let Some(origin) = req.headers().get(header::ORIGIN).cloned() else {
-        return next.run(req).await;
+        return next(req).await;
     };
     let shown = origin.to_str().unwrap_or("<not text>").to_owned();
     let host = hosts.first().and_then(|h| h.to_str().ok());
     if policy.same_origin(&shown, host) {
         // The agent's own page (the console): no CORS answer is needed or given.
-        return next.run(req).await;
+        return next(req).await;
     }
     if !policy.origins.contains(&normalize_origin(&shown)) {
         return dialect().refuse(
@@ -236,7 +236,7 @@ pub(crate) async fn layer(
         );
         r
     } else {
-        next.run(req).await
+        next(req).await
     };
     let h = resp.headers_mut();
     h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);

@@ -1,9 +1,11 @@
-//! HTTP: the router, the cross-cutting layers (version check, extension echo, bearer auth,
-//! panic catching) and the Agent Card endpoint. The two bindings live in `jsonrpc` and `rest`.
+//! HTTP: the router and the Agent Card endpoint. The cross-cutting steps every request passes
+//! (access log, panic catching, browser checks, extensions, bearer auth, version check) are one
+//! layer in `edge`; the bindings live in `jsonrpc`, `rest` and their 0.3 counterparts.
 
 mod body;
 mod browser;
 mod conn;
+mod edge;
 mod jsonrpc;
 mod jsonrpc03;
 mod observe;
@@ -15,20 +17,19 @@ mod sse;
 pub(crate) use crate::state::{request_context, Ctx, JSON_CONTENT_TYPE};
 use crate::state::{ActiveExtensions, AppState, Shared};
 
+pub(crate) use browser::BrowserPolicy;
 pub use browser::{OriginGuard, OriginRefused};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use skillgate_a2a as a2a;
-use skillgate_a2a::version::WireVersion;
-use skillgate_runtime::checks;
 use skillgate_runtime::metrics::Metrics;
-use skillgate_runtime::{Agent, AgentSwap, AuthRefusal, ServerConfig};
+use skillgate_runtime::{Agent, AgentSwap, ServerConfig};
 use std::sync::Arc;
 
 /// The `A2A-Version` a JSON-RPC request sent (empty when none): the JSON-RPC adapter decides
@@ -81,12 +82,13 @@ fn build_router(
         tokens: config.tokens.map(Arc::new),
         streams_end,
         metrics,
+        browsers,
     });
-    let app = routes(state, browsers);
+    let app = routes(state);
     (app, swap)
 }
 
-fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
+fn routes(state: AppState) -> Router {
     let mut router = Router::new();
     if state.metrics.is_enabled() {
         router = router.route(observe::METRICS_PATH, get(metrics_scrape));
@@ -121,15 +123,9 @@ fn routes(state: AppState, browsers: browser::BrowserPolicy) -> Router {
         .route("/extendedAgentCard", get(rest::extended_card))
         .fallback(rest::not_found)
         .method_not_allowed_fallback(rest::method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), version_layer))
-        .layer(middleware::from_fn_with_state(state.clone(), auth_layer))
-        .layer(middleware::from_fn(extensions_layer))
-        .layer(middleware::from_fn_with_state(browsers, browser::layer))
-        .layer(tower_http::catch_panic::CatchPanicLayer::new())
-        .layer(middleware::from_fn_with_state(
-            state.metrics.clone(),
-            observe::layer,
-        ))
+        // One layer runs every cross-cutting step in order (edge.rs): six `from_fn` layers
+        // cost each request a clone, a boxed service and a boxed future apiece.
+        .layer(middleware::from_fn_with_state(state.clone(), edge::layer))
         .with_state(state)
 }
 
@@ -290,113 +286,4 @@ fn requested_version(uri: &axum::http::Uri, headers: &HeaderMap) -> String {
         }
     }
     String::new()
-}
-
-async fn version_layer(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
-    // The card, the scrape and the console are read by clients that speak no A2A version.
-    let path = req.uri().path();
-    if path == a2a::AGENT_CARD_PATH
-        || path == observe::METRICS_PATH
-        || crate::console::is_console_path(path)
-    {
-        return next.run(req).await;
-    }
-    let v = requested_version(req.uri(), req.headers());
-    if is_jsonrpc_path(path) {
-        // One endpoint serves both versions: the method decides the dialect.
-        req.extensions_mut().insert(RequestedVersion(v));
-        return next.run(req).await;
-    }
-    // An HTTP+JSON path names its version: `/v1/...` is 0.3, every other one 1.0.
-    let v03 = a2a::v03::rest::is_v03_path(path);
-    let family = if v03 {
-        WireVersion::V0_3
-    } else {
-        WireVersion::V1_0
-    };
-    match checks::negotiate(&v, Some(family), st.service.versions()) {
-        Ok(_) => next.run(req).await,
-        Err(r) if v03 => {
-            rest03::Error03::A2a(a2a::A2aError::VersionNotSupported, r.message).into_response()
-        }
-        Err(r) => {
-            rest::ApiError::new(a2a::A2aError::VersionNotSupported, r.message).into_response()
-        }
-    }
-}
-
-/// Splits comma-separated header values from every occurrence of a header.
-fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
-    headers
-        .get_all(name)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-/// Activates the extensions a request asks for under either header name (`A2A-Extensions`,
-/// or `X-A2A-Extensions` as 0.3 clients send it) and echoes them under each name it used.
-async fn extensions_layer(mut req: Request, next: Next) -> Response {
-    let names = [a2a::A2A_EXTENSIONS_HEADER, a2a::A2A_EXTENSIONS_HEADER_V03];
-    let used: Vec<&str> = names
-        .into_iter()
-        .filter(|n| req.headers().contains_key(*n))
-        .collect();
-    let requested: Vec<String> = used
-        .iter()
-        .flat_map(|n| header_list(req.headers(), n))
-        .collect();
-    let active = checks::activate_extensions(requested.iter().map(String::as_str));
-    req.extensions_mut()
-        .insert(ActiveExtensions(active.clone()));
-    let mut resp = next.run(req).await;
-    if !active.is_empty() {
-        if let Ok(v) = HeaderValue::from_str(&active.join(", ")) {
-            for name in used {
-                resp.headers_mut().insert(name, v.clone());
-            }
-        }
-    }
-    resp
-}
-
-async fn auth_layer(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
-    let Some(tokens) = st.tokens.as_ref() else {
-        return next.run(req).await;
-    };
-    // The card and the console's index (the card's content as a page) are public.
-    if req.uri().path() == a2a::AGENT_CARD_PATH
-        || crate::console::is_public(req.method(), req.uri().path(), req.headers())
-    {
-        return next.run(req).await;
-    }
-    let presented = req
-        .headers()
-        .get_all(header::AUTHORIZATION)
-        .iter()
-        .map(|v| v.to_str().unwrap_or(""));
-    match skillgate_runtime::authenticate(tokens, presented) {
-        Ok(caller) => {
-            req.extensions_mut().insert(caller);
-            next.run(req).await
-        }
-        Err(e @ AuthRefusal::Ambiguous) => refusal::Dialect::of(req.uri(), req.headers())
-            .refuse(a2a::HttpRefusal::BadRequest, e.to_string()),
-        Err(e) => {
-            let challenge = match e {
-                AuthRefusal::Invalid => "Bearer realm=\"skillgate\", error=\"invalid_token\"",
-                _ => "Bearer realm=\"skillgate\"",
-            };
-            let mut r = refusal::Dialect::of(req.uri(), req.headers())
-                .refuse(a2a::HttpRefusal::Unauthenticated, e.to_string());
-            r.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static(challenge),
-            );
-            r
-        }
-    }
 }

@@ -10,12 +10,12 @@
 //! and the time to the response head. No header is logged, so no token can be.
 
 use super::is_jsonrpc_path;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::Response;
 use skillgate_a2a::{self as a2a, methods};
 use skillgate_runtime::metrics::{millis, Metrics};
+use std::future::Future;
 use std::time::Instant;
 use tracing::field::{display, Empty};
 use tracing::Instrument;
@@ -99,7 +99,11 @@ pub(crate) fn rpc_method_label(m: &str) -> &'static str {
 }
 
 /// The layer: opens the span, runs the request in it, counts and logs the answer.
-pub(crate) async fn layer(State(metrics): State<Metrics>, req: Request, next: Next) -> Response {
+pub(crate) async fn layer<F: Future<Output = Response>>(
+    metrics: &Metrics,
+    req: Request,
+    next: impl FnOnce(Request) -> F,
+) -> Response {
     let start = Instant::now();
     let path = req.uri().path();
     // A browser's `GET /` is the console's index, not a JSON-RPC call.
@@ -126,7 +130,7 @@ pub(crate) async fn layer(State(metrics): State<Metrics>, req: Request, next: Ne
     // written (a URI's first clone may copy it).
     let logged = tracing::enabled!(target: ACCESS_TARGET, tracing::Level::INFO)
         .then(|| (req.method().clone(), req.uri().clone()));
-    let resp = next.run(req).instrument(span.clone()).await;
+    let resp = next(req).instrument(span.clone()).await;
     let method = resp.extensions().get::<RpcMethod>().map_or(method, |m| m.0);
     let status = resp.status().as_u16();
     metrics.request(binding, method, status);
