@@ -38,7 +38,8 @@ pub(crate) struct Shared {
     pub(crate) service: A2aService,
     /// The served agent and its card; the extended card and the base URL come from it too.
     pub(crate) swap: AgentSwap,
-    pub(crate) cache_control: Arc<str>,
+    /// The card's `Cache-Control` value, made once (a value made per request is a copy).
+    pub(crate) cache_control: axum::http::HeaderValue,
     pub(crate) body_limit: usize,
     pub(crate) max_depth: usize,
     pub(crate) request_timeout: Duration,

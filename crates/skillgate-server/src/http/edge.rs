@@ -10,9 +10,10 @@
 
 use super::{browser, is_jsonrpc_path, observe, refusal, requested_version, rest, rest03};
 use super::{ActiveExtensions, AppState, RequestedVersion};
+use super::{A2A_EXTENSIONS, A2A_EXTENSIONS_V03};
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
@@ -97,7 +98,7 @@ async fn version<F: Future<Output = Response>>(
 }
 
 /// Splits comma-separated header values from every occurrence of a header.
-fn header_list(headers: &HeaderMap, name: &str) -> Vec<String> {
+fn header_list(headers: &HeaderMap, name: &HeaderName) -> Vec<String> {
     headers
         .get_all(name)
         .iter()
@@ -114,10 +115,10 @@ async fn extensions<F: Future<Output = Response>>(
     mut req: Request,
     next: impl FnOnce(Request) -> F,
 ) -> Response {
-    let names = [a2a::A2A_EXTENSIONS_HEADER, a2a::A2A_EXTENSIONS_HEADER_V03];
-    let used: Vec<&str> = names
+    let names = [A2A_EXTENSIONS, A2A_EXTENSIONS_V03];
+    let used: Vec<HeaderName> = names
         .into_iter()
-        .filter(|n| req.headers().contains_key(*n))
+        .filter(|n| req.headers().contains_key(n))
         .collect();
     let requested: Vec<String> = used
         .iter()

@@ -22,7 +22,7 @@ pub use browser::{OriginGuard, OriginRefused};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -75,7 +75,12 @@ fn build_router(
     let state = AppState::new(Shared {
         service: swap.service(),
         swap: swap.clone(),
-        cache_control: format!("public, max-age={}", config.card_max_age.as_secs()).into(),
+        // ASCII and digits: always a valid value.
+        cache_control: HeaderValue::try_from(format!(
+            "public, max-age={}",
+            config.card_max_age.as_secs()
+        ))
+        .unwrap_or(HeaderValue::from_static("no-cache")),
         body_limit: config.body_limit,
         max_depth: config.max_json_depth,
         request_timeout: config.request_timeout,
@@ -256,9 +261,7 @@ async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
     if let Ok(v) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, v);
     }
-    if let Ok(v) = HeaderValue::from_str(&st.cache_control) {
-        h.insert(header::CACHE_CONTROL, v);
-    }
+    h.insert(header::CACHE_CONTROL, st.cache_control.clone());
     if let Ok(v) = HeaderValue::from_str(&served.last_modified) {
         h.insert(header::LAST_MODIFIED, v);
     }
@@ -272,9 +275,18 @@ async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
     resp
 }
 
+/// The A2A header names, parsed once: a lookup by `&str` parses and checks the name on every
+/// request (about 300 instructions each, callgrind). Lower case, as `HeaderName` keeps names;
+/// the test `a2a_header_names_are_the_crates` ties them to `skillgate_a2a`'s.
+const A2A_VERSION: HeaderName = HeaderName::from_static("a2a-version");
+/// `A2A-Extensions`, see [`A2A_VERSION`].
+const A2A_EXTENSIONS: HeaderName = HeaderName::from_static("a2a-extensions");
+/// `X-A2A-Extensions` (0.3), see [`A2A_VERSION`].
+const A2A_EXTENSIONS_V03: HeaderName = HeaderName::from_static("x-a2a-extensions");
+
 /// Reads `A2A-Version` from the header or the `A2A-Version` query parameter; missing means 0.3.
 fn requested_version(uri: &axum::http::Uri, headers: &HeaderMap) -> String {
-    if let Some(v) = headers.get(a2a::A2A_VERSION_HEADER) {
+    if let Some(v) = headers.get(A2A_VERSION) {
         return v.to_str().unwrap_or("").trim().to_string();
     }
     if let Some(q) = uri.query() {
@@ -286,4 +298,20 @@ fn requested_version(uri: &axum::http::Uri, headers: &HeaderMap) -> String {
         }
     }
     String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a2a_header_names_are_the_crates() {
+        for (parsed, name) in [
+            (&A2A_VERSION, a2a::A2A_VERSION_HEADER),
+            (&A2A_EXTENSIONS, a2a::A2A_EXTENSIONS_HEADER),
+            (&A2A_EXTENSIONS_V03, a2a::A2A_EXTENSIONS_HEADER_V03),
+        ] {
+            assert_eq!(parsed.as_str(), name.to_ascii_lowercase());
+        }
+    }
 }
