@@ -197,6 +197,8 @@ fn main() -> ExitCode {
         Command::Man => cmd::docs::man(command()),
         Command::Docs(c) => cmd::docs::docs(c, command()),
     };
+    // Log lines still queued for stderr go out before the command's own last words.
+    skillgate_server::logs::flush();
     let code = match result {
         Ok(code) => code,
         Err(e) => {

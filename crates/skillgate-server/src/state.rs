@@ -48,8 +48,6 @@ pub(crate) struct Shared {
     pub(crate) streams_end: tokio_util::sync::CancellationToken,
     /// Counters of this server (a no-op unless `ServerConfig::metrics`).
     pub(crate) metrics: Metrics,
-    /// The `Host` names and browser origins this server answers.
-    pub(crate) browsers: crate::http::BrowserPolicy,
 }
 
 impl AppState {

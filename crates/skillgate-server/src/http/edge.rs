@@ -9,7 +9,7 @@
 //! a fifth of serving the Agent Card.
 
 use super::{browser, is_jsonrpc_path, observe, refusal, requested_version, rest, rest03};
-use super::{ActiveExtensions, AppState, RequestedVersion};
+use super::{ActiveExtensions, AppState, BrowserPolicy, RequestedVersion};
 use super::{A2A_EXTENSIONS, A2A_EXTENSIONS_V03};
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -22,12 +22,25 @@ use skillgate_a2a::version::WireVersion;
 use skillgate_runtime::{checks, AuthRefusal};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
-/// The layer (`from_fn_with_state` with the app state): every step, then the handler.
-pub(crate) async fn layer(State(st): State<AppState>, req: Request, next: Next) -> Response {
-    let st = &st;
+/// What the steps read: the app state and the browser policy, behind one `Arc` (cloned
+/// once per request).
+#[derive(Clone)]
+pub(crate) struct Edge(Arc<(AppState, BrowserPolicy)>);
+
+impl Edge {
+    /// The layer's state.
+    pub(crate) fn new(app: AppState, browsers: BrowserPolicy) -> Self {
+        Self(Arc::new((app, browsers)))
+    }
+}
+
+/// The layer (`from_fn_with_state` with an [`Edge`]): every step, then the handler.
+pub(crate) async fn layer(State(edge): State<Edge>, req: Request, next: Next) -> Response {
+    let (st, browsers) = (&edge.0 .0, &edge.0 .1);
     observe::layer(&st.metrics, req, |req| {
-        caught(browser::layer(&st.browsers, req, |req| {
+        caught(browser::layer(browsers, req, |req| {
             extensions(req, |req| {
                 auth(st, req, |req| version(st, req, |req| next.run(req)))
             })

@@ -17,7 +17,7 @@ mod sse;
 pub(crate) use crate::state::{request_context, Ctx, JSON_CONTENT_TYPE};
 use crate::state::{ActiveExtensions, AppState, Shared};
 
-pub(crate) use browser::BrowserPolicy;
+use browser::BrowserPolicy;
 pub use browser::{OriginGuard, OriginRefused};
 
 use axum::body::Body;
@@ -87,13 +87,12 @@ fn build_router(
         tokens: config.tokens.map(Arc::new),
         streams_end,
         metrics,
-        browsers,
     });
-    let app = routes(state);
+    let app = routes(state, browsers);
     (app, swap)
 }
 
-fn routes(state: AppState) -> Router {
+fn routes(state: AppState, browsers: BrowserPolicy) -> Router {
     let mut router = Router::new();
     if state.metrics.is_enabled() {
         router = router.route(observe::METRICS_PATH, get(metrics_scrape));
@@ -130,7 +129,10 @@ fn routes(state: AppState) -> Router {
         .method_not_allowed_fallback(rest::method_not_allowed)
         // One layer runs every cross-cutting step in order (edge.rs): six `from_fn` layers
         // cost each request a clone, a boxed service and a boxed future apiece.
-        .layer(middleware::from_fn_with_state(state.clone(), edge::layer))
+        .layer(middleware::from_fn_with_state(
+            edge::Edge::new(state.clone(), browsers),
+            edge::layer,
+        ))
         .with_state(state)
 }
 

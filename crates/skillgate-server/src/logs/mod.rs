@@ -5,15 +5,19 @@
 //! `tracing_subscriber`'s default (`Full`) format, with or without ANSI colours, but keeps each
 //! span's formatted fields in a buffer taken from a per-thread pool instead of a new `String`
 //! per span, and formats each line into one per-thread buffer written with one `write`. The
-//! JSON form is `tracing_subscriber`'s own (`json().flatten_event(true)`), unchanged.
+//! JSON form is `tracing_subscriber`'s own (`json().flatten_event(true)`), unchanged. Both
+//! forms go to stderr through one writer thread (`queue`): a line is queued, and whatever has
+//! queued up is written in one call; [`flush`] waits until it is all out.
 //!
 //! Filtering is `tracing_subscriber`'s [`EnvFilter`], with one shortcut ([`SpanFilter`]): a
 //! filter without span directives (no `[` in `RUST_LOG`, the default `info` included) has
 //! nothing to track per span, so the span callbacks (open, enter, exit, record, close), which
 //! each take the filter's lock and hash the span id, are not called at all.
 
+mod queue;
 mod text;
 
+pub use queue::flush;
 pub use text::TextLayer;
 
 use tracing::span;
@@ -74,7 +78,7 @@ pub fn install(form: Form) -> Result<(), BadFilter> {
                 tracing_subscriber::fmt::layer()
                     .json()
                     .flatten_event(true)
-                    .with_writer(std::io::stderr),
+                    .with_writer(|| Queued),
             )
             .with(filter)
             .try_init(),
@@ -146,5 +150,25 @@ where
         if self.spans {
             Layer::<S>::on_close(&self.inner, id, ctx);
         }
+    }
+}
+
+/// A writer that queues what it is given for the writer thread (stderr itself if that thread
+/// could not start). `tracing_subscriber`'s JSON layer writes each line with one `write_all`.
+struct Queued;
+
+impl std::io::Write for Queued {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match queue::queue() {
+            Some(q) => {
+                q.push(buf);
+                Ok(buf.len())
+            }
+            None => std::io::stderr().write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

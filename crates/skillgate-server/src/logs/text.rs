@@ -39,7 +39,8 @@ thread_local! {
     static SECOND: RefCell<(Option<i64>, String)> = const { RefCell::new((None, String::new())) };
 }
 
-/// The text-form layer: formats each event as one line on stderr.
+/// The text-form layer: formats each event as one line on stderr (through the writer thread
+/// of `queue`).
 #[derive(Debug)]
 pub struct TextLayer {
     ansi: bool,
@@ -59,7 +60,13 @@ impl Sink {
     /// Writes one line whole.
     fn write(&self, line: &[u8]) -> std::io::Result<()> {
         match self {
-            Sink::Stderr => std::io::stderr().write_all(line),
+            Sink::Stderr => match super::queue::queue() {
+                Some(q) => {
+                    q.push(line);
+                    Ok(())
+                }
+                None => std::io::stderr().write_all(line),
+            },
             #[cfg(test)]
             Sink::Memory(m) => m.lock().map_or(Ok(()), |mut m| {
                 m.extend_from_slice(line);
