@@ -44,27 +44,29 @@ pub(crate) struct Queue {
     written: Condvar,
 }
 
-/// The process's queue, started by the first [`queue`] call.
-static QUEUE: OnceLock<Arc<Queue>> = OnceLock::new();
+/// The process's queue, started by the first [`queue`] call; `None` if its thread could not
+/// be started.
+static QUEUE: OnceLock<Option<Arc<Queue>>> = OnceLock::new();
 
-/// The queue to stderr, its writer thread started on first use. `None` if the thread could
-/// not be started: the caller writes to stderr itself.
+/// The queue to stderr, its writer thread started on first use (once, however many threads
+/// log first). `None` if the thread could not be started: the caller writes to stderr itself.
 pub(crate) fn queue() -> Option<&'static Arc<Queue>> {
-    if let Some(q) = QUEUE.get() {
-        return Some(q);
-    }
-    let q = Arc::new(Queue::default());
-    let writer = q.clone();
-    std::thread::Builder::new()
-        .name("skillgate-log".into())
-        .spawn(move || writer.run(&mut std::io::stderr()))
-        .ok()?;
-    Some(QUEUE.get_or_init(|| q))
+    QUEUE
+        .get_or_init(|| {
+            let q = Arc::new(Queue::default());
+            let writer = q.clone();
+            std::thread::Builder::new()
+                .name("skillgate-log".into())
+                .spawn(move || writer.run(&mut std::io::stderr()))
+                .ok()
+                .map(|_| q)
+        })
+        .as_ref()
 }
 
 /// Waits, at most two seconds, until every line queued so far has been written.
 pub fn flush() {
-    if let Some(q) = QUEUE.get() {
+    if let Some(Some(q)) = QUEUE.get() {
         q.flush(FLUSH_WAIT);
     }
 }
