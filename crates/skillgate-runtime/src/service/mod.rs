@@ -259,6 +259,17 @@ impl A2aService {
         req: SendMessageRequest,
         ctx: &RequestContext,
     ) -> Result<SendMessageResponse, ServiceError> {
+        // Boxed here, once, as `send_streaming_message` is: unboxed, this future (about 6 KiB:
+        // the turn, the skill's steps, the waits) sat inside every binding's handler future,
+        // which the HTTP stack copied whole several times while routing each request.
+        Box::pin(self.send_message_unboxed(req, ctx)).await
+    }
+
+    async fn send_message_unboxed(
+        &self,
+        req: SendMessageRequest,
+        ctx: &RequestContext,
+    ) -> Result<SendMessageResponse, ServiceError> {
         let (cfg, turn) = self.begin_turn(req, ctx, true).await?;
         let (entry, work, attached) = match turn {
             Turn::Answered(answer) => return Ok(*answer),

@@ -19,6 +19,15 @@ impl A2aService {
         req: SendMessageRequest,
         ctx: &RequestContext,
     ) -> Result<EventStream, ServiceError> {
+        // Boxed for the reason `send_message` is (about 6 KiB inline in every handler).
+        Box::pin(self.send_streaming_message_unboxed(req, ctx)).await
+    }
+
+    async fn send_streaming_message_unboxed(
+        &self,
+        req: SendMessageRequest,
+        ctx: &RequestContext,
+    ) -> Result<EventStream, ServiceError> {
         let (cfg, turn) = self.begin_turn(req, ctx, false).await?;
         let (entry, work, attached) = match turn {
             Turn::Answered(answer) => {

@@ -51,10 +51,11 @@ pub(crate) async fn layer(State(edge): State<Edge>, req: Request, next: Next) ->
 
 /// A panic in the chain becomes a 500 the access log still records (inside `observe`), and
 /// the connection stays usable; the body is plain text, as tower-http's panic layer answered.
-async fn caught(chain: impl Future<Output = Response>) -> Response {
-    match AssertUnwindSafe(chain).catch_unwind().await {
-        Ok(resp) => resp,
-        Err(panic) => {
+/// Not an `async fn`: one would hold the chain twice (as its argument and as the future it
+/// awaits), doubling the size of the future every request moves around.
+fn caught(chain: impl Future<Output = Response>) -> impl Future<Output = Response> {
+    AssertUnwindSafe(chain).catch_unwind().map(|done| {
+        done.unwrap_or_else(|panic| {
             let what = panic
                 .downcast_ref::<String>()
                 .map(String::as_str)
@@ -68,8 +69,8 @@ async fn caught(chain: impl Future<Output = Response>) -> Response {
                 HeaderValue::from_static("text/plain; charset=utf-8"),
             );
             r
-        }
-    }
+        })
+    })
 }
 
 /// Checks the A2A version a request asks for against what the served agent speaks.
