@@ -18,18 +18,31 @@ fn task(id: &str, state: TaskState) -> Task {
     }
 }
 
-#[tokio::test]
-async fn terminal_state_is_final() {
-    let s = store();
-    let e = TaskHandle::create(
-        &s,
+/// Task "a", WORKING, created on `s` with no owner and default flags.
+async fn working(s: &Arc<dyn TaskStore>) -> Arc<TaskHandle> {
+    TaskHandle::create(
+        s,
         &Metrics::disabled(),
         task("a", TaskState::Working),
         None,
         Flags::default(),
     )
     .await
-    .unwrap();
+    .unwrap()
+}
+
+/// A memory store whose tasks may take at most `max_task_bytes`.
+fn store_with_task_budget(max_task_bytes: u64) -> Arc<dyn TaskStore> {
+    Arc::new(MemoryStore::new(StoreLimits {
+        max_task_bytes,
+        ..StoreLimits::memory()
+    }))
+}
+
+#[tokio::test]
+async fn terminal_state_is_final() {
+    let s = store();
+    let e = working(&s).await;
     e.set_status(TaskState::Canceled, None).await.unwrap();
     assert!(matches!(
         e.set_status(TaskState::Completed, None).await,
@@ -44,15 +57,7 @@ async fn terminal_state_is_final() {
 #[tokio::test]
 async fn a_stale_handle_rereads_and_respects_a_cancel_made_through_another() {
     let s = store();
-    let runner = TaskHandle::create(
-        &s,
-        &Metrics::disabled(),
-        task("a", TaskState::Working),
-        None,
-        Flags::default(),
-    )
-    .await
-    .unwrap();
+    let runner = working(&s).await;
     let other = TaskHandle::load(&s, &Metrics::disabled(), "a")
         .await
         .unwrap()
@@ -71,24 +76,9 @@ async fn a_stale_handle_rereads_and_respects_a_cancel_made_through_another() {
 
 #[tokio::test]
 async fn a_result_over_the_task_budget_is_refused() {
-    let s: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits {
-        max_task_bytes: 2000,
-        ..StoreLimits::memory()
-    }));
-    let e = TaskHandle::create(
-        &s,
-        &Metrics::disabled(),
-        task("a", TaskState::Working),
-        None,
-        Flags::default(),
-    )
-    .await
-    .unwrap();
-    let big = Artifact {
-        artifact_id: "x".into(),
-        parts: vec![skillgate_a2a::Part::text("y".repeat(5000))],
-        ..Default::default()
-    };
+    let s = store_with_task_budget(2000);
+    let e = working(&s).await;
+    let big = artifact("x", &"y".repeat(5000));
     assert!(matches!(
         e.add_artifact(big, false, true).await,
         Err(Refused::OverBudget(size, 2000)) if size > 5000
@@ -106,15 +96,7 @@ fn artifact(id: &str, text: &str) -> Artifact {
 #[tokio::test]
 async fn finish_writes_artifacts_and_status_once_with_an_event_each() {
     let s = store();
-    let e = TaskHandle::create(
-        &s,
-        &Metrics::disabled(),
-        task("a", TaskState::Working),
-        None,
-        Flags::default(),
-    )
-    .await
-    .unwrap();
+    let e = working(&s).await;
     let (_, seen, mut sub) = e.subscribe().await;
     assert_eq!(seen, 1);
     e.finish(
@@ -155,15 +137,7 @@ async fn finish_writes_artifacts_and_status_once_with_an_event_each() {
 #[tokio::test]
 async fn finish_without_subscribers_writes_one_version() {
     let s = store();
-    let e = TaskHandle::create(
-        &s,
-        &Metrics::disabled(),
-        task("a", TaskState::Working),
-        None,
-        Flags::default(),
-    )
-    .await
-    .unwrap();
+    let e = working(&s).await;
     e.finish(vec![artifact("r1", "one")], TaskState::Completed, None)
         .await
         .unwrap();
@@ -177,10 +151,7 @@ async fn finish_without_subscribers_writes_one_version() {
 
 #[tokio::test]
 async fn a_finish_over_the_task_budget_is_refused_without_writing() {
-    let s: Arc<dyn TaskStore> = Arc::new(MemoryStore::new(StoreLimits {
-        max_task_bytes: 2000,
-        ..StoreLimits::memory()
-    }));
+    let s = store_with_task_budget(2000);
     refused_finish_leaves_no_trace(s).await;
 }
 
@@ -204,15 +175,7 @@ async fn a_finish_over_the_task_budget_is_refused_without_writing_on_sqlite() {
 }
 
 async fn refused_finish_leaves_no_trace(s: Arc<dyn TaskStore>) {
-    let e = TaskHandle::create(
-        &s,
-        &Metrics::disabled(),
-        task("a", TaskState::Working),
-        None,
-        Flags::default(),
-    )
-    .await
-    .unwrap();
+    let e = working(&s).await;
     // Each fits alone; together they do not.
     let parts = vec![
         artifact("r1", &"y".repeat(1200)),

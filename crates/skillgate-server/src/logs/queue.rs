@@ -162,6 +162,13 @@ mod tests {
         }
     }
 
+    impl Recorder {
+        /// Holds every write shut until the guard drops.
+        fn hold(&self) -> MutexGuard<'_, ()> {
+            self.gate.lock().unwrap_or_else(|p| p.into_inner())
+        }
+    }
+
     fn started(rec: &Recorder) -> Arc<Queue> {
         let q = Arc::new(Queue::default());
         let (writer, mut out) = (q.clone(), rec.clone());
@@ -177,7 +184,7 @@ mod tests {
         q.flush(Duration::from_secs(5));
         assert_eq!(rec.writes.lock().map(|w| w.len()).ok(), Some(1));
         // The writer is held inside a write: what is queued meanwhile goes out in one call.
-        let shut = rec.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let shut = rec.hold();
         q.push(b"second\n");
         std::thread::sleep(Duration::from_millis(50));
         for i in 0..100 {
@@ -203,7 +210,7 @@ mod tests {
     fn a_full_queue_makes_the_logger_wait_instead_of_dropping_lines() {
         let rec = Recorder::default();
         let q = started(&rec);
-        let shut = rec.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let shut = rec.hold();
         q.push(b"x\n");
         std::thread::sleep(Duration::from_millis(50));
         let big = vec![b'y'; CAP];
@@ -233,7 +240,7 @@ mod tests {
     fn flush_gives_up_on_a_writer_that_never_finishes() {
         let rec = Recorder::default();
         let q = started(&rec);
-        let _shut = rec.gate.lock().unwrap_or_else(|p| p.into_inner());
+        let _shut = rec.hold();
         q.push(b"stuck\n");
         let t = Instant::now();
         q.flush(Duration::from_millis(100));

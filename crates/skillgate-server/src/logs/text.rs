@@ -270,6 +270,17 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    /// An integer field as `name=digits` (`itoa`, not `core::fmt`); a `message` that is an
+    /// integer keeps the message rules.
+    fn record_integer<I: itoa::Integer + std::fmt::Debug>(&mut self, field: &Field, value: I) {
+        if field.name() == "message" {
+            return self.record_debug(field, &value);
+        }
+        self.pad();
+        self.name(field.name());
+        self.out.push_str(itoa::Buffer::new().format(value));
+    }
+
     fn new(out: &'a mut String, ansi: bool) -> Self {
         Self {
             out,
@@ -308,21 +319,11 @@ impl Visit for Fields<'_> {
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        if field.name() == "message" {
-            return self.record_debug(field, &value);
-        }
-        self.pad();
-        self.name(field.name());
-        self.out.push_str(itoa::Buffer::new().format(value));
+        self.record_integer(field, value);
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        if field.name() == "message" {
-            return self.record_debug(field, &value);
-        }
-        self.pad();
-        self.name(field.name());
-        self.out.push_str(itoa::Buffer::new().format(value));
+        self.record_integer(field, value);
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
