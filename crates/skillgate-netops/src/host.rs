@@ -66,7 +66,7 @@ pub fn parse_net_dev(text: &str) -> Result<Vec<InterfaceCounters>, ParseError> {
     let mut out: Vec<InterfaceCounters> = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
-        if raw.trim().is_empty() {
+        if raw.trim_ascii().is_empty() {
             continue;
         }
         let Some((name, rest)) = raw.split_once(':') else {
@@ -85,21 +85,17 @@ pub fn parse_net_dev(text: &str) -> Result<Vec<InterfaceCounters>, ParseError> {
                 message: "empty or malformed interface name".into(),
             });
         }
-        let mut values = [0u64; NET_DEV_COLUMNS];
-        let mut fields = rest.split_whitespace();
-        for (column, slot) in values.iter_mut().enumerate() {
-            let field = fields.next().ok_or_else(|| ParseError {
-                line,
-                message: format!("interface {name}: {column} counters, expected {NET_DEV_COLUMNS}"),
-            })?;
-            *slot = field.parse().map_err(|_| ParseError {
-                line,
-                message: format!(
-                    "interface {name}: counter {} is not an unsigned integer",
-                    column + 1
-                ),
-            })?;
-        }
+        let values = read_columns(rest).map_err(|e| ParseError {
+            line,
+            message: match e {
+                Columns::Missing(n) => {
+                    format!("interface {name}: {n} counters, expected {NET_DEV_COLUMNS}")
+                }
+                Columns::NotANumber(n) => {
+                    format!("interface {name}: counter {n} is not an unsigned integer")
+                }
+            },
+        })?;
         if out.iter().any(|c| c.interface == name) {
             return Err(ParseError {
                 line,
@@ -119,6 +115,56 @@ pub fn parse_net_dev(text: &str) -> Result<Vec<InterfaceCounters>, ParseError> {
         });
     }
     Ok(out)
+}
+
+/// What is wrong with the counter columns of a line.
+#[derive(Debug, PartialEq, Eq)]
+enum Columns {
+    /// Only this many columns.
+    Missing(usize),
+    /// The column with this 1-based number is not an unsigned 64-bit decimal.
+    NotANumber(usize),
+}
+
+/// Reads the counter columns after an interface's colon: ASCII decimal numbers (digits only)
+/// separated by ASCII whitespace; columns after the sixteenth are not read. One pass over the
+/// bytes: every evaluate_resource_condition call parses the whole file, and splitting it into
+/// words and parsing each word was most of the skill's cost (callgrind, docs/benchmarks.md).
+fn read_columns(rest: &str) -> Result<[u64; NET_DEV_COLUMNS], Columns> {
+    let mut values = [0u64; NET_DEV_COLUMNS];
+    let mut done = 0;
+    let mut current: Option<u64> = None;
+    for &b in rest.as_bytes() {
+        if b.is_ascii_whitespace() {
+            if let Some(v) = current.take() {
+                values[done] = v;
+                done += 1;
+                if done == NET_DEV_COLUMNS {
+                    return Ok(values);
+                }
+            }
+        } else {
+            let digit = b.checked_sub(b'0').filter(|d| *d <= 9);
+            current = digit
+                .and_then(|d| {
+                    current
+                        .unwrap_or(0)
+                        .checked_mul(10)?
+                        .checked_add(u64::from(d))
+                })
+                .map(Some)
+                .ok_or(Columns::NotANumber(done + 1))?;
+        }
+    }
+    if let Some(v) = current {
+        values[done] = v;
+        done += 1;
+    }
+    if done == NET_DEV_COLUMNS {
+        Ok(values)
+    } else {
+        Err(Columns::Missing(done))
+    }
 }
 
 /// Interface operational state (RFC 2863 names, as in `/sys/class/net/<if>/operstate`).
@@ -284,6 +330,8 @@ pub trait HostSource: Send + Sync + fmt::Debug + 'static {
 #[derive(Debug, Clone)]
 pub struct SysfsHost {
     root: PathBuf,
+    /// `<root>/proc/net/dev`, joined once: every evaluate reads it.
+    net_dev: PathBuf,
 }
 
 impl SysfsHost {
@@ -294,7 +342,9 @@ impl SysfsHost {
 
     /// A tree laid out like `/` (used for fixtures and containers with the host mounted elsewhere).
     pub fn with_root(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        let root = root.into();
+        let net_dev = root.join("proc/net/dev");
+        Self { root, net_dev }
     }
 
     /// The configured root.
@@ -313,7 +363,9 @@ impl Default for SysfsHost {
 /// size 0 in metadata, so the bound is enforced while reading.
 fn read_bounded(path: &Path) -> Result<String, io::Error> {
     let file = std::fs::File::open(path)?;
-    let mut text = String::new();
+    // A /proc file's size reads as 0, so std cannot size the buffer: one page takes
+    // /proc/net/dev of a host with a few dozen interfaces in one read.
+    let mut text = String::with_capacity(4096);
     file.take(MAX_HOST_FILE_BYTES + 1)
         .read_to_string(&mut text)?;
     Ok(text)
@@ -333,14 +385,14 @@ fn check_interface_name(interface: &str) -> Result<(), HostError> {
 
 impl HostSource for SysfsHost {
     fn net_dev(&self) -> Result<String, HostError> {
-        let path = self.root.join("proc/net/dev");
-        let text = read_bounded(&path).map_err(|source| HostError::Io {
+        let path = &self.net_dev;
+        let text = read_bounded(path).map_err(|source| HostError::Io {
             path: path.clone(),
             source,
         })?;
         if text.len() as u64 > MAX_HOST_FILE_BYTES {
             return Err(HostError::TooLarge {
-                path,
+                path: path.clone(),
                 limit: MAX_HOST_FILE_BYTES,
             });
         }
@@ -508,6 +560,22 @@ mod tests {
         let junk = parse_net_dev("Inter-|\n face |\nno colon here\n").unwrap_err();
         assert_eq!(junk.line, 3);
         assert!(parse_net_dev(": 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n").is_err());
+    }
+
+    #[test]
+    fn columns_are_digits_between_ascii_whitespace() {
+        let sixteen: Vec<u64> = (1..=16).collect();
+        let spaced = "\t1 2  3\t4 5 6 7 8 9 10 11 12 13 14 15 16 junk: here\r";
+        assert_eq!(read_columns(spaced).unwrap().to_vec(), sixteen);
+        assert_eq!(read_columns("1 2 3"), Err(Columns::Missing(3)));
+        assert_eq!(read_columns(""), Err(Columns::Missing(0)));
+        // A sign, a unit or a fraction is not a counter (`u64::from_str` would take `+5`).
+        for bad in ["+5", "5k", "1.5"] {
+            let text = format!("1 {bad} 3 4 5 6 7 8 9 10 11 12 13 14 15 16");
+            assert_eq!(read_columns(&text), Err(Columns::NotANumber(2)), "{bad}");
+        }
+        let last_over = format!("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 {}0", u64::MAX);
+        assert_eq!(read_columns(&last_over), Err(Columns::NotANumber(16)));
     }
 
     #[test]
