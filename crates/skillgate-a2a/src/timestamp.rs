@@ -66,7 +66,8 @@ fn format_utc(t: OffsetDateTime) -> String {
     ] {
         out[at] = sep;
     }
-    out.iter().map(|&b| char::from(b)).collect()
+    // Only ASCII digits and separators were written: one copy, no per-char pushes.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -25,7 +25,13 @@ use tokio_util::sync::CancellationToken;
 /// instead of dirtying a random leaf page per write; an id grants nothing (every read checks
 /// the caller), so the timestamp it shows costs no secrecy.
 pub(crate) fn new_id() -> String {
-    uuid::Uuid::now_v7().to_string()
+    // Encoded into a buffer and copied once: `to_string` goes through `fmt` and grows the
+    // string as it writes (several ids per request).
+    let mut buf = uuid::Uuid::encode_buffer();
+    uuid::Uuid::now_v7()
+        .hyphenated()
+        .encode_lower(&mut buf)
+        .to_owned()
 }
 
 /// A message from the agent about a task (ids from the handle: no copy of the task needed).
@@ -69,6 +75,17 @@ pub(crate) enum TurnRefused {
     NotWaiting(TaskState),
     /// Another follow-up already continues it.
     Taken,
+}
+
+/// What a change is told about the attempt it is applied in.
+#[derive(Debug, Clone, Copy)]
+struct Attempt {
+    /// Someone could receive the change's events when it began: build them.
+    emit: bool,
+    /// A lost version race may apply the change again, to the task re-read: what it puts
+    /// into the task must stay with it. When `false` (the first write of a deferred task,
+    /// which creates it), the change may move its inputs instead of copying them.
+    may_retry: bool,
 }
 
 /// The events of one change.
@@ -408,15 +425,18 @@ impl TaskHandle {
     /// the stored row, which holds it exactly.
     async fn change<F>(&self, mut change: F) -> Result<(), Refused>
     where
-        F: FnMut(&mut Task, &mut Flags, bool) -> Result<Event, Refused>,
+        F: FnMut(&mut Task, &mut Flags, Attempt) -> Result<Event, Refused>,
     {
         let budget = self.store.limits().max_task_bytes;
         let mut cur = self.current.lock().await;
         for _ in 0..MAX_RETRIES {
             let was_terminal = cur.task.status.state.is_terminal();
             let mut row = cur.row.clone();
-            let emit = self.store.wants_event(&self.id);
-            let event = match change(Arc::make_mut(&mut cur.task), &mut row.flags, emit) {
+            let attempt = Attempt {
+                emit: self.store.wants_event(&self.id),
+                may_retry: !matches!(cur.stored, Stored::Not),
+            };
+            let event = match change(Arc::make_mut(&mut cur.task), &mut row.flags, attempt) {
                 Ok(event) => event,
                 Err(refused) => {
                     restore(&mut cur)?;
@@ -451,7 +471,7 @@ impl TaskHandle {
             row.version += i64::try_from(built.len().max(1)).unwrap_or(1);
             match self.store.update(&row, built).await {
                 Ok(()) => {
-                    // A subscriber that arrived after `emit` was decided may have read the
+                    // A subscriber that arrived after `attempt.emit` was decided may have read the
                     // task before this write: tell it to read again.
                     if matches!(event, Event::Skipped) && self.store.hub().has_subscribers(&self.id)
                     {
@@ -539,12 +559,12 @@ impl TaskHandle {
         append: bool,
         last_chunk: bool,
     ) -> Result<(), Refused> {
-        self.change(|task, _, emit| {
+        self.change(|task, _, attempt| {
             let current = task.status.state;
             if current.is_terminal() {
                 return Err(Refused::Terminal(current));
             }
-            let ev = Event::of(emit, || {
+            let ev = Event::of(attempt.emit, || {
                 artifact_update(task, &artifact, append, last_chunk)
             });
             // A2A 1.0: append extends the artifact with this id; otherwise it is replaced.
@@ -560,22 +580,30 @@ impl TaskHandle {
     /// artifact, in order, then the status update.
     pub(crate) async fn finish(
         &self,
-        artifacts: Vec<Artifact>,
+        mut artifacts: Vec<Artifact>,
         state: TaskState,
         message: Option<Message>,
     ) -> Result<(), Refused> {
-        self.change(|task, flags, emit| {
+        self.change(|task, flags, attempt| {
             let current = task.status.state;
             if current.is_terminal() {
                 return Err(Refused::Terminal(current));
             }
+            let emit = attempt.emit;
             let mut events = Vec::with_capacity(if emit { artifacts.len() + 1 } else { 0 });
-            for artifact in &artifacts {
+            // Moved into the task when this attempt is the last one (a copy and a drop of
+            // each artifact were a twentieth of an evaluate's instructions); copied otherwise.
+            let given = if attempt.may_retry {
+                artifacts.clone()
+            } else {
+                std::mem::take(&mut artifacts)
+            };
+            for artifact in given {
                 if emit {
-                    events.push(artifact_update(task, artifact, false, true));
+                    events.push(artifact_update(task, &artifact, false, true));
                 }
                 // Announced with append: false, so applied as a replacement too.
-                task.apply_artifact_update(artifact.clone(), false);
+                task.apply_artifact_update(artifact, false);
             }
             let status = TaskStatus {
                 state,

@@ -200,3 +200,59 @@ async fn refused_finish_leaves_no_trace(s: Arc<dyn TaskStore>) {
     .unwrap();
     assert_eq!(s.get("a").await.unwrap().unwrap().version, 2);
 }
+
+/// Task "d", WORKING, deferred on `s`: stored by its first write.
+fn deferred(s: &Arc<dyn TaskStore>) -> Arc<TaskHandle> {
+    TaskHandle::deferred(
+        s,
+        &Metrics::disabled(),
+        task("d", TaskState::Working),
+        None,
+        Flags::default(),
+    )
+    .unwrap()
+}
+
+/// A deferred task's first write creates it finished: its finish moves the artifacts into
+/// the task (no retry can need them), and the store holds what the handle holds.
+#[tokio::test]
+async fn a_deferred_task_is_created_finished_with_its_artifacts() {
+    let s = store();
+    let e = deferred(&s);
+    assert!(s.get("d").await.unwrap().is_none());
+    e.finish(
+        vec![artifact("r1", "one"), artifact("r2", "two")],
+        TaskState::Completed,
+        None,
+    )
+    .await
+    .unwrap();
+    let stored = s.get("d").await.unwrap().unwrap();
+    assert_eq!(stored.version, 1);
+    let t = stored.task().unwrap();
+    assert_eq!(t.status.state, TaskState::Completed);
+    assert_eq!(t.artifacts, [artifact("r1", "one"), artifact("r2", "two")]);
+    assert_eq!(t, e.snapshot().await);
+}
+
+/// A deferred task's finish over the budget stores nothing and leaves no artifact behind:
+/// the refusal that follows creates the task without them.
+#[tokio::test]
+async fn a_deferred_finish_over_the_budget_leaves_no_artifact() {
+    let s = store_with_task_budget(2000);
+    let e = deferred(&s);
+    let parts = vec![
+        artifact("r1", &"y".repeat(1200)),
+        artifact("r2", &"y".repeat(1200)),
+    ];
+    assert!(matches!(
+        e.finish(parts, TaskState::Completed, None).await,
+        Err(Refused::OverBudget(_, 2000))
+    ));
+    assert!(s.get("d").await.unwrap().is_none());
+    assert!(e.snapshot().await.artifacts.is_empty());
+    e.set_status(TaskState::Failed, None).await.unwrap();
+    let t = s.get("d").await.unwrap().unwrap().task().unwrap();
+    assert_eq!(t.status.state, TaskState::Failed);
+    assert!(t.artifacts.is_empty());
+}
