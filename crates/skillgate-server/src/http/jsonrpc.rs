@@ -20,7 +20,7 @@ use skillgate_runtime::service::{RequestContext, ServiceError};
 use std::borrow::Cow;
 
 pub(super) fn reply(status: StatusCode, resp: &JsonRpcResponse) -> Response {
-    reply_bytes(status, serde_json::to_vec(resp).unwrap_or_default())
+    reply_bytes(status, super::answer_json(resp).unwrap_or_default())
 }
 
 pub(super) fn reply_bytes(status: StatusCode, body: Vec<u8>) -> Response {
@@ -72,7 +72,7 @@ fn params<T: DeserializeOwned>(p: Option<Value>) -> Result<T, ServiceError> {
 /// Serializes the result straight into the body: through a `Value` the describe_skill
 /// document would be copied again (and parsed back from its shared text).
 fn ok<T: serde::Serialize>(id: JsonRpcId, v: &T) -> Response {
-    match serde_json::to_vec(&a2a::JsonRpcSuccess { id: &id, result: v }) {
+    match super::answer_json(&a2a::JsonRpcSuccess { id: &id, result: v }) {
         Ok(body) => reply_bytes(StatusCode::OK, body),
         Err(_) => error(
             id,

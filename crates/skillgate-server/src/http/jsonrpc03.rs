@@ -52,7 +52,7 @@ fn unwritable(id: JsonRpcId, e: &WriteError) -> Response {
 /// Writes `result` straight into the body, as the 1.0 adapter does: the describe_skill
 /// document inside it is a shared part serialized from its stored text, never copied.
 fn ok<T: Serialize>(id: JsonRpcId, result: &T) -> Response {
-    match serde_json::to_vec(&a2a::JsonRpcSuccess { id: &id, result }) {
+    match super::answer_json(&a2a::JsonRpcSuccess { id: &id, result }) {
         Ok(body) => reply_bytes(StatusCode::OK, body),
         Err(_) => error(
             id,

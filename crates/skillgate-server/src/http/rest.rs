@@ -15,7 +15,7 @@ use skillgate_runtime::service::ServiceError;
 use std::collections::HashMap;
 
 fn json_response<T: serde::Serialize>(status: StatusCode, v: &T) -> Response {
-    let body = serde_json::to_vec(v).unwrap_or_default();
+    let body = super::answer_json(v).unwrap_or_default();
     let mut r = (status, body).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -126,7 +126,7 @@ impl IntoResponse for Error03 {
 fn json<T: Serialize>(status: StatusCode, v: &T) -> Response {
     // Writes the typed value straight into the body: the describe_skill document inside it is
     // a shared part serialized from its stored text, never copied.
-    match serde_json::to_vec(v) {
+    match super::answer_json(v) {
         Ok(body) => {
             let mut r = (status, body).into_response();
             r.headers_mut().insert(
