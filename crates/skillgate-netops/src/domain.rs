@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::NetopsError;
-use crate::host::{self, HostSource, InterfaceCounters, OperState, Rates};
+use crate::host::{self, HostError, HostSource, InterfaceCounters, OperState, Rates};
 use skillgate_runtime::a2a::timestamp::rfc3339_utc;
 
 /// Skill id of the Appendix B skill.
@@ -248,18 +248,19 @@ struct Reading {
 
 /// Reads the counters of `interface`, or says which interfaces exist.
 fn read_one(source: &dyn HostSource, interface: &str) -> Result<Reading, NetopsError> {
-    let mut all = host::read_counters(source)?;
+    let text = source.net_dev()?;
     let at = Instant::now();
     let wall = SystemTime::now();
-    match all.iter().position(|c| c.interface == interface) {
-        Some(i) => Ok(Reading {
-            counters: all.swap_remove(i),
-            at,
-            wall,
-        }),
+    match host::find_net_dev(&text, interface).map_err(HostError::from)? {
+        Some(counters) => Ok(Reading { counters, at, wall }),
+        // Only a call that is refused pays for reading every line.
         None => Err(NetopsError::unknown_interface(
             interface,
-            all.into_iter().map(|c| c.interface).collect(),
+            host::parse_net_dev(&text)
+                .map_err(HostError::from)?
+                .into_iter()
+                .map(|c| c.interface)
+                .collect(),
         )),
     }
 }

@@ -50,12 +50,9 @@ pub struct ParseError {
 /// Number of counter columns per interface line (8 receive, 8 transmit).
 const NET_DEV_COLUMNS: usize = 16;
 
-/// Parses the text of `/proc/net/dev`.
-///
-/// The kernel right-aligns the name in a 6-character field and lets a large byte count run into
-/// the colon (`eth0:1234567890 ...`), so the line is split at its first colon (an interface name
-/// cannot contain one), not at whitespace. Additional trailing columns are tolerated so a future
-/// kernel that appends one does not break us; fewer than 16 is an error.
+/// Parses the text of `/proc/net/dev` (lines as [`interface_lines`] splits them). Additional
+/// trailing columns are tolerated so a future kernel that appends one does not break us; fewer
+/// than 16 is an error.
 ///
 /// ```
 /// use skillgate_netops::host::parse_net_dev;
@@ -64,57 +61,104 @@ const NET_DEV_COLUMNS: usize = 16;
 /// ```
 pub fn parse_net_dev(text: &str) -> Result<Vec<InterfaceCounters>, ParseError> {
     let mut out: Vec<InterfaceCounters> = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
+    for entry in interface_lines(text) {
+        let (line, name, rest) = entry?;
+        if out.iter().any(|c| c.interface == name) {
+            return Err(listed_twice(line, name));
+        }
+        out.push(counters_of(line, name, rest)?);
+    }
+    Ok(out)
+}
+
+/// The counters of `interface` alone, from the text of `/proc/net/dev`; `None` when it is not
+/// listed. Every line's layout is checked as [`parse_net_dev`] checks it, but only this
+/// interface's counters are read (and checked): a skill observing one interface need not pay
+/// for every interface's sixteen numbers on each call.
+///
+/// ```
+/// use skillgate_netops::host::find_net_dev;
+/// let text = "  lo: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n eth0: 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+/// assert_eq!(find_net_dev(text, "eth0").unwrap().unwrap().rx_bytes, 7);
+/// assert!(find_net_dev(text, "eth1").unwrap().is_none());
+/// ```
+pub fn find_net_dev(text: &str, interface: &str) -> Result<Option<InterfaceCounters>, ParseError> {
+    let mut found = None;
+    for entry in interface_lines(text) {
+        let (line, name, rest) = entry?;
+        if name != interface {
+            continue;
+        }
+        if found.is_some() {
+            return Err(listed_twice(line, name));
+        }
+        found = Some(counters_of(line, name, rest)?);
+    }
+    Ok(found)
+}
+
+/// The interface lines of `/proc/net/dev` as (1-based line number, name, text after the
+/// colon), blank lines and the two header lines left out. The kernel right-aligns the name in
+/// a 6-character field and lets a large byte count run into the colon
+/// (`eth0:1234567890 ...`), so a line is split at its first colon (an interface name cannot
+/// contain one), not at whitespace.
+fn interface_lines(text: &str) -> impl Iterator<Item = Result<(usize, &str, &str), ParseError>> {
+    text.lines().enumerate().filter_map(|(index, raw)| {
         let line = index + 1;
         if raw.trim_ascii().is_empty() {
-            continue;
+            return None;
         }
         let Some((name, rest)) = raw.split_once(':') else {
             if line <= 2 && raw.contains('|') {
-                continue; // the two header lines
+                return None; // the two header lines
             }
-            return Err(ParseError {
+            return Some(Err(ParseError {
                 line,
                 message: "expected `<interface>: <16 counters>`".into(),
-            });
+            }));
         };
         let name = name.trim();
         if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(ParseError {
+            return Some(Err(ParseError {
                 line,
                 message: "empty or malformed interface name".into(),
-            });
+            }));
         }
-        let values = read_columns(rest).map_err(|e| ParseError {
-            line,
-            message: match e {
-                Columns::Missing(n) => {
-                    format!("interface {name}: {n} counters, expected {NET_DEV_COLUMNS}")
-                }
-                Columns::NotANumber(n) => {
-                    format!("interface {name}: counter {n} is not an unsigned integer")
-                }
-            },
-        })?;
-        if out.iter().any(|c| c.interface == name) {
-            return Err(ParseError {
-                line,
-                message: format!("interface {name} listed twice"),
-            });
-        }
-        out.push(InterfaceCounters {
-            interface: name.to_owned(),
-            rx_bytes: values[0],
-            rx_packets: values[1],
-            rx_errors: values[2],
-            rx_dropped: values[3],
-            tx_bytes: values[8],
-            tx_packets: values[9],
-            tx_errors: values[10],
-            tx_dropped: values[11],
-        });
+        Some(Ok((line, name, rest)))
+    })
+}
+
+fn listed_twice(line: usize, name: &str) -> ParseError {
+    ParseError {
+        line,
+        message: format!("interface {name} listed twice"),
     }
-    Ok(out)
+}
+
+/// The counters of the interface `name` from the text after its colon.
+fn counters_of(line: usize, name: &str, rest: &str) -> Result<InterfaceCounters, ParseError> {
+    let values = read_columns(rest).map_err(|e| ParseError {
+        line,
+        message: match e {
+            Columns::Missing(n) => {
+                format!("interface {name}: {n} counters, expected {NET_DEV_COLUMNS}")
+            }
+            Columns::NotANumber(n) => {
+                format!("interface {name}: counter {n} is not an unsigned integer")
+            }
+        },
+    })?;
+    Ok(InterfaceCounters {
+        interface: name.to_owned(),
+        rx_bytes: values[0],
+        rx_packets: values[1],
+        rx_errors: values[2],
+        rx_dropped: values[3],
+        tx_bytes: values[8],
+        tx_packets: values[9],
+        tx_errors: values[10],
+        tx_dropped: values[11],
+    })
 }
 
 /// What is wrong with the counter columns of a line.
@@ -560,6 +604,32 @@ mod tests {
         let junk = parse_net_dev("Inter-|\n face |\nno colon here\n").unwrap_err();
         assert_eq!(junk.line, 3);
         assert!(parse_net_dev(": 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n").is_err());
+    }
+
+    #[test]
+    fn find_reads_one_interface_and_checks_every_line_layout() {
+        let all = parse_net_dev(SAMPLE).unwrap();
+        assert_eq!(
+            find_net_dev(SAMPLE, "eth0").unwrap().as_ref(),
+            Some(&all[1])
+        );
+        assert_eq!(find_net_dev(SAMPLE, "lo").unwrap().as_ref(), Some(&all[0]));
+        assert_eq!(find_net_dev(SAMPLE, "eth1").unwrap(), None);
+        assert_eq!(find_net_dev(SAMPLE, "").unwrap(), None);
+        // Another interface's numbers are not read; the layout of its line is.
+        let other_bad = "lo: 1 2 x\neth0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 9\n";
+        assert_eq!(
+            find_net_dev(other_bad, "eth0").unwrap().unwrap().tx_bytes,
+            0
+        );
+        assert!(parse_net_dev(other_bad).is_err());
+        assert_eq!(find_net_dev("lo 1 2\n", "eth0").unwrap_err().line, 1);
+        // Its own line is checked, and it must be listed once.
+        let own_bad = find_net_dev("eth0: 1 2 3\n", "eth0").unwrap_err();
+        assert!(own_bad.message.contains("3 counters"), "{own_bad}");
+        let twice =
+            "a: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\nb: 1\na: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+        assert_eq!(find_net_dev(twice, "a").unwrap_err().line, 3);
     }
 
     #[test]

@@ -63,7 +63,10 @@ impl A2aService {
         // A child of the request's span: the task's logs name the request that started it,
         // even when it runs on after the answer (returnImmediately).
         let span = tracing::info_span!("task", task_id = %entry.id, skill = tracing::field::Empty);
-        tokio::spawn(async move { svc.run(entry, job, caller).await }.instrument(span));
+        // Boxed where it is made: the run's future (the skill's steps, the writes; about 9 KB)
+        // was otherwise copied whole at each of the five moves into the spawned task.
+        let run = Box::pin(async move { svc.run(entry, job, caller).await });
+        tokio::spawn(run.instrument(span));
     }
 
     /// Runs a job with the task registered as running here: its lease is renewed and a
