@@ -8,13 +8,13 @@ use serde_json::Value;
 use skillgate_core::compose::direct_composition;
 use skillgate_core::digest::Hasher;
 use skillgate_core::document::{validate_document, Expectations, Finding, ValidatedDocument};
+use skillgate_core::instance::CompiledSchema;
 use skillgate_core::jcs;
-use skillgate_core::wire::ErrorDetail;
 use skillgate_lint::ProfileChoice;
 
 use crate::canon;
-use crate::errors::raise;
-use crate::json::{detach_if, jcs_error, to_py, to_value_counted, JsonInput};
+use crate::errors::{failure_to_py, raise, raise_with_details};
+use crate::json::{jcs_error, to_py, to_value_counted, JsonInput, DETACH_NODES};
 
 /// canonicalize(value) -> bytes
 /// --
@@ -140,14 +140,37 @@ impl InterfaceDocument {
         Self::from_value(py, &value).map(|d| d.doc)
     }
 
+    /// Validates `v` against `schema`; on failure raises `code` with the message `what` makes
+    /// and one detail per failure. An instance small enough to validate with the GIL held
+    /// has its failures made into dicts as the validator reports them (an owned copy of each
+    /// in between was a sixth of an invalid call); a large one is validated with the GIL
+    /// released, its details copied out first.
     fn check_instance(
-        &self,
         py: Python<'_>,
-        result: Result<(), Vec<ErrorDetail>>,
+        schema: &CompiledSchema,
+        v: &Value,
+        nodes: usize,
         code: &str,
-        what: String,
+        what: impl FnOnce() -> String,
     ) -> PyResult<()> {
-        result.map_err(|details| raise(py, code, &what, Some(&details)))
+        if nodes > DETACH_NODES {
+            return py
+                .detach(|| schema.validate(v))
+                .map_err(|details| raise(py, code, &what(), Some(&details)));
+        }
+        let details = PyList::empty(py);
+        let mut made = Ok(());
+        let invalid = schema.each_failure(v, |f| {
+            if made.is_ok() {
+                made = failure_to_py(py, &f).and_then(|d| details.append(d));
+            }
+        });
+        made?;
+        if invalid {
+            Err(raise_with_details(py, code, &what(), details))
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -220,12 +243,19 @@ impl InterfaceDocument {
     /// `actual`, never the value itself).
     fn validate_input(&self, py: Python<'_>, arguments: &Bound<'_, PyAny>) -> PyResult<()> {
         let (v, nodes) = to_value_counted(arguments)?;
-        let r = detach_if(py, nodes, || self.doc.input_validator().validate(&v));
-        let what = format!(
-            "arguments do not conform to the input schema of {}",
-            self.doc.skill_id()
-        );
-        self.check_instance(py, r, "input_invalid", what)
+        Self::check_instance(
+            py,
+            self.doc.input_validator(),
+            &v,
+            nodes,
+            "input_invalid",
+            || {
+                format!(
+                    "arguments do not conform to the input schema of {}",
+                    self.doc.skill_id()
+                )
+            },
+        )
     }
 
     /// validate_output(output) -> None
@@ -234,12 +264,19 @@ impl InterfaceDocument {
     /// Validates a result against the output schema; raises `OutputInvalid` with details.
     fn validate_output(&self, py: Python<'_>, output: &Bound<'_, PyAny>) -> PyResult<()> {
         let (v, nodes) = to_value_counted(output)?;
-        let r = detach_if(py, nodes, || self.doc.output_validator().validate(&v));
-        let what = format!(
-            "the output of {} does not conform to its output schema",
-            self.doc.skill_id()
-        );
-        self.check_instance(py, r, "output_invalid", what)
+        Self::check_instance(
+            py,
+            self.doc.output_validator(),
+            &v,
+            nodes,
+            "output_invalid",
+            || {
+                format!(
+                    "the output of {} does not conform to its output schema",
+                    self.doc.skill_id()
+                )
+            },
+        )
     }
 
     /// validate_record(kind, record) -> None
@@ -265,12 +302,12 @@ impl InterfaceDocument {
             ));
         };
         let (v, nodes) = to_value_counted(record)?;
-        let r = detach_if(py, nodes, || validator.validate(&v));
-        let what = format!(
-            "a {kind} record of {} does not conform to its schema",
-            self.doc.skill_id()
-        );
-        self.check_instance(py, r, "output_invalid", what)
+        Self::check_instance(py, validator, &v, nodes, "output_invalid", || {
+            format!(
+                "a {kind} record of {} does not conform to its schema",
+                self.doc.skill_id()
+            )
+        })
     }
 
     fn __repr__(&self) -> String {

@@ -8,6 +8,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use skillgate_client::ClientError;
+use skillgate_core::instance::Failure;
 use skillgate_core::wire::{ErrorDetail, ErrorObject};
 use std::sync::Mutex;
 
@@ -23,26 +24,58 @@ pub(crate) fn details_to_py<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for d in details {
-        let item = PyDict::new(py);
-        item.set_item(intern!(py, "instance_path"), &d.instance_path)?;
-        if let Some(v) = &d.schema_path {
-            item.set_item(intern!(py, "schema_path"), v)?;
-        }
-        for (k, v) in [
-            (intern!(py, "keyword"), &d.keyword),
-            (intern!(py, "expected"), &d.expected),
-            (intern!(py, "actual"), &d.actual),
-        ] {
-            if let Some(v) = v {
-                match known_word(py, v) {
-                    Some(word) => item.set_item(k, word)?,
-                    None => item.set_item(k, v)?,
-                }
-            }
-        }
-        list.append(item)?;
+        list.append(detail_dict(
+            py,
+            &d.instance_path,
+            d.schema_path.as_deref(),
+            d.keyword.as_deref(),
+            d.expected.as_deref(),
+            d.actual.as_deref(),
+        )?)?;
     }
     Ok(list)
+}
+
+/// One failure as the validator reports it, as a detail dict ([`details_to_py`]'s form), made
+/// without the owned `ErrorDetail` in between.
+pub(crate) fn failure_to_py<'py>(py: Python<'py>, f: &Failure<'_>) -> PyResult<Bound<'py, PyDict>> {
+    detail_dict(
+        py,
+        &f.instance_path,
+        f.schema_path,
+        f.keyword,
+        f.expected.as_deref(),
+        Some(f.actual),
+    )
+}
+
+/// A detail dict: the members that are present, fixed words as interned strings.
+fn detail_dict<'py>(
+    py: Python<'py>,
+    instance_path: &str,
+    schema_path: Option<&str>,
+    keyword: Option<&str>,
+    expected: Option<&str>,
+    actual: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let item = PyDict::new(py);
+    item.set_item(intern!(py, "instance_path"), instance_path)?;
+    if let Some(v) = schema_path {
+        item.set_item(intern!(py, "schema_path"), v)?;
+    }
+    for (k, v) in [
+        (intern!(py, "keyword"), keyword),
+        (intern!(py, "expected"), expected),
+        (intern!(py, "actual"), actual),
+    ] {
+        if let Some(v) = v {
+            match known_word(py, v) {
+                Some(word) => item.set_item(k, word)?,
+                None => item.set_item(k, v)?,
+            }
+        }
+    }
+    Ok(item)
 }
 
 /// The interned `str` of a word details often carry, if `word` is one.
@@ -147,6 +180,18 @@ fn build(
         Ok(PyErr::from_value(instance))
     })();
     made.unwrap_or_else(|e| e)
+}
+
+/// A `SkillgateError` subclass for `code` whose `details` are `details`, already made.
+pub(crate) fn raise_with_details(
+    py: Python<'_>,
+    code: &str,
+    message: &str,
+    details: Bound<'_, PyList>,
+) -> PyErr {
+    build(py, code, message, |e| {
+        e.setattr(intern!(py, "details"), details)
+    })
 }
 
 /// A `SkillgateError` subclass for `code` with optional validation details.

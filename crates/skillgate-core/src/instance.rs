@@ -4,6 +4,7 @@
 //! retrieved) and then validates many instances. Failures become [`ErrorDetail`]s that name the
 //! JSON type found, never the value, so diagnostics cannot leak caller data.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -105,26 +106,73 @@ impl CompiledSchema {
 
     /// Validates and, on failure, returns at most [`MAX_DETAILS`] draft-style details.
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<ErrorDetail>> {
-        if self.validator.is_valid(instance) {
-            return Ok(());
+        let mut details = Vec::new();
+        if self.each_failure(instance, |f| details.push(f.into())) {
+            Err(details)
+        } else {
+            Ok(())
         }
-        let mut details: Vec<ErrorDetail> = self
-            .validator
-            .iter_errors(instance)
-            .flat_map(|e| details_of(&e))
-            .take(MAX_DETAILS)
-            .collect();
-        if details.is_empty() {
+    }
+
+    /// Calls `each` with every failure of `instance` (at most [`MAX_DETAILS`], in the
+    /// validator's order) and returns whether there was any: what [`CompiledSchema::validate`]
+    /// collects, before it is copied into [`ErrorDetail`]s.
+    pub fn each_failure(&self, instance: &Value, mut each: impl FnMut(Failure<'_>)) -> bool {
+        if self.validator.is_valid(instance) {
+            return false;
+        }
+        let mut count = 0;
+        for e in self.validator.iter_errors(instance) {
+            failures_of(&e, |f| {
+                if count < MAX_DETAILS {
+                    count += 1;
+                    each(f);
+                }
+            });
+            if count >= MAX_DETAILS {
+                break;
+            }
+        }
+        if count == 0 {
             // is_valid and iter_errors disagree only if the validator has a bug; still fail closed.
-            details.push(ErrorDetail {
-                instance_path: String::new(),
+            each(Failure {
+                instance_path: Cow::Borrowed(""),
                 schema_path: None,
                 keyword: None,
                 expected: None,
-                actual: Some(json_type(instance).to_owned()),
+                actual: json_type(instance),
             });
         }
-        Err(details)
+        true
+    }
+}
+
+/// One failure of an instance as the validator reports it, borrowed: an [`ErrorDetail`]
+/// before its copy. A binding that makes its own objects of failures (the Python package's
+/// dicts) reads these and skips the copies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure<'a> {
+    /// JSON Pointer to the offending member of the instance.
+    pub instance_path: Cow<'a, str>,
+    /// JSON Pointer to the failing keyword in the schema.
+    pub schema_path: Option<&'a str>,
+    /// The failing keyword.
+    pub keyword: Option<&'a str>,
+    /// What the schema expects (never derived from the instance value).
+    pub expected: Option<Cow<'static, str>>,
+    /// The JSON type found; never the value itself.
+    pub actual: &'static str,
+}
+
+impl From<Failure<'_>> for ErrorDetail {
+    fn from(f: Failure<'_>) -> Self {
+        ErrorDetail {
+            instance_path: f.instance_path.into_owned(),
+            schema_path: f.schema_path.map(str::to_owned),
+            keyword: f.keyword.map(str::to_owned),
+            expected: f.expected.map(Cow::into_owned),
+            actual: Some(f.actual.to_owned()),
+        }
     }
 }
 
@@ -195,84 +243,79 @@ fn schema_text(v: &Value) -> String {
     }
 }
 
-fn details_of(e: &ValidationError<'_>) -> Vec<ErrorDetail> {
-    let instance_path = e.instance_path().as_str().to_owned();
-    let schema_path = e.schema_path().as_str().to_owned();
-    let keyword = e.kind().keyword().to_owned();
-    let actual = json_type(e.instance()).to_owned();
-    let one = |instance_path: String, expected: Option<String>, actual: String| ErrorDetail {
+/// The failures one validator error stands for (several for `additionalProperties`), each
+/// given to `emit`.
+fn failures_of<'e>(e: &'e ValidationError<'_>, mut emit: impl FnMut(Failure<'e>)) {
+    let instance_path = e.instance_path().as_str();
+    let schema_path = Some(e.schema_path().as_str());
+    let keyword = Some(e.kind().keyword());
+    let actual = json_type(e.instance());
+    let one = |instance_path: Cow<'e, str>, expected: Option<Cow<'static, str>>, actual| Failure {
         instance_path,
-        schema_path: Some(schema_path.clone()),
-        keyword: Some(keyword.clone()),
+        schema_path,
+        keyword,
         expected,
-        actual: Some(actual),
+        actual,
     };
-    let expected = match e.kind() {
-        ValidationErrorKind::Type { kind } => Some(match kind {
-            TypeKind::Single(t) => t.to_string(),
-            TypeKind::Multiple(set) => set
-                .iter()
-                .map(|t| t.to_string())
-                .collect::<Vec<_>>()
-                .join(" or "),
-        }),
+    let expected: Cow<'static, str> = match e.kind() {
+        ValidationErrorKind::Type { kind } => match kind {
+            TypeKind::Single(t) => Cow::Borrowed(t.as_str()),
+            TypeKind::Multiple(set) => Cow::Owned(
+                set.iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            ),
+        },
         ValidationErrorKind::Required { property } => {
             // Point at the member that is missing, so a caller knows exactly what to add.
             let name = property.as_str().unwrap_or_default();
-            return vec![one(
-                pointer_push(&instance_path, name),
-                Some("present".to_owned()),
-                "missing".to_owned(),
-            )];
+            let path = Cow::Owned(pointer_push(instance_path, name));
+            return emit(one(path, Some("present".into()), "missing"));
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            return unexpected
-                .iter()
-                .map(|name| {
-                    one(
-                        pointer_push(&instance_path, name),
-                        Some("absent".to_owned()),
-                        "present".to_owned(),
-                    )
-                })
-                .collect();
+            for name in unexpected {
+                let path = Cow::Owned(pointer_push(instance_path, name));
+                emit(one(path, Some("absent".into()), "present"));
+            }
+            return;
         }
-        ValidationErrorKind::Enum { options } => Some(format!("one of {}", schema_text(options))),
+        ValidationErrorKind::Enum { options } => format!("one of {}", schema_text(options)).into(),
         ValidationErrorKind::Constant { expected_value } => {
-            Some(format!("exactly {}", schema_text(expected_value)))
+            format!("exactly {}", schema_text(expected_value)).into()
         }
-        ValidationErrorKind::Minimum { limit } => Some(format!(">= {limit}")),
-        ValidationErrorKind::Maximum { limit } => Some(format!("<= {limit}")),
-        ValidationErrorKind::ExclusiveMinimum { limit } => Some(format!("> {limit}")),
-        ValidationErrorKind::ExclusiveMaximum { limit } => Some(format!("< {limit}")),
+        ValidationErrorKind::Minimum { limit } => format!(">= {limit}").into(),
+        ValidationErrorKind::Maximum { limit } => format!("<= {limit}").into(),
+        ValidationErrorKind::ExclusiveMinimum { limit } => format!("> {limit}").into(),
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!("< {limit}").into(),
         ValidationErrorKind::MultipleOf { multiple_of } => {
-            Some(format!("a multiple of {multiple_of}"))
+            format!("a multiple of {multiple_of}").into()
         }
-        ValidationErrorKind::MinLength { limit } => Some(format!("length >= {limit}")),
-        ValidationErrorKind::MaxLength { limit } => Some(format!("length <= {limit}")),
-        ValidationErrorKind::MinItems { limit } => Some(format!("at least {limit} items")),
-        ValidationErrorKind::MaxItems { limit } => Some(format!("at most {limit} items")),
+        ValidationErrorKind::MinLength { limit } => format!("length >= {limit}").into(),
+        ValidationErrorKind::MaxLength { limit } => format!("length <= {limit}").into(),
+        ValidationErrorKind::MinItems { limit } => format!("at least {limit} items").into(),
+        ValidationErrorKind::MaxItems { limit } => format!("at most {limit} items").into(),
         ValidationErrorKind::MinProperties { limit } => {
-            Some(format!("at least {limit} properties"))
+            format!("at least {limit} properties").into()
         }
-        ValidationErrorKind::MaxProperties { limit } => Some(format!("at most {limit} properties")),
-        ValidationErrorKind::Pattern { pattern } => Some(format!("matches {pattern}")),
-        ValidationErrorKind::Format { format } => Some(format!("format {format}")),
-        ValidationErrorKind::UniqueItems => Some("unique items".to_owned()),
-        ValidationErrorKind::FalseSchema => Some("nothing (false schema)".to_owned()),
-        ValidationErrorKind::AnyOf { .. } => Some("match of at least one subschema".to_owned()),
-        ValidationErrorKind::OneOfNotValid { .. } => {
-            Some("match of exactly one subschema".to_owned())
+        ValidationErrorKind::MaxProperties { limit } => {
+            format!("at most {limit} properties").into()
         }
+        ValidationErrorKind::Pattern { pattern } => format!("matches {pattern}").into(),
+        ValidationErrorKind::Format { format } => format!("format {format}").into(),
+        ValidationErrorKind::UniqueItems => "unique items".into(),
+        ValidationErrorKind::FalseSchema => "nothing (false schema)".into(),
+        ValidationErrorKind::AnyOf { .. } => "match of at least one subschema".into(),
+        ValidationErrorKind::OneOfNotValid { .. } => "match of exactly one subschema".into(),
         ValidationErrorKind::OneOfMultipleValid { .. } => {
-            Some("match of exactly one subschema, several matched".to_owned())
+            "match of exactly one subschema, several matched".into()
         }
-        ValidationErrorKind::Not { .. } => Some("no match of the negated subschema".to_owned()),
-        ValidationErrorKind::Contains => Some("an item matching contains".to_owned()),
-        _ => None,
+        ValidationErrorKind::Not { .. } => "no match of the negated subschema".into(),
+        ValidationErrorKind::Contains => "an item matching contains".into(),
+        _ => return emit(one(Cow::Borrowed(instance_path), None, actual)),
     };
-    vec![one(instance_path, expected, actual)]
+    emit(one(Cow::Borrowed(instance_path), Some(expected), actual));
 }
 
 #[cfg(test)]
@@ -425,5 +468,32 @@ mod tests {
         let s = CompiledSchema::compile(&schema).unwrap();
         let many = Value::Array((0..1000).map(|i| json!(i)).collect());
         assert_eq!(s.validate(&many).unwrap_err().len(), MAX_DETAILS);
+    }
+
+    #[test]
+    fn each_failure_is_what_validate_copies() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a": {"type": ["string", "null"]}, "b": {"minimum": 3}, "c": {}},
+            "required": ["c"],
+            "additionalProperties": false
+        });
+        let s = CompiledSchema::compile(&schema).unwrap();
+        let bad = json!({"a": 1, "b": 2, "x": true, "y": false});
+        let mut seen = Vec::new();
+        assert!(s.each_failure(&bad, |f| seen.push(ErrorDetail::from(f))));
+        assert_eq!(seen, s.validate(&bad).unwrap_err());
+        let by_path = |p: &str| seen.iter().find(|d| d.instance_path == p).unwrap();
+        assert_eq!(by_path("/a").expected.as_deref(), Some("null or string"));
+        assert_eq!(by_path("/b").expected.as_deref(), Some(">= 3"));
+        assert_eq!(by_path("/c").actual.as_deref(), Some("missing"));
+        assert_eq!(by_path("/y").expected.as_deref(), Some("absent"));
+        assert!(!s.each_failure(&json!({"c": 1}), |_| panic!("no failure expected")));
+        // The bound holds when one error stands for several failures.
+        let wide: serde_json::Map<String, Value> =
+            (0..100).map(|i| (format!("m{i}"), json!(i))).collect();
+        let mut count = 0;
+        s.each_failure(&Value::Object(wide), |_| count += 1);
+        assert_eq!(count, MAX_DETAILS);
     }
 }
