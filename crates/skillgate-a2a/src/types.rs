@@ -504,6 +504,46 @@ impl Task {
     }
 }
 
+impl Task {
+    /// The bytes the `status` and `artifacts` members add to this task's compact JSON (each
+    /// member's name, value and the comma before it: `id` is always written first). A change
+    /// of these alone changes the JSON's length by the difference, so a store that keeps
+    /// typed tasks sizes such a write without serializing the whole task again.
+    pub fn status_and_artifacts_json_len(&self) -> u64 {
+        /// The two members as `Task` writes them (the test below holds them to it).
+        #[derive(Serialize)]
+        struct Members<'a> {
+            status: &'a TaskStatus,
+            #[serde(skip_serializing_if = "<[Artifact]>::is_empty")]
+            artifacts: &'a [Artifact],
+        }
+        // `{..}` is two bytes the task has once anyway; the members have one comma between
+        // them here and one each in the task.
+        json_len(&Members {
+            status: &self.status,
+            artifacts: &self.artifacts,
+        }) - 1
+    }
+}
+
+/// The length of `value`'s compact JSON, counted without writing it anywhere.
+pub fn json_len<T: Serialize + ?Sized>(value: &T) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail; A2A types always serialize.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// A status change of a task, sent on streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -643,5 +683,39 @@ mod tests {
         t.apply_artifact_update(artifact("a", &["x"]), true);
         t.apply_artifact_update(artifact("b", &["y"]), false);
         assert_eq!(shown(&t), expect(&[("a", &["x"]), ("b", &["y"])]));
+    }
+
+    #[test]
+    fn status_and_artifacts_are_sized_as_the_task_writes_them() {
+        let artifact = |id: &str| Artifact {
+            artifact_id: id.into(),
+            parts: vec![Part::text("a \"quoted\" é")],
+            ..Default::default()
+        };
+        let mut base = Task {
+            id: "t".into(),
+            history: vec![Message {
+                message_id: "m".into(),
+                parts: vec![Part::text("hi")],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        for context in ["", "c"] {
+            base.context_id = context.into();
+            let rest = json_len(&base) - base.status_and_artifacts_json_len();
+            for artifacts in [
+                vec![],
+                vec![artifact("a")],
+                vec![artifact("a"), artifact("b")],
+            ] {
+                let mut t = base.clone();
+                t.artifacts = artifacts;
+                t.status.state = TaskState::Completed;
+                t.status.timestamp = Some("2026-12-05T00:00:00.000Z".into());
+                assert_eq!(json_len(&t), serde_json::to_vec(&t).unwrap().len() as u64);
+                assert_eq!(json_len(&t) - t.status_and_artifacts_json_len(), rest);
+            }
+        }
     }
 }

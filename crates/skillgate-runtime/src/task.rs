@@ -154,11 +154,12 @@ fn copy_refusal(e: &StoreError) -> StoreError {
     }
 }
 
-/// Puts `task` into `row` in the form the store keeps: typed (shared, nothing serialized) or as
-/// its JSON, serialized here once.
+/// Puts `task` into `row` in the form the store keeps: typed (shared, nothing serialized; sized
+/// from what changed when the row held the task it was made from) or as its JSON, serialized
+/// here once.
 fn fill(store: &dyn TaskStore, row: &mut TaskRow, task: &Arc<Task>) {
     if store.keeps_typed_tasks() {
-        row.set_typed(Arc::clone(task));
+        row.set_typed_changed(Arc::clone(task));
     } else {
         row.set_task(task);
     }

@@ -1,6 +1,7 @@
 //! The stored form of a task and the bounds a store enforces.
 
 use bytes::Bytes;
+use skillgate_a2a::types::json_len;
 use skillgate_a2a::{PartContent, SharedJson, Task, TaskState};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -123,13 +124,16 @@ impl Body {
     /// A typed body. Its length is counted by the serializer writing nowhere: a store budget
     /// needs the exact JSON length, but not the JSON.
     fn typed(task: Arc<Task>) -> Self {
-        let mut count = Count(0);
-        // Writing to a counter cannot fail, and a Task always serializes.
-        let _ = serde_json::to_writer(&mut count, &*task);
+        let len = json_len(&*task);
+        Self::typed_sized(task, len)
+    }
+
+    /// A typed body whose JSON length `len` is known.
+    fn typed_sized(task: Arc<Task>, len: u64) -> Self {
         Self {
             typed: Some(task),
             json: OnceLock::new(),
-            len: count.0,
+            len,
             cut: None,
         }
     }
@@ -145,20 +149,6 @@ impl Body {
 impl PartialEq for Body {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.bytes() == other.bytes()
-    }
-}
-
-/// An `io::Write` that only counts what it is given.
-struct Count(u64);
-
-impl std::io::Write for Count {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len() as u64;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -324,6 +314,23 @@ impl TaskRow {
         self.body = Body::typed(task);
     }
 
+    /// [`TaskRow::set_typed`] for a `task` made from this row's own by a change of its status
+    /// and artifacts: sized by their difference, the rest (the request in its history) not
+    /// serialized again. A row that does not hold its task typed, or a change of anything
+    /// else (ids, metadata, history's length or messages), is sized in full.
+    pub fn set_typed_changed(&mut self, task: Arc<Task>) {
+        let len = match &self.body.typed {
+            Some(old) if same_but_status_and_artifacts(old, &task) => {
+                (self.body.len).saturating_sub(old.status_and_artifacts_json_len())
+                    + task.status_and_artifacts_json_len()
+            }
+            _ => json_len(&*task),
+        };
+        debug_assert_eq!(len, json_len(&*task), "a changed task was sized wrong");
+        self.set_columns(&task);
+        self.body = Body::typed_sized(task, len);
+    }
+
     fn set_columns(&mut self, task: &Task) {
         self.state = task.status.state;
         self.updated_ms = task
@@ -352,6 +359,22 @@ impl TaskRow {
     pub fn is_running(&self) -> bool {
         matches!(self.state, TaskState::Submitted | TaskState::Working)
     }
+}
+
+/// Whether `new` can differ from `old` only in status and artifacts: the same ids, no
+/// metadata, the same history messages (by id; no change edits a message in place, which the
+/// debug build's full count in [`TaskRow::set_typed_changed`] would catch).
+fn same_but_status_and_artifacts(old: &Task, new: &Task) -> bool {
+    old.id == new.id
+        && old.context_id == new.context_id
+        && old.metadata.is_none()
+        && new.metadata.is_none()
+        && old.history.len() == new.history.len()
+        && old
+            .history
+            .iter()
+            .zip(&new.history)
+            .all(|(a, b)| a.message_id == b.message_id)
 }
 
 /// Parses the RFC 3339 timestamps the runtime writes into ms since the epoch.
