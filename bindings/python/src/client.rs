@@ -299,9 +299,7 @@ impl Description {
     /// The validated Skill Interface Document.
     #[getter]
     fn document(&self) -> InterfaceDocument {
-        InterfaceDocument {
-            doc: self.r.document.clone(),
-        }
+        InterfaceDocument::of(self.r.document.clone())
     }
     /// The URL the Agent Card came from.
     #[getter]

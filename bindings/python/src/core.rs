@@ -11,6 +11,7 @@ use skillgate_core::document::{validate_document, Expectations, Finding, Validat
 use skillgate_core::instance::CompiledSchema;
 use skillgate_core::jcs;
 use skillgate_lint::ProfileChoice;
+use std::borrow::Cow;
 
 use crate::canon;
 use crate::errors::{failure_to_py, raise, raise_with_details};
@@ -83,6 +84,10 @@ fn findings_to_py<'py>(py: Python<'py>, findings: &[Finding]) -> PyResult<Bound<
 #[pyclass(module = "skillgate._skillgate", frozen, name = "InterfaceDocument")]
 pub(crate) struct InterfaceDocument {
     pub(crate) doc: ValidatedDocument,
+    /// The messages of failed input and output validations, made once (formatting one per
+    /// failure was about a thirtieth of an invalid call).
+    input_invalid: Box<str>,
+    output_invalid: Box<str>,
 }
 
 /// `doc` as a value: JSON text (strict) or a dict.
@@ -121,10 +126,22 @@ fn invalid(py: Python<'_>, findings: &[Finding]) -> PyErr {
 }
 
 impl InterfaceDocument {
+    /// The Python object of a validated document.
+    pub(crate) fn of(doc: ValidatedDocument) -> Self {
+        let skill = doc.skill_id();
+        Self {
+            input_invalid: format!("arguments do not conform to the input schema of {skill}")
+                .into(),
+            output_invalid: format!("the output of {skill} does not conform to its output schema")
+                .into(),
+            doc,
+        }
+    }
+
     /// Validates `value` into a document.
     pub(crate) fn from_value(py: Python<'_>, value: &Value) -> PyResult<Self> {
         py.detach(|| ValidatedDocument::from_value(value, &Expectations::default()))
-            .map(|doc| Self { doc })
+            .map(Self::of)
             .map_err(|e| invalid(py, &e.findings))
     }
 
@@ -145,13 +162,13 @@ impl InterfaceDocument {
     /// has its failures made into dicts as the validator reports them (an owned copy of each
     /// in between was a sixth of an invalid call); a large one is validated with the GIL
     /// released, its details copied out first.
-    fn check_instance(
+    fn check_instance<'m>(
         py: Python<'_>,
         schema: &CompiledSchema,
         v: &Value,
         nodes: usize,
         code: &str,
-        what: impl FnOnce() -> String,
+        what: impl FnOnce() -> Cow<'m, str>,
     ) -> PyResult<()> {
         if nodes > DETACH_NODES {
             return py
@@ -243,18 +260,14 @@ impl InterfaceDocument {
     /// `actual`, never the value itself).
     fn validate_input(&self, py: Python<'_>, arguments: &Bound<'_, PyAny>) -> PyResult<()> {
         let (v, nodes) = to_value_counted(arguments)?;
+        let message = || Cow::Borrowed(&*self.input_invalid);
         Self::check_instance(
             py,
             self.doc.input_validator(),
             &v,
             nodes,
             "input_invalid",
-            || {
-                format!(
-                    "arguments do not conform to the input schema of {}",
-                    self.doc.skill_id()
-                )
-            },
+            message,
         )
     }
 
@@ -264,18 +277,14 @@ impl InterfaceDocument {
     /// Validates a result against the output schema; raises `OutputInvalid` with details.
     fn validate_output(&self, py: Python<'_>, output: &Bound<'_, PyAny>) -> PyResult<()> {
         let (v, nodes) = to_value_counted(output)?;
+        let message = || Cow::Borrowed(&*self.output_invalid);
         Self::check_instance(
             py,
             self.doc.output_validator(),
             &v,
             nodes,
             "output_invalid",
-            || {
-                format!(
-                    "the output of {} does not conform to its output schema",
-                    self.doc.skill_id()
-                )
-            },
+            message,
         )
     }
 
@@ -303,10 +312,10 @@ impl InterfaceDocument {
         };
         let (v, nodes) = to_value_counted(record)?;
         Self::check_instance(py, validator, &v, nodes, "output_invalid", || {
-            format!(
+            Cow::Owned(format!(
                 "a {kind} record of {} does not conform to its schema",
                 self.doc.skill_id()
-            )
+            ))
         })
     }
 

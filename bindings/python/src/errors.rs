@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use skillgate_client::ClientError;
 use skillgate_core::instance::Failure;
 use skillgate_core::wire::{ErrorDetail, ErrorObject};
-use std::collections::HashMap;
+use skillgate_core::ErrorCode;
 use std::sync::Mutex;
 
 /// The `details` of a validation failure as a list of dicts (never the offending value: the
@@ -62,7 +62,7 @@ fn detail_dict<'py>(
     let item = PyDict::new(py);
     item.set_item(intern!(py, "instance_path"), instance_path)?;
     if let Some(v) = schema_path {
-        item.set_item(intern!(py, "schema_path"), schema_path_str(py, v))?;
+        item.set_item(intern!(py, "schema_path"), v)?;
     }
     for (k, v) in [
         (intern!(py, "keyword"), keyword),
@@ -79,28 +79,24 @@ fn detail_dict<'py>(
     Ok(item)
 }
 
-/// The `str` of a schema path, made once and kept: the schema paths of a document are a fixed
-/// set (one per keyword of its schemas) that every failure draws from, and making each anew
-/// was about a tenth of an invalid call (callgrind). Past [`KEPT_PATHS`] distinct paths, new
-/// ones are made each time.
-fn schema_path_str<'py>(py: Python<'py>, path: &str) -> Bound<'py, PyString> {
-    static PATHS: Mutex<Option<HashMap<Box<str>, Py<PyString>>>> = Mutex::new(None);
-    let lock = || PATHS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(kept) = lock().as_ref().and_then(|m| m.get(path)) {
-        return kept.bind(py).clone();
+/// The `str` of `code`: one of the draft's ten codes is made once per interpreter, anything else
+/// (a JSON refusal's kind, a code a peer sent) now.
+fn code_str<'py>(py: Python<'py>, code: &str) -> Bound<'py, PyString> {
+    static CODES: pyo3::sync::PyOnceLock<Vec<Py<PyString>>> = pyo3::sync::PyOnceLock::new();
+    let Ok(known) = code.parse::<ErrorCode>() else {
+        return PyString::new(py, code);
+    };
+    let codes = CODES.get_or_init(py, || {
+        ErrorCode::ALL
+            .iter()
+            .map(|c| PyString::intern(py, c.as_str()).unbind())
+            .collect()
+    });
+    match ErrorCode::ALL.iter().position(|c| *c == known) {
+        Some(i) => codes[i].bind(py).clone(),
+        None => PyString::new(py, code),
     }
-    // Made outside the lock: nothing Python runs while it is held.
-    let made = PyString::new(py, path);
-    let mut paths = lock();
-    let paths = paths.get_or_insert_with(HashMap::new);
-    if paths.len() < KEPT_PATHS {
-        paths.insert(path.into(), made.clone().unbind());
-    }
-    made
 }
-
-/// Schema paths kept by [`schema_path_str`].
-const KEPT_PATHS: usize = 4096;
 
 /// The interned `str` of a word details often carry, if `word` is one.
 fn known_word<'py>(py: Python<'py>, word: &str) -> Option<&'py Bound<'py, PyString>> {
@@ -199,7 +195,7 @@ fn build(
             .getattr(intern!(py, "__new__"))?
             .call1((&class, &message))?;
         instance.setattr(intern!(py, "message"), &message)?;
-        instance.setattr(intern!(py, "code"), code)?;
+        instance.setattr(intern!(py, "code"), code_str(py, code))?;
         fill(&instance)?;
         Ok(PyErr::from_value(instance))
     })();

@@ -309,9 +309,7 @@ impl Gate {
     fn document(&self, py: Python<'_>, skill_id: &str) -> PyResult<InterfaceDocument> {
         self.agent
             .governed(skill_id)
-            .map(|h| InterfaceDocument {
-                doc: h.gate().document().clone(),
-            })
+            .map(|h| InterfaceDocument::of(h.gate().document().clone()))
             .map_err(|r| from_error_object(py, &r.error))
     }
 
