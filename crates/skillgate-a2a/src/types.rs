@@ -502,9 +502,7 @@ impl Task {
             None => self.artifacts.push(artifact),
         }
     }
-}
 
-impl Task {
     /// The bytes the `status` and `artifacts` members add to this task's compact JSON (each
     /// member's name, value and the comma before it: `id` is always written first). A change
     /// of these alone changes the JSON's length by the difference, so a store that keeps

@@ -512,6 +512,41 @@ mod tests {
         }
     }
 
+    /// Whatever the change, the row's length is the task's JSON length (the debug build also
+    /// asserts it inside `set_typed_changed`; this test holds in release too).
+    #[test]
+    fn a_changed_typed_row_is_sized_exactly() {
+        use skillgate_a2a::{Artifact, Message, Part};
+        let message = |id: &str| Message {
+            message_id: id.into(),
+            parts: vec![Part::text("ask")],
+            ..Default::default()
+        };
+        let first = Arc::new(Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            history: vec![message("m1")],
+            ..Default::default()
+        });
+        let mut row = TaskRow::typed(Arc::clone(&first), None, Flags::default());
+        let mut done = Task::clone(&first);
+        done.status.state = TaskState::Completed;
+        done.artifacts.push(Artifact {
+            artifact_id: "r".into(),
+            parts: vec![Part::text("\u{1}quoted \"é\"")],
+            ..Default::default()
+        });
+        let mut turned = done.clone();
+        turned.history.push(message("m2"));
+        let mut renamed = done.clone();
+        renamed.history[0].message_id = "other".into();
+        for next in [done, turned, renamed] {
+            let len = serde_json::to_vec(&next).unwrap().len() as u64;
+            row.set_typed_changed(Arc::new(next));
+            assert_eq!(row.body_len(), len);
+        }
+    }
+
     #[test]
     fn row_columns_follow_the_task() {
         let mut t = Task {

@@ -278,7 +278,7 @@ async fn agent_card(State(st): State<AppState>, req: Request) -> Response {
 }
 
 /// Where a JSON answer starts: serde_json's `to_vec` starts at 128 bytes and doubles, so an
-/// evaluate's task (about 1.5 KB) cost five reallocations and their copies (callgrind).
+/// evaluate's answer (about 1.2 KB) cost four reallocations and their copies (callgrind).
 const ANSWER_CAPACITY: usize = 2048;
 
 /// `v` as the JSON of an answer body, written into a buffer sized for a task.
