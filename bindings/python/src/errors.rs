@@ -83,7 +83,7 @@ fn detail_dict<'py>(
 /// (a JSON refusal's kind, a code a peer sent) now.
 fn code_str<'py>(py: Python<'py>, code: &str) -> Bound<'py, PyString> {
     static CODES: pyo3::sync::PyOnceLock<Vec<Py<PyString>>> = pyo3::sync::PyOnceLock::new();
-    let Ok(known) = code.parse::<ErrorCode>() else {
+    let Some(i) = ErrorCode::ALL.iter().position(|c| c.as_str() == code) else {
         return PyString::new(py, code);
     };
     let codes = CODES.get_or_init(py, || {
@@ -92,10 +92,7 @@ fn code_str<'py>(py: Python<'py>, code: &str) -> Bound<'py, PyString> {
             .map(|c| PyString::intern(py, c.as_str()).unbind())
             .collect()
     });
-    match ErrorCode::ALL.iter().position(|c| *c == known) {
-        Some(i) => codes[i].bind(py).clone(),
-        None => PyString::new(py, code),
-    }
+    codes[i].bind(py).clone()
 }
 
 /// The interned `str` of a word details often carry, if `word` is one.

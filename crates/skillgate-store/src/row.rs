@@ -50,6 +50,10 @@ pub(crate) struct Body {
     json: OnceLock<Bytes>,
     /// The length of the compact JSON, exact whichever form the row holds.
     len: u64,
+    /// Of `len`, the bytes the task's status and artifacts take
+    /// ([`Task::status_and_artifacts_json_len`]) in a typed body, kept so that the next change
+    /// of them is sized without counting the old ones again; 0 in a JSON body.
+    members: u64,
     /// The compact JSON with a shared text taken out, for a serialized row that holds one.
     cut: Option<Cut>,
 }
@@ -117,6 +121,7 @@ impl Body {
             typed: None,
             json: OnceLock::from(bytes),
             len,
+            members: 0,
             cut: None,
         }
     }
@@ -125,15 +130,17 @@ impl Body {
     /// needs the exact JSON length, but not the JSON.
     fn typed(task: Arc<Task>) -> Self {
         let len = json_len(&*task);
-        Self::typed_sized(task, len)
+        let members = task.status_and_artifacts_json_len();
+        Self::typed_sized(task, len, members)
     }
 
-    /// A typed body whose JSON length `len` is known.
-    fn typed_sized(task: Arc<Task>, len: u64) -> Self {
+    /// A typed body whose JSON length `len`, `members` of it status and artifacts, is known.
+    fn typed_sized(task: Arc<Task>, len: u64, members: u64) -> Self {
         Self {
             typed: Some(task),
             json: OnceLock::new(),
             len,
+            members,
             cut: None,
         }
     }
@@ -315,20 +322,20 @@ impl TaskRow {
     }
 
     /// [`TaskRow::set_typed`] for a `task` made from this row's own by a change of its status
-    /// and artifacts: sized by their difference, the rest (the request in its history) not
-    /// serialized again. A row that does not hold its task typed, or a change of anything
+    /// and artifacts: sized from the row's length, less the old members' bytes (kept with the
+    /// body), plus the new ones', the rest (the request in its history) not serialized again. A row that does not hold its task typed, or a change of anything
     /// else (ids, metadata, history's length or messages), is sized in full.
     pub fn set_typed_changed(&mut self, task: Arc<Task>) {
+        let members = task.status_and_artifacts_json_len();
         let len = match &self.body.typed {
             Some(old) if same_but_status_and_artifacts(old, &task) => {
-                (self.body.len).saturating_sub(old.status_and_artifacts_json_len())
-                    + task.status_and_artifacts_json_len()
+                self.body.len.saturating_sub(self.body.members) + members
             }
             _ => json_len(&*task),
         };
         debug_assert_eq!(len, json_len(&*task), "a changed task was sized wrong");
         self.set_columns(&task);
-        self.body = Body::typed_sized(task, len);
+        self.body = Body::typed_sized(task, len, members);
     }
 
     fn set_columns(&mut self, task: &Task) {
@@ -538,9 +545,15 @@ mod tests {
         });
         let mut turned = done.clone();
         turned.history.push(message("m2"));
-        let mut renamed = done.clone();
+        let mut renamed = turned.clone();
         renamed.history[0].message_id = "other".into();
-        for next in [done, turned, renamed] {
+        let mut more = renamed.clone();
+        more.artifacts.push(Artifact {
+            artifact_id: "s".into(),
+            ..Default::default()
+        });
+        more.status.state = TaskState::Failed;
+        for next in [done, turned, renamed, more] {
             let len = serde_json::to_vec(&next).unwrap().len() as u64;
             row.set_typed_changed(Arc::new(next));
             assert_eq!(row.body_len(), len);
