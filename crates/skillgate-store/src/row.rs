@@ -51,9 +51,10 @@ pub(crate) struct Body {
     /// The length of the compact JSON, exact whichever form the row holds.
     len: u64,
     /// Of `len`, the bytes the task's status and artifacts take
-    /// ([`Task::status_and_artifacts_json_len`]) in a typed body, kept so that the next change
-    /// of them is sized without counting the old ones again; 0 in a JSON body.
-    members: u64,
+    /// ([`Task::status_and_artifacts_json_len`]), when a change counted them: the next change
+    /// is then sized without counting the old ones again. Not counted up front (a
+    /// describe_skill task's artifact is most of it, and most tasks are never changed).
+    members: Option<u64>,
     /// The compact JSON with a shared text taken out, for a serialized row that holds one.
     cut: Option<Cut>,
 }
@@ -121,7 +122,7 @@ impl Body {
             typed: None,
             json: OnceLock::from(bytes),
             len,
-            members: 0,
+            members: None,
             cut: None,
         }
     }
@@ -130,12 +131,12 @@ impl Body {
     /// needs the exact JSON length, but not the JSON.
     fn typed(task: Arc<Task>) -> Self {
         let len = json_len(&*task);
-        let members = task.status_and_artifacts_json_len();
-        Self::typed_sized(task, len, members)
+        Self::typed_sized(task, len, None)
     }
 
-    /// A typed body whose JSON length `len`, `members` of it status and artifacts, is known.
-    fn typed_sized(task: Arc<Task>, len: u64, members: u64) -> Self {
+    /// A typed body whose JSON length `len` (and maybe the `members` of it, see
+    /// [`Body::members`]) is known.
+    fn typed_sized(task: Arc<Task>, len: u64, members: Option<u64>) -> Self {
         Self {
             typed: Some(task),
             json: OnceLock::new(),
@@ -323,19 +324,22 @@ impl TaskRow {
 
     /// [`TaskRow::set_typed`] for a `task` made from this row's own by a change of its status
     /// and artifacts: sized from the row's length, less the old members' bytes (kept with the
-    /// body), plus the new ones', the rest (the request in its history) not serialized again. A row that does not hold its task typed, or a change of anything
-    /// else (ids, metadata, history's length or messages), is sized in full.
+    /// body after its first change), plus the new ones'; the rest (the request in its history)
+    /// is not serialized again. A row that does not hold its task typed, or a change of
+    /// anything else (ids, metadata, history's length or messages), is sized in full.
     pub fn set_typed_changed(&mut self, task: Arc<Task>) {
         let members = task.status_and_artifacts_json_len();
         let len = match &self.body.typed {
             Some(old) if same_but_status_and_artifacts(old, &task) => {
-                self.body.len.saturating_sub(self.body.members) + members
+                let old_members =
+                    (self.body.members).unwrap_or_else(|| old.status_and_artifacts_json_len());
+                self.body.len.saturating_sub(old_members) + members
             }
             _ => json_len(&*task),
         };
         debug_assert_eq!(len, json_len(&*task), "a changed task was sized wrong");
         self.set_columns(&task);
-        self.body = Body::typed_sized(task, len, members);
+        self.body = Body::typed_sized(task, len, Some(members));
     }
 
     fn set_columns(&mut self, task: &Task) {
