@@ -13,7 +13,11 @@
 # profile keeps), BENCH_OUT (default target/bench-callgrind/TIME), BENCH_TOP (functions listed, 25),
 # BENCH_PRELOAD (an allocator to LD_PRELOAD into the server, as run.sh --preload), BENCH_STORE
 # (memory, the default, or sqlite: a fresh database file per scenario in the output directory;
-# the SQL store's writer and sqlx's worker thread are counted with the rest of the process).
+# the SQL store's writer and sqlx's worker thread are counted with the rest of the process),
+# BENCH_CONNECTIONS (unset: one connection, N requests; C > 1: `wrk -t1 -cC` for BENCH_SECONDS,
+# default 20, instead of N requests, divided by the responses wrk counted, every one checked:
+# with a SQL store that is group commit at work, batches as large as C while the slowed server
+# commits; SendMessage scenarios only).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-400}
@@ -107,7 +111,15 @@ for scen in "${SCENARIOS[@]}"; do
     data=$(data_part "$scen")
     drive "$URL" "$data" 50 "$scen-warm"
     callgrind_control --instr=on "$PID" >/dev/null
-    drive "$URL" "$data" "$N" "$scen"
+    if [ "${BENCH_CONNECTIONS:-1}" -gt 1 ]; then
+        BENCH_DATA=$data wrk -t1 -c"$BENCH_CONNECTIONS" -d"${BENCH_SECONDS:-20}s" --timeout 30s \
+            -s bench/load/sendmessage.lua "$URL/" >"$OUT/$scen.wrk"
+        N=$(sed -n 's/^BENCH .* checked=\([0-9]*\).*/\1/p' "$OUT/$scen.wrk")
+        bad=$(sed -n 's/^BENCH .* non200=\([0-9]*\) not_completed=\([0-9]*\).*/\1\2/p' "$OUT/$scen.wrk")
+        [ -n "$N" ] && [ "$N" -gt 0 ] && [ "$bad" = 00 ] || { cat "$OUT/$scen.wrk" >&2; exit 1; }
+    else
+        drive "$URL" "$data" "$N" "$scen"
+    fi
     callgrind_control --instr=off "$PID" >/dev/null
     kill -TERM "$PID"; wait "$PID" 2>/dev/null || true; PID=""
     file=$(ls "$OUT"/callgrind."$scen"* | head -1)
@@ -119,7 +131,9 @@ for scen in "${SCENARIOS[@]}"; do
     echo "== $scen: $per instructions per request; top $TOP inclusive: $OUT/$scen.top.txt" >&2
 done
 echo
-echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; card: GET of the Agent Card; one keep-alive connection, $N requests after 50 warm-up, ${BENCH_STORE:-memory} store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
+conns="one keep-alive connection, $N requests"
+[ "${BENCH_CONNECTIONS:-1}" -le 1 ] || conns="wrk -t1 -c$BENCH_CONNECTIONS for ${BENCH_SECONDS:-20} s"
+echo "callgrind, instructions per JSON-RPC SendMessage (0.3 scenarios: message/send; card: GET of the Agent Card; $conns after 50 warm-up, ${BENCH_STORE:-memory} store); skillgate $(git rev-parse --short HEAD); preload: ${BENCH_PRELOAD:-none}"
 echo
 echo "| scenario | requests | instructions | per request |"
 echo "|---|---|---|---|"

@@ -17,12 +17,13 @@ use crate::{expected_version, StoreError};
 use async_trait::async_trait;
 use std::collections::{HashMap, HashSet};
 
-/// Batch statements of at most this many rows are kept prepared (sqlx's per-connection
-/// statement cache); larger ones are prepared for one use. Preparing a batch statement costs
-/// more than executing it for a few rows (measured: a one-write batch on SQLite cost about
-/// 200,000 more instructions prepared each time), while a large batch spreads it over its rows;
-/// and the cache holds only the few texts small batches make (their text differs with the
-/// number of rows), within its capacity.
+/// PostgreSQL's batch statements of at most this many rows are kept prepared (sqlx's
+/// per-connection statement cache); larger ones are prepared for one use. Preparing a batch
+/// statement costs more than executing it for a few rows (measured: a one-write batch on
+/// SQLite cost about 200,000 more instructions prepared each time), while a large batch
+/// spreads it over its rows; and the cache holds only the few texts small batches make (their
+/// text differs with the number of rows), within its capacity. SQLite splits a batch into
+/// statements of cached sizes instead (`sqlite::batch::chunks`).
 const CACHED_ROWS: usize = 8;
 
 /// Whether a batch statement over `rows` rows is kept prepared (see [`CACHED_ROWS`]).

@@ -2,6 +2,9 @@
 //! one connection (see [`crate::group`]), applied as [`Plan::apply`] says; this module only
 //! executes its statements.
 //!
+//! A batch's rows go in statements of a power-of-two number of rows, at most [`CHUNK_MAX`],
+//! each kept prepared: see [`chunks`].
+//!
 //! Refusals are decided before anything is written, so a refused write leaves nothing behind
 //! in the shared transaction; the one write that may change rows before it is refused (a
 //! create that evicts finished tasks and still does not fit) does so inside a savepoint it
@@ -88,13 +91,21 @@ impl BatchDb for Db<'_> {
         &mut self,
         rows: &[(&TaskRow, i64)],
     ) -> Result<HashSet<String>, StoreError> {
-        let qb = Stmt::update_many(rows, self.replica, self.limits);
-        ids(self.tx, qb, rows.len()).await
+        let mut changed = HashSet::with_capacity(rows.len());
+        for chunk in chunks(rows) {
+            let qb = Stmt::update_many(chunk, self.replica, self.limits);
+            ids(self.tx, qb, &mut changed).await?;
+        }
+        Ok(changed)
     }
 
     async fn insert_rows(&mut self, rows: &[&TaskRow]) -> Result<HashSet<String>, StoreError> {
-        let qb = Stmt::insert_many(rows, self.replica, self.limits);
-        ids(self.tx, qb, rows.len()).await
+        let mut inserted = HashSet::with_capacity(rows.len());
+        for chunk in chunks(rows) {
+            let qb = Stmt::insert_many(chunk, self.replica, self.limits);
+            ids(self.tx, qb, &mut inserted).await?;
+        }
+        Ok(inserted)
     }
 
     async fn keep_shared(&mut self, texts: &[(&str, &str)]) -> Result<(), StoreError> {
@@ -107,17 +118,27 @@ impl BatchDb for Db<'_> {
     }
 
     async fn present(&mut self, list: &[&str]) -> Result<HashSet<String>, StoreError> {
-        ids(self.tx, Stmt::present(list), list.len()).await
+        let mut found = HashSet::with_capacity(list.len());
+        for chunk in chunks(list) {
+            ids(self.tx, Stmt::present(chunk), &mut found).await?;
+        }
+        Ok(found)
     }
 
     async fn view(&mut self, rows: &[&TaskRow]) -> Result<CreateView, StoreError> {
-        let keep = keep_prepared(rows.len());
-        let rows: Vec<(i64, Option<String>, i64)> = Stmt::create_view(rows)
-            .build_query_as()
-            .persistent(keep)
-            .fetch_all(&mut *self.tx)
-            .await?;
-        Ok(CreateView::from_rows(rows))
+        // Every chunk reads the same state (nothing is written until all are read): the ids
+        // taken add up, and a caller's running count or the usage read twice is read alike.
+        let mut read: Vec<(i64, Option<String>, i64)> = Vec::new();
+        for chunk in chunks(rows) {
+            read.extend(
+                Stmt::create_view(chunk)
+                    .build_query_as::<(i64, Option<String>, i64)>()
+                    .persistent(true)
+                    .fetch_all(&mut *self.tx)
+                    .await?,
+            );
+        }
+        Ok(CreateView::from_rows(read))
     }
 
     async fn make_room(&mut self, updated: &[&str]) -> Result<(), StoreError> {
@@ -138,17 +159,67 @@ impl BatchDb for Db<'_> {
     }
 }
 
-/// Runs a statement over `rows` rows built by `qb` that returns task ids and collects them
-/// (kept prepared only for a small batch: [`keep_prepared`]).
+/// Most rows one statement of a batch carries.
+const CHUNK_MAX: usize = 64;
+
+/// `rows` split for statements that stay prepared: in order, each chunk the largest power of
+/// two (at most [`CHUNK_MAX`]) that fits in what is left, so 45 rows go as 32, 8, 4 and 1.
+///
+/// A statement's text depends on its number of rows, and preparing a batch statement costs
+/// more than running it: prepared per use, as batches over 8 rows were, preparing took 16k
+/// of the 192k instructions of a describe_skill call under 64 connections (batches of 16 on
+/// average, callgrind, docs/benchmarks.md). With seven sizes per statement the connection's
+/// statement cache holds them all; a chunk more is one more step on the connection's worker
+/// thread, far cheaper than a preparation.
+fn chunks<T>(rows: &[T]) -> impl Iterator<Item = &[T]> {
+    let mut rest = rows;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let n = CHUNK_MAX.min(1 << rest.len().ilog2());
+        let (chunk, tail) = rest.split_at(n);
+        rest = tail;
+        Some(chunk)
+    })
+}
+
+/// Runs a statement built by `qb` that returns task ids (kept prepared: [`chunks`]) and adds
+/// them to `into`.
 async fn ids(
     tx: &mut SqliteConnection,
     mut qb: QueryBuilder<'_, Sqlite>,
-    rows: usize,
-) -> Result<HashSet<String>, StoreError> {
+    into: &mut HashSet<String>,
+) -> Result<(), StoreError> {
     let rows: Vec<(String,)> = qb
         .build_query_as()
-        .persistent(keep_prepared(rows))
+        .persistent(true)
         .fetch_all(&mut *tx)
         .await?;
-    Ok(rows.into_iter().map(|(id,)| id).collect())
+    into.extend(rows.into_iter().map(|(id,)| id));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{chunks, CHUNK_MAX};
+
+    #[test]
+    fn chunks_are_powers_of_two_in_order_and_cover_every_row() {
+        for n in 0..=300usize {
+            let rows: Vec<usize> = (0..n).collect();
+            let split: Vec<&[usize]> = chunks(&rows).collect();
+            let sizes: Vec<usize> = split.iter().map(|c| c.len()).collect();
+            assert!(
+                sizes.iter().all(|s| s.is_power_of_two() && *s <= CHUNK_MAX),
+                "{n}: {sizes:?}"
+            );
+            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{n}: {sizes:?}");
+            assert_eq!(split.concat(), rows, "{n}");
+        }
+        let sizes = |n: usize| chunks(&vec![0u8; n]).map(<[u8]>::len).collect::<Vec<_>>();
+        assert_eq!(sizes(45), [32, 8, 4, 1]);
+        assert_eq!(sizes(64), [64]);
+        assert_eq!(sizes(200), [64, 64, 64, 8]);
+    }
 }

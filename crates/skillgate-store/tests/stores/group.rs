@@ -391,3 +391,81 @@ async fn postgres_creates_in_one_batch_share_the_limits() {
     })
     .await;
 }
+
+/// A batch far larger than one statement's rows (the SQLite writer splits it into statements
+/// of at most 64 rows): 150 creates, then 150 updates, each set held into one batch, all go
+/// in, each caller told it did, every row as written.
+async fn a_large_batch_goes_in_whole(h: Held) {
+    let s = h.store.clone();
+    let t0 = now_ms();
+    let rows: Vec<_> = (0..150)
+        .map(|i| {
+            let owner = ["alice", "bob", "carol"][i % 3];
+            row(&format!("t{i}"), "c", Some(owner), TaskState::Working, t0)
+        })
+        .collect();
+    let before = (h.stats)();
+    let hold = (h.hold)();
+    let mut spawned = Vec::new();
+    for r in rows.clone() {
+        let store = s.clone();
+        spawned.push(tokio::spawn(async move { store.create(&r).await }));
+    }
+    within(hold.parked()).await;
+    settle().await;
+    drop(hold);
+    for j in spawned {
+        within(j).await.unwrap().unwrap();
+    }
+    let hold = (h.hold)();
+    let mut spawned = Vec::new();
+    let done: Vec<_> = rows
+        .iter()
+        .map(|r| next(r, TaskState::Completed, t0 + 1))
+        .collect();
+    for r in done.clone() {
+        let store = s.clone();
+        let ev = status_event(&r, 1);
+        spawned.push(tokio::spawn(async move { store.update(&r, &[ev]).await }));
+    }
+    within(hold.parked()).await;
+    settle().await;
+    drop(hold);
+    for j in spawned {
+        within(j).await.unwrap().unwrap();
+    }
+    let after = (h.stats)();
+    assert_eq!(after.writes - before.writes, 300);
+    // Each set: the first write alone (parked), then the other 149 in one batch.
+    assert!(
+        after.batches - before.batches <= 4,
+        "{before:?} -> {after:?}"
+    );
+    for r in &done {
+        assert_eq!(s.get(&r.id).await.unwrap().as_ref(), Some(r));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_large_batch_goes_in_whole() {
+    a_large_batch_goes_in_whole(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_large_batch_goes_in_whole() {
+    let Some(db) = PgDb::create().await else {
+        return;
+    };
+    // One writer lane, so each set shares one batch as with SQLite.
+    let url = format!("{}?writers=1", db.url);
+    let s = Arc::new(PostgresStore::open(&url, limits()).await.unwrap());
+    let (h, st) = (s.clone(), s.clone());
+    a_large_batch_goes_in_whole(Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: true,
+        _keep: Box::new(db),
+    })
+    .await;
+}
