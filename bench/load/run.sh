@@ -18,7 +18,9 @@ usage() {
 usage: bench/load/run.sh [options]
   --mode throughput|rss|all       what to measure             (BENCH_MODE, default all)
   --scenario describe|evaluate|all                            (BENCH_SCENARIO, default all)
-  --store memory|sqlite|postgres|postgres2|all  comma lists allowed; postgres2 = two `serve`
+  --store memory|sqlite|sqlitenormal|postgres|postgres2|all  comma lists allowed;
+                                  sqlitenormal = sqlite:PATH?synchronous=normal (commits
+                                  not synced, only checkpoints); postgres2 = two `serve`
                                   replicas on one PostgreSQL database, two wrk processes with
                                   half the connections (and threads) each, one per replica;
                                   throughput only, not in all   (BENCH_STORE, default all)
@@ -166,7 +168,7 @@ wait_listening() { # $1 stdout file, $2 stderr file
 }
 
 STORE_DESC=""
-start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DESC
+start_server() { # $1 memory|sqlite|sqlitenormal|postgres|sdk; sets SERVER_PID, URL, STORE_DESC
     local kind=$1 out err
     out=$OUT/server.$kind.out
     err=$OUT/server.$kind.err
@@ -176,9 +178,10 @@ start_server() { # $1 memory|sqlite|postgres|sdk; sets SERVER_PID, URL, STORE_DE
     : >"$err"
     case $kind in
         memory) STORE_DESC="memory" ;;
-        sqlite)
+        sqlite|sqlitenormal)
             local d; d=$(mktemp -d /tmp/sgbench.XXXXXX); TMPDIRS+=("$d")
-            STORE_DESC="sqlite:$d/tasks.db" ;;
+            STORE_DESC="sqlite:$d/tasks.db"
+            [ "$kind" = sqlite ] || STORE_DESC="$STORE_DESC?synchronous=normal" ;;
         postgres|postgres2) fresh_db; STORE_DESC="$PG/$DB" ;;
         postgres2b) STORE_DESC="$PG/$DB" ;; # the second replica: the same database
         sdk) fresh_db; STORE_DESC="postgresql+asyncpg://${PG#postgres://}/$DB" ;;

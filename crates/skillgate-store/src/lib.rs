@@ -72,7 +72,7 @@ pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
 pub use row::{now_ms, Flags, ListPage, ListQuery, StoreLimits, TaskRow};
 #[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteStore, SqliteSync};
 
 use async_trait::async_trait;
 use skillgate_a2a::version::WireVersion;
@@ -261,22 +261,15 @@ pub(crate) fn versioned_events<'a>(
 }
 
 /// Opens the store a URL names: `memory`, `sqlite:PATH` (created with its directory if
-/// missing) or `postgres://...` / `postgresql://...`. Runs the embedded migrations.
+/// missing; `sqlite:PATH?synchronous=normal` syncs only checkpoints, see `SqliteSync`) or
+/// `postgres://...` / `postgresql://...`. Runs the embedded migrations.
 pub async fn open(url: &str, limits: StoreLimits) -> Result<Arc<dyn TaskStore>, StoreError> {
     if url == "memory" {
         return Ok(Arc::new(MemoryStore::new(limits)));
     }
-    if let Some(path) = url.strip_prefix("sqlite:") {
-        let path = path.strip_prefix("//").unwrap_or(path);
-        if path.is_empty() {
-            return Err(StoreError::InvalidUrl(
-                "sqlite: needs a file path, e.g. sqlite:/var/lib/skillgate/tasks.db".into(),
-            ));
-        }
-        #[cfg(feature = "sqlite")]
-        return Ok(Arc::new(SqliteStore::open(path.as_ref(), limits).await?));
-        #[cfg(not(feature = "sqlite"))]
-        return Err(not_built("sqlite"));
+    if let Some(rest) = url.strip_prefix("sqlite:") {
+        let (path, normal) = sqlite_url(rest)?;
+        return open_sqlite(path, normal, limits).await;
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         #[cfg(feature = "postgres")]
@@ -303,9 +296,10 @@ pub fn default_url() -> Option<String> {
 /// Runs the migrations of a SQL store without serving (`skillgate store migrate`). Returns the
 /// schema version before and after.
 pub async fn migrate(url: &str) -> Result<(i64, i64), StoreError> {
-    if let Some(_path) = url.strip_prefix("sqlite:") {
+    if let Some(rest) = url.strip_prefix("sqlite:") {
+        let (_path, _) = sqlite_url(rest)?;
         #[cfg(feature = "sqlite")]
-        return sqlite::migrate_only(_path.strip_prefix("//").unwrap_or(_path).as_ref()).await;
+        return sqlite::migrate_only(_path.as_ref()).await;
         #[cfg(not(feature = "sqlite"))]
         return Err(not_built("sqlite"));
     }
@@ -319,6 +313,58 @@ pub async fn migrate(url: &str) -> Result<(i64, i64), StoreError> {
         "{:?}: migrations apply to sqlite:PATH or postgres://... stores",
         redact(url)
     )))
+}
+
+/// The SQLite store at `path`, its commits synced only at checkpoints if `normal`.
+#[cfg(feature = "sqlite")]
+async fn open_sqlite(
+    path: &str,
+    normal: bool,
+    limits: StoreLimits,
+) -> Result<Arc<dyn TaskStore>, StoreError> {
+    let sync = if normal {
+        SqliteSync::Normal
+    } else {
+        SqliteSync::Full
+    };
+    Ok(Arc::new(
+        SqliteStore::open_with(path.as_ref(), limits, sync).await?,
+    ))
+}
+
+/// The refusal of a build without the SQLite store.
+#[cfg(not(feature = "sqlite"))]
+async fn open_sqlite(
+    _path: &str,
+    _normal: bool,
+    _limits: StoreLimits,
+) -> Result<Arc<dyn TaskStore>, StoreError> {
+    Err(not_built("sqlite"))
+}
+
+/// What follows `sqlite:` in a store URL: the file's path (a leading `//` dropped) and
+/// whether it asks for `synchronous=normal`, the one option there is (`synchronous=full` is
+/// the default, and may be written). The option is read from after the last `?`, so a path
+/// with a `?` in it needs one at its end (`sqlite:/odd?name.db?`).
+fn sqlite_url(rest: &str) -> Result<(&str, bool), StoreError> {
+    let rest = rest.strip_prefix("//").unwrap_or(rest);
+    let (path, normal) = match rest.rsplit_once('?') {
+        None => (rest, false),
+        Some((path, "")) => (path, false),
+        Some((path, "synchronous=full")) => (path, false),
+        Some((path, "synchronous=normal")) => (path, true),
+        Some((_, other)) => {
+            return Err(StoreError::InvalidUrl(format!(
+                "sqlite: unknown option {other:?}: the one option is synchronous=full (the default: every commit synced) or synchronous=normal (only checkpoints synced; a power loss can lose the last commits)"
+            )))
+        }
+    };
+    if path.is_empty() {
+        return Err(StoreError::InvalidUrl(
+            "sqlite: needs a file path, e.g. sqlite:/var/lib/skillgate/tasks.db".into(),
+        ));
+    }
+    Ok((path, normal))
 }
 
 /// The refusal of a store kind this build left out (its Cargo feature is off).
@@ -348,6 +394,38 @@ mod tests {
         assert_eq!(
             redact("postgres://alice:S3 cret@[bad/tasks"),
             "postgres://***@[bad/tasks"
+        );
+    }
+
+    #[test]
+    fn sqlite_urls_name_a_path_and_maybe_how_commits_sync() {
+        assert_eq!(sqlite_url("/var/t.db").unwrap(), ("/var/t.db", false));
+        assert_eq!(sqlite_url("///var/t.db").unwrap(), ("/var/t.db", false));
+        assert_eq!(
+            sqlite_url("t.db?synchronous=normal").unwrap(),
+            ("t.db", true)
+        );
+        assert_eq!(
+            sqlite_url("t.db?synchronous=full").unwrap(),
+            ("t.db", false)
+        );
+        assert_eq!(
+            sqlite_url("/odd?name.db?").unwrap(),
+            ("/odd?name.db", false)
+        );
+        for bad in [
+            "t.db?synchronous=off",
+            "t.db?mode=ro",
+            "",
+            "?synchronous=normal",
+        ] {
+            let e = sqlite_url(bad).unwrap_err();
+            assert!(matches!(e, StoreError::InvalidUrl(_)), "{bad}: {e}");
+        }
+        let e = sqlite_url("t.db?synchronous=off").unwrap_err().to_string();
+        assert!(
+            e.contains("synchronous=normal") && e.contains("\"synchronous=off\""),
+            "{e}"
         );
     }
 }

@@ -15,7 +15,8 @@
 //! so a write whose caller resumed survives a crash of the process (`kill -9`), of the kernel
 //! or of the power. Group commit pays that sync once per batch rather than once per write,
 //! which is what made `FULL` affordable (it used to be `NORMAL`, which could lose the last
-//! commits on a power loss).
+//! commits on a power loss). `NORMAL` is still there for whoever asks for it
+//! (`sqlite:PATH?synchronous=normal`, [`SqliteSync`]), with what it can lose.
 //!
 //! Leases: since no other process can use the file, every running task found at open belongs to
 //! a process that died; open marks their leases expired, and [`TaskStore::stale`] returns every
@@ -151,9 +152,36 @@ fn open_error(e: sqlx::Error, path: &Path) -> StoreError {
     }
 }
 
+/// When a SQLite store's commits reach the disk: the `synchronous` setting of its WAL.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SqliteSync {
+    /// `synchronous=FULL` (the default): each commit's WAL is synced before the commit
+    /// returns, so an acknowledged write survives a crash of the process, of the kernel and a
+    /// power loss.
+    #[default]
+    Full,
+    /// `synchronous=NORMAL`: commits are not synced, only checkpoints are. An acknowledged
+    /// write still survives the process being killed (`kill -9`: the WAL is in the kernel's
+    /// page cache), but the commits since the last checkpoint (at most about 4 MiB of WAL) can
+    /// be lost to a kernel crash or a power loss. No task is ever half-written either way.
+    Normal,
+}
+
+impl SqliteSync {
+    fn pragma(self) -> SqliteSynchronous {
+        match self {
+            SqliteSync::Full => SqliteSynchronous::Full,
+            SqliteSync::Normal => SqliteSynchronous::Normal,
+        }
+    }
+}
+
 /// Opens (creating it and its directory if missing) and locks the file, then migrates it.
 /// Returns the connection, the absolute path and the schema versions before and after.
-async fn connect(path: &Path) -> Result<(SqliteConnection, PathBuf, i64, i64), StoreError> {
+async fn connect(
+    path: &Path,
+    sync: SqliteSync,
+) -> Result<(SqliteConnection, PathBuf, i64, i64), StoreError> {
     let abs = std::path::absolute(path)
         .map_err(|e| StoreError::Database(format!("{}: {e}", path.display())))?;
     if let Some(dir) = abs.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -168,7 +196,7 @@ async fn connect(path: &Path) -> Result<(SqliteConnection, PathBuf, i64, i64), S
         // exclusive lock is taken at first access (sqlx issues locking_mode first).
         .locking_mode(SqliteLockingMode::Exclusive)
         .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Full)
+        .synchronous(sync.pragma())
         .busy_timeout(LOCK_WAIT)
         .foreign_keys(false)
         // A write inside a batch fires the usage triggers, so SQLite keeps a statement
@@ -241,7 +269,7 @@ async fn migrate(conn: &mut SqliteConnection) -> Result<(i64, i64), MigrateError
 /// Runs the migrations of a SQLite file and closes it. Fails with [`StoreError::Locked`]
 /// while a server has the file open.
 pub(crate) async fn migrate_only(path: &Path) -> Result<(i64, i64), StoreError> {
-    let (conn, _, before, after) = connect(path).await?;
+    let (conn, _, before, after) = connect(path, SqliteSync::Full).await?;
     conn.close().await?;
     Ok((before, after))
 }
@@ -251,7 +279,16 @@ impl SqliteStore {
     /// `path`. Fails with [`StoreError::Locked`] if another process (or another store in this
     /// process) has it open, and [`StoreError::SchemaTooNew`] if a newer skillgate wrote it.
     pub async fn open(path: &Path, limits: StoreLimits) -> Result<Self, StoreError> {
-        let (mut conn, path, _, _) = connect(path).await?;
+        Self::open_with(path, limits, SqliteSync::Full).await
+    }
+
+    /// [`SqliteStore::open`] with commits synced as `sync` says.
+    pub async fn open_with(
+        path: &Path,
+        limits: StoreLimits,
+        sync: SqliteSync,
+    ) -> Result<Self, StoreError> {
+        let (mut conn, path, _, _) = connect(path, sync).await?;
         // Whoever ran these tasks is gone (the file was not locked): expire their leases.
         sqlx::query(&format!(
             "UPDATE tasks SET lease_until_ms = 0 WHERE state IN {RUNNING_STATES}"
@@ -530,5 +567,32 @@ impl TaskStore for SqliteStore {
     async fn used_bytes(&self) -> Result<u64, StoreError> {
         let mut conn = self.conn.lock().await;
         Ok(to_u64(used(&mut conn).await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SqliteStore, SqliteSync};
+    use crate::row::StoreLimits;
+
+    /// What SQLite reports for `PRAGMA synchronous` on the store's own connection.
+    async fn synchronous(sync: SqliteSync) -> i64 {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open_with(&dir.path().join("t.db"), StoreLimits::disk(), sync)
+            .await
+            .unwrap();
+        let mut conn = store.conn.lock().await;
+        sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn commits_sync_as_asked() {
+        // SQLite's numbers: 1 = NORMAL, 2 = FULL.
+        assert_eq!(synchronous(SqliteSync::Full).await, 2);
+        assert_eq!(synchronous(SqliteSync::Normal).await, 1);
+        assert_eq!(SqliteSync::default(), SqliteSync::Full);
     }
 }

@@ -15,6 +15,9 @@ pub struct StoreArgs {
     /// `postgres://USER@HOST/DB` (replicas: run several `serve` with the same URL and
     /// --public-url). Default: SQLite at $XDG_STATE_HOME/skillgate/tasks.db (an absolute
     /// path), else ~/.local/state/skillgate/tasks.db, created on first start.
+    /// `sqlite:PATH?synchronous=normal` syncs only checkpoints, not every commit: faster, and
+    /// still safe against the process being killed, but a power loss or kernel crash can lose
+    /// the last commits (up to about 4 MiB of log).
     #[arg(long, env = "SKILLGATE_STORE", value_name = "URL")]
     pub store: Option<String>,
     /// Byte budget of the whole store; the oldest finished tasks are evicted beyond it

@@ -627,6 +627,22 @@ fn store_migrate_reports_the_version_change_then_up_to_date() {
     assert_migrates_then_is_up_to_date(&format!("sqlite:{}", path.display()));
     assert!(path.exists());
 
+    // The sync option names the same file; an unknown option is refused with the one there is.
+    let normal = migrate(&format!("sqlite:{}?synchronous=normal", path.display()));
+    assert_eq!(code(&normal), 0, "stderr: {}", stderr(&normal));
+    assert!(
+        stdout(&normal).contains("up to date"),
+        "{}",
+        stdout(&normal)
+    );
+    let unknown = migrate(&format!("sqlite:{}?synchronous=off", path.display()));
+    assert_eq!(code(&unknown), 2, "stdout: {}", stdout(&unknown));
+    assert!(
+        stderr(&unknown).contains("synchronous=normal"),
+        "{}",
+        stderr(&unknown)
+    );
+
     let bogus = migrate("bogus:");
     assert_eq!(code(&bogus), 2, "stdout: {}", stdout(&bogus));
     let err = stderr(&bogus);
