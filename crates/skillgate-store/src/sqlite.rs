@@ -40,7 +40,7 @@ use skillgate_a2a::StreamResponse;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteLockingMode, SqliteSynchronous,
 };
-use sqlx::{Connection, Executor, Sqlite};
+use sqlx::{Connection, Executor, QueryBuilder, Sqlite};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -354,17 +354,21 @@ async fn make_room(
 ) -> Result<(bool, i64, u64), sqlx::Error> {
     let mut used = used(conn).await?;
     let mut deleted = 0u64;
+    // Candidates are read a few at first (most calls make room for a batch's creates, a few
+    // tasks), then twice as many each round up to DELETE_BATCH.
+    let mut fetch: i64 = 16;
     while used.saturating_add(extra) > budget {
         // `keep` is filtered here rather than in SQL (no list binding in SQLite); fetching
-        // that many more rows keeps a full batch of candidates.
+        // that many more rows keeps a full round of candidates.
         let victims: Vec<(String, i64)> = sqlx::query_as(
             "SELECT id, size FROM tasks WHERE finished_ms IS NOT NULL
              ORDER BY finished_ms, id LIMIT ?",
         )
-        .bind(DELETE_BATCH.saturating_add(i64::try_from(keep.len()).unwrap_or(i64::MAX)))
+        .bind(fetch.saturating_add(i64::try_from(keep.len()).unwrap_or(i64::MAX)))
         .fetch_all(&mut *conn)
         .await?;
-        let mut progressed = false;
+        fetch = fetch.saturating_mul(2).min(DELETE_BATCH);
+        let mut doomed: Vec<String> = Vec::new();
         for (id, size) in victims {
             if used.saturating_add(extra) <= budget {
                 break;
@@ -372,17 +376,27 @@ async fn make_room(
             if keep.contains(&id.as_str()) {
                 continue;
             }
-            sqlx::query("DELETE FROM tasks WHERE id = ?")
-                .bind(&id)
-                .execute(&mut *conn)
-                .await?;
             used -= size;
-            deleted += 1;
-            progressed = true;
+            doomed.push(id);
         }
-        if !progressed {
+        if doomed.is_empty() {
             return Ok((false, used, deleted));
         }
+        // One statement per chunk instead of one per task (each is a round trip to the
+        // connection's worker thread); the usage trigger counts each row as before.
+        for chunk in batch::chunks(&doomed) {
+            let mut qb = QueryBuilder::<Sqlite>::new("DELETE FROM tasks WHERE id IN (");
+            let mut ids = qb.separated(", ");
+            for id in chunk {
+                ids.push_bind(id.as_str());
+            }
+            qb.push(")")
+                .build()
+                .persistent(true)
+                .execute(&mut *conn)
+                .await?;
+        }
+        deleted += doomed.len() as u64;
     }
     Ok((true, used, deleted))
 }

@@ -171,7 +171,7 @@ const CHUNK_MAX: usize = 64;
 /// average, callgrind, docs/benchmarks.md). With seven sizes per statement the connection's
 /// statement cache holds them all; a chunk more is one more step on the connection's worker
 /// thread, far cheaper than a preparation.
-fn chunks<T>(rows: &[T]) -> impl Iterator<Item = &[T]> {
+pub(super) fn chunks<T>(rows: &[T]) -> impl Iterator<Item = &[T]> {
     let mut rest = rows;
     std::iter::from_fn(move || {
         if rest.is_empty() {

@@ -7,7 +7,7 @@ use crate::common::{limits, next, row, PgDb};
 use crate::postgres::status_event;
 use skillgate_a2a::types::TaskState;
 use skillgate_store::{
-    now_ms, CommitHold, CommitStats, PostgresStore, SqliteStore, StoreError, TaskStore,
+    now_ms, CommitHold, CommitStats, PostgresStore, SqliteStore, StoreError, TaskRow, TaskStore,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -468,4 +468,166 @@ async fn postgres_a_large_batch_goes_in_whole() {
         _keep: Box::new(db),
     })
     .await;
+}
+
+/// How many of `finished` (oldest first) one-at-a-time creates of `sizes` evict from a store
+/// holding `used` bytes of `budget`: each create deletes the oldest until it fits (nothing for
+/// one that cannot fit at all).
+fn evicted_one_at_a_time(finished: &[TaskRow], mut used: u64, budget: u64, sizes: &[u64]) -> usize {
+    let mut gone = 0;
+    for &size in sizes {
+        let (mut u, mut g) = (used, gone);
+        while u + size > budget && g < finished.len() {
+            u -= finished[g].size();
+            g += 1;
+        }
+        if u + size <= budget {
+            (used, gone) = (u + size, g);
+        }
+    }
+    gone
+}
+
+/// Creates `rows` held into one batch behind a first create (`rows[0]`, committed alone), and
+/// returns each outcome in order.
+async fn create_held(h: &Held, rows: &[TaskRow]) -> Vec<Result<(), StoreError>> {
+    let hold = (h.hold)();
+    let mut spawned = Vec::new();
+    for (n, r) in rows.iter().cloned().enumerate() {
+        let store = h.store.clone();
+        spawned.push(tokio::spawn(async move { store.create(&r).await }));
+        if n == 0 {
+            within(hold.parked()).await;
+        }
+    }
+    settle().await;
+    drop(hold);
+    let mut out = Vec::new();
+    for j in spawned {
+        out.push(within(j).await.unwrap());
+    }
+    out
+}
+
+/// A full store and a batch of creates that each need finished tasks evicted (the SQL stores
+/// make room for the rest of a batch at once): every create goes in and exactly the tasks one
+/// at a time would evict go, the oldest first. A batch with a create larger than the budget is
+/// decided one at a time: the others still evict and go in, that one is refused and evicts
+/// nothing.
+async fn a_batch_into_a_full_store_evicts_what_one_at_a_time_would(h: Held, budget: u64) {
+    let s = h.store.clone();
+    let t0 = now_ms() - 10_000;
+    let mut finished: Vec<TaskRow> = (0..10)
+        .map(|i| row(&format!("old{i}"), "c", None, TaskState::Completed, t0 + i))
+        .collect();
+    for r in &finished {
+        s.create(r).await.unwrap();
+    }
+    let mut used: u64 = finished.iter().map(|r| r.size()).sum();
+    assert_eq!(used, budget, "the fixture fills the store");
+
+    let news: Vec<TaskRow> = (0..6)
+        .map(|i| {
+            row(
+                &format!("new{i}"),
+                "c",
+                None,
+                TaskState::Completed,
+                t0 + 100 + i,
+            )
+        })
+        .collect();
+    let sizes: Vec<u64> = news.iter().map(TaskRow::size).collect();
+    let gone = evicted_one_at_a_time(&finished, used, budget, &sizes);
+    assert!((1..10).contains(&gone), "the fixture evicts some: {gone}");
+    let out = create_held(&h, &news).await;
+    assert!(out.iter().all(Result::is_ok), "{out:?}");
+    for (i, r) in finished.iter().enumerate() {
+        let stored = s.get(&r.id).await.unwrap();
+        assert_eq!(stored.is_some(), i >= gone, "{}: {gone} evicted", r.id);
+    }
+    for r in &news {
+        assert_eq!(s.get(&r.id).await.unwrap().as_ref(), Some(r));
+    }
+    used =
+        used - finished[..gone].iter().map(TaskRow::size).sum::<u64>() + sizes.iter().sum::<u64>();
+    finished.drain(..gone);
+    finished.extend(news);
+
+    let mut big = row("big0", "c", None, TaskState::Completed, t0 + 200);
+    big.set_body(bytes::Bytes::from(vec![
+        b' ';
+        usize::try_from(budget).unwrap() + 1
+    ]));
+    let batch = vec![
+        row("sml0", "c", None, TaskState::Completed, t0 + 201),
+        row("sml1", "c", None, TaskState::Completed, t0 + 202),
+        big,
+        row("sml2", "c", None, TaskState::Completed, t0 + 203),
+    ];
+    let sizes: Vec<u64> = batch.iter().map(TaskRow::size).collect();
+    let gone = evicted_one_at_a_time(&finished, used, budget, &sizes);
+    let out = create_held(&h, &batch).await;
+    assert!(
+        out[0].is_ok() && out[1].is_ok() && out[3].is_ok(),
+        "{out:?}"
+    );
+    assert!(matches!(out[2], Err(StoreError::Full { .. })), "{out:?}");
+    for (i, r) in finished.iter().enumerate() {
+        let stored = s.get(&r.id).await.unwrap();
+        assert_eq!(stored.is_some(), i >= gone, "{}: {gone} evicted", r.id);
+    }
+    assert!(s.get("big0").await.unwrap().is_none());
+}
+
+/// Limits that hold exactly ten of [`a_batch_into_a_full_store_evicts_what_one_at_a_time_would`]'s
+/// first rows.
+fn ten_rows() -> skillgate_store::StoreLimits {
+    let t0 = now_ms();
+    let one = row("old0", "c", None, TaskState::Completed, t0).size();
+    skillgate_store::StoreLimits {
+        max_bytes: one * 10,
+        ..limits()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_batch_into_a_full_store_evicts_what_one_at_a_time_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = ten_rows();
+    let budget = limits.max_bytes;
+    let s = Arc::new(
+        SqliteStore::open(&dir.path().join("tasks.db"), limits)
+            .await
+            .unwrap(),
+    );
+    let (h, st) = (s.clone(), s.clone());
+    let held = Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: false,
+        _keep: Box::new(dir),
+    };
+    a_batch_into_a_full_store_evicts_what_one_at_a_time_would(held, budget).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_batch_into_a_full_store_evicts_what_one_at_a_time_would() {
+    let Some(db) = PgDb::create().await else {
+        return;
+    };
+    let url = format!("{}?writers=1", db.url);
+    let limits = ten_rows();
+    let budget = limits.max_bytes;
+    let s = Arc::new(PostgresStore::open(&url, limits).await.unwrap());
+    let (h, st) = (s.clone(), s.clone());
+    let held = Held {
+        store: s,
+        hold: Box::new(move || h.hold_commits()),
+        stats: Box::new(move || st.commit_stats()),
+        reads_while_held: true,
+        _keep: Box::new(db),
+    };
+    a_batch_into_a_full_store_evicts_what_one_at_a_time_would(held, budget).await;
 }
