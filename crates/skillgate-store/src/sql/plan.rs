@@ -203,9 +203,10 @@ impl Plan<'_> {
         Ok(applied.into_iter().map(|(i, _)| i).collect())
     }
 
-    /// The creates: checked against one read, the admitted ones inserted by one statement; a
-    /// create that needs finished tasks evicted first takes the one-at-a-time path, as does
-    /// every create after it.
+    /// The creates: checked against one read, the admitted ones inserted by one statement;
+    /// from the first that needs finished tasks evicted on, room is made for all the rest at
+    /// once ([`creates_after_room`]), or, when they cannot all fit, each takes the
+    /// one-at-a-time path.
     async fn creates<D: BatchDb>(
         &self,
         db: &mut D,
