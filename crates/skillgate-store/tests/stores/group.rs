@@ -25,9 +25,13 @@ struct Held {
 }
 
 async fn sqlite() -> Held {
+    sqlite_with(limits()).await
+}
+
+async fn sqlite_with(limits: skillgate_store::StoreLimits) -> Held {
     let dir = tempfile::tempdir().unwrap();
     let s = Arc::new(
-        SqliteStore::open(&dir.path().join("tasks.db"), limits())
+        SqliteStore::open(&dir.path().join("tasks.db"), limits)
             .await
             .unwrap(),
     );
@@ -42,8 +46,18 @@ async fn sqlite() -> Held {
 }
 
 async fn postgres() -> Option<Held> {
+    postgres_with(limits(), None).await
+}
+
+/// A PostgreSQL store under `limits`; `lanes` writer lanes if given (one lane makes every
+/// queued write share the parked batch, as with SQLite).
+async fn postgres_with(limits: skillgate_store::StoreLimits, lanes: Option<u32>) -> Option<Held> {
     let db = PgDb::create().await?;
-    let s = Arc::new(PostgresStore::open(&db.url, limits()).await.unwrap());
+    let url = match lanes {
+        Some(n) => format!("{}?writers={n}", db.url),
+        None => db.url.clone(),
+    };
+    let s = Arc::new(PostgresStore::open(&url, limits).await.unwrap());
     let (h, st) = (s.clone(), s.clone());
     Some(Held {
         store: s,
@@ -356,40 +370,14 @@ fn tight_limits() -> skillgate_store::StoreLimits {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_creates_in_one_batch_share_the_limits() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = Arc::new(
-        SqliteStore::open(&dir.path().join("tasks.db"), tight_limits())
-            .await
-            .unwrap(),
-    );
-    let (h, st) = (s.clone(), s.clone());
-    creates_in_one_batch_share_the_limits(Held {
-        store: s,
-        hold: Box::new(move || h.hold_commits()),
-        stats: Box::new(move || st.commit_stats()),
-        reads_while_held: false,
-        _keep: Box::new(dir),
-    })
-    .await;
+    creates_in_one_batch_share_the_limits(sqlite_with(tight_limits()).await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_creates_in_one_batch_share_the_limits() {
-    let Some(db) = PgDb::create().await else {
-        return;
-    };
-    // One writer lane, so every create shares the parked batch as with SQLite.
-    let url = format!("{}?writers=1", db.url);
-    let s = Arc::new(PostgresStore::open(&url, tight_limits()).await.unwrap());
-    let (h, st) = (s.clone(), s.clone());
-    creates_in_one_batch_share_the_limits(Held {
-        store: s,
-        hold: Box::new(move || h.hold_commits()),
-        stats: Box::new(move || st.commit_stats()),
-        reads_while_held: true,
-        _keep: Box::new(db),
-    })
-    .await;
+    if let Some(h) = postgres_with(tight_limits(), Some(1)).await {
+        creates_in_one_batch_share_the_limits(h).await;
+    }
 }
 
 /// A batch far larger than one statement's rows (the SQLite writer splits it into statements
@@ -453,21 +441,9 @@ async fn sqlite_a_large_batch_goes_in_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_large_batch_goes_in_whole() {
-    let Some(db) = PgDb::create().await else {
-        return;
-    };
-    // One writer lane, so each set shares one batch as with SQLite.
-    let url = format!("{}?writers=1", db.url);
-    let s = Arc::new(PostgresStore::open(&url, limits()).await.unwrap());
-    let (h, st) = (s.clone(), s.clone());
-    a_large_batch_goes_in_whole(Held {
-        store: s,
-        hold: Box::new(move || h.hold_commits()),
-        stats: Box::new(move || st.commit_stats()),
-        reads_while_held: true,
-        _keep: Box::new(db),
-    })
-    .await;
+    if let Some(h) = postgres_with(limits(), Some(1)).await {
+        a_large_batch_goes_in_whole(h).await;
+    }
 }
 
 /// How many of `finished` (oldest first) one-at-a-time creates of `sizes` evict from a store
@@ -593,41 +569,17 @@ fn ten_rows() -> skillgate_store::StoreLimits {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqlite_a_batch_into_a_full_store_evicts_what_one_at_a_time_would() {
-    let dir = tempfile::tempdir().unwrap();
     let limits = ten_rows();
     let budget = limits.max_bytes;
-    let s = Arc::new(
-        SqliteStore::open(&dir.path().join("tasks.db"), limits)
-            .await
-            .unwrap(),
-    );
-    let (h, st) = (s.clone(), s.clone());
-    let held = Held {
-        store: s,
-        hold: Box::new(move || h.hold_commits()),
-        stats: Box::new(move || st.commit_stats()),
-        reads_while_held: false,
-        _keep: Box::new(dir),
-    };
-    a_batch_into_a_full_store_evicts_what_one_at_a_time_would(held, budget).await;
+    a_batch_into_a_full_store_evicts_what_one_at_a_time_would(sqlite_with(limits).await, budget)
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_batch_into_a_full_store_evicts_what_one_at_a_time_would() {
-    let Some(db) = PgDb::create().await else {
-        return;
-    };
-    let url = format!("{}?writers=1", db.url);
     let limits = ten_rows();
     let budget = limits.max_bytes;
-    let s = Arc::new(PostgresStore::open(&url, limits).await.unwrap());
-    let (h, st) = (s.clone(), s.clone());
-    let held = Held {
-        store: s,
-        hold: Box::new(move || h.hold_commits()),
-        stats: Box::new(move || st.commit_stats()),
-        reads_while_held: true,
-        _keep: Box::new(db),
-    };
-    a_batch_into_a_full_store_evicts_what_one_at_a_time_would(held, budget).await;
+    if let Some(h) = postgres_with(limits, Some(1)).await {
+        a_batch_into_a_full_store_evicts_what_one_at_a_time_would(h, budget).await;
+    }
 }
