@@ -514,6 +514,10 @@ async fn make_room(
 ) -> Result<(bool, i64, u64), sqlx::Error> {
     let mut used = used(&mut *conn).await?;
     let mut deleted = 0u64;
+    // Candidates are read (and locked) a few at first, as most calls make room for one batch's
+    // creates, then twice as many each round up to DELETE_BATCH: locking 256 rows to delete a
+    // few dirtied 256 tuples.
+    let mut fetch: i64 = 16;
     while used.saturating_add(extra) > budget {
         let victims: Vec<(String, i64)> = sqlx::query_as(
             "SELECT id, size FROM tasks
@@ -521,9 +525,10 @@ async fn make_room(
              ORDER BY finished_ms, id LIMIT $2 FOR UPDATE SKIP LOCKED",
         )
         .bind(keep)
-        .bind(DELETE_BATCH)
+        .bind(fetch)
         .fetch_all(&mut *conn)
         .await?;
+        fetch = fetch.saturating_mul(2).min(DELETE_BATCH);
         if victims.is_empty() {
             return Ok((false, used, deleted));
         }
