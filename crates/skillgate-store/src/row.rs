@@ -328,18 +328,22 @@ impl TaskRow {
     /// is not serialized again. A row that does not hold its task typed, or a change of
     /// anything else (ids, metadata, history's length or messages), is sized in full.
     pub fn set_typed_changed(&mut self, task: Arc<Task>) {
-        let members = task.status_and_artifacts_json_len();
-        let len = match &self.body.typed {
+        let (len, members) = match &self.body.typed {
             Some(old) if same_but_status_and_artifacts(old, &task) => {
                 let old_members =
                     (self.body.members).unwrap_or_else(|| old.status_and_artifacts_json_len());
-                self.body.len.saturating_sub(old_members) + members
+                let members = task.status_and_artifacts_json_len();
+                (
+                    self.body.len.saturating_sub(old_members) + members,
+                    Some(members),
+                )
             }
-            _ => json_len(&*task),
+            // Counted whole; the members are counted only if a later change needs them.
+            _ => (json_len(&*task), None),
         };
         debug_assert_eq!(len, json_len(&*task), "a changed task was sized wrong");
         self.set_columns(&task);
-        self.body = Body::typed_sized(task, len, Some(members));
+        self.body = Body::typed_sized(task, len, members);
     }
 
     fn set_columns(&mut self, task: &Task) {

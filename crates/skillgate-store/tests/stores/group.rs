@@ -393,35 +393,18 @@ async fn a_large_batch_goes_in_whole(h: Held) {
         })
         .collect();
     let before = (h.stats)();
-    let hold = (h.hold)();
-    let mut spawned = Vec::new();
-    for r in rows.clone() {
-        let store = s.clone();
-        spawned.push(tokio::spawn(async move { store.create(&r).await }));
-    }
-    within(hold.parked()).await;
-    settle().await;
-    drop(hold);
-    for j in spawned {
-        within(j).await.unwrap().unwrap();
-    }
-    let hold = (h.hold)();
-    let mut spawned = Vec::new();
+    let created = held_batch(&h, rows.clone(), |s, r| async move { s.create(&r).await }).await;
+    assert!(created.iter().all(Result::is_ok), "{created:?}");
     let done: Vec<_> = rows
         .iter()
         .map(|r| next(r, TaskState::Completed, t0 + 1))
         .collect();
-    for r in done.clone() {
-        let store = s.clone();
+    let updated = held_batch(&h, done.clone(), |s, r| async move {
         let ev = status_event(&r, 1);
-        spawned.push(tokio::spawn(async move { store.update(&r, &[ev]).await }));
-    }
-    within(hold.parked()).await;
-    settle().await;
-    drop(hold);
-    for j in spawned {
-        within(j).await.unwrap().unwrap();
-    }
+        s.update(&r, &[ev]).await
+    })
+    .await;
+    assert!(updated.iter().all(Result::is_ok), "{updated:?}");
     let after = (h.stats)();
     assert_eq!(after.writes - before.writes, 300);
     // Each set: the first write alone (parked), then the other 149 in one batch.
@@ -464,14 +447,18 @@ fn evicted_one_at_a_time(finished: &[TaskRow], mut used: u64, budget: u64, sizes
     gone
 }
 
-/// Creates `rows` held into one batch behind a first create (`rows[0]`, committed alone), and
-/// returns each outcome in order.
-async fn create_held(h: &Held, rows: &[TaskRow]) -> Vec<Result<(), StoreError>> {
+/// Runs `write` on each of `items` with the commits held: the first write is parked at its
+/// commit, the others queue meanwhile and share the next batch. Returns each outcome in order.
+async fn held_batch<T, F, Fut>(h: &Held, items: Vec<T>, write: F) -> Vec<Result<(), StoreError>>
+where
+    T: Send + 'static,
+    F: Fn(Arc<dyn TaskStore>, T) -> Fut,
+    Fut: std::future::Future<Output = Result<(), StoreError>> + Send + 'static,
+{
     let hold = (h.hold)();
     let mut spawned = Vec::new();
-    for (n, r) in rows.iter().cloned().enumerate() {
-        let store = h.store.clone();
-        spawned.push(tokio::spawn(async move { store.create(&r).await }));
+    for (n, item) in items.into_iter().enumerate() {
+        spawned.push(tokio::spawn(write(h.store.clone(), item)));
         if n == 0 {
             within(hold.parked()).await;
         }
@@ -483,6 +470,11 @@ async fn create_held(h: &Held, rows: &[TaskRow]) -> Vec<Result<(), StoreError>> 
         out.push(within(j).await.unwrap());
     }
     out
+}
+
+/// [`held_batch`] of creates.
+async fn create_held(h: &Held, rows: &[TaskRow]) -> Vec<Result<(), StoreError>> {
+    held_batch(h, rows.to_vec(), |s, r| async move { s.create(&r).await }).await
 }
 
 /// A full store and a batch of creates that each need finished tasks evicted (the SQL stores
